@@ -1,0 +1,58 @@
+// Totals the JUnit reports of the three runtimes into one line,
+// "N passed, N failed", counting leaf test cases only: Deno reports a
+// node:test `describe` both as a case and as the parent of its steps
+// ("group > one"), so a case that has steps is not counted itself.
+// A runner that exited non-zero without reporting a failure (a file that
+// failed to load, a crash) counts as one failed test, so nothing passes
+// silently.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+
+const [dir, ...runtimes] = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+for (const rt of runtimes) {
+  const xmlPath = join(dir, `${rt}.xml`);
+  const rc = Number(readFileSync(join(dir, `${rt}.rc`), "utf8").trim());
+  const cases = existsSync(xmlPath) ? parseCases(readFileSync(xmlPath, "utf8")) : [];
+  const names = new Set(cases.map((c) => c.name));
+  const leaves = cases.filter((c) =>
+    rt !== "deno" || ![...names].some((n) => n.startsWith(`${c.name} > `))
+  );
+  const f = leaves.filter((c) => c.failed).length;
+  let p = leaves.length - f;
+  let extra = 0;
+  if (rc !== 0 && f === 0) extra = 1;
+  if (leaves.length === 0 && rc === 0) extra = 1, p = 0; // no report at all is a failure
+  console.log(`${rt}: ${p} passed, ${f + extra} failed`);
+  passed += p;
+  failed += f + extra;
+}
+const checksDir = join(dir, "checks");
+if (existsSync(checksDir)) {
+  const rcs = readdirSync(checksDir).filter((f) => f.endsWith(".rc"));
+  const bad = rcs.filter((f) => readFileSync(join(checksDir, f), "utf8").trim() !== "0");
+  console.log(`checks: ${rcs.length - bad.length} passed, ${bad.length} failed`);
+  passed += rcs.length - bad.length;
+  failed += bad.length;
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
+
+function parseCases(xml) {
+  const out = [];
+  const re = /<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g;
+  for (const m of xml.matchAll(re)) {
+    const name = decode(/\bname="([^"]*)"/.exec(m[1])?.[1] ?? "");
+    const body = m[3] ?? "";
+    const failed = /<(failure|error)\b/.test(body) || /\bfailure="/.test(m[1]);
+    const skipped = /<skipped\b/.test(body);
+    if (!skipped) out.push({ name, failed });
+  }
+  return out;
+}
+
+function decode(s) {
+  return s.replaceAll("&gt;", ">").replaceAll("&lt;", "<").replaceAll("&quot;", '"')
+    .replaceAll("&apos;", "'").replaceAll("&amp;", "&");
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The one gate: format, lint, type check (the sans-I/O core against ES2022
+# alone), a grep for runtime globals in the core, the suite on Deno, Bun and
+# Node, and `deno publish --dry-run`. Each check counts as one test in the
+# final "N passed, N failed" line, so a lint error cannot hide behind a green
+# suite.
+set -u
+cd "$(dirname "$0")/.."
+deno=node_modules/.bin/deno
+out=.test-results
+rm -rf "$out" && mkdir -p "$out/checks"
+
+check() { # name, command...
+  local name=$1; shift
+  if "$@" >"$out/checks/$name.log" 2>&1; then
+    echo "ok   $name"; echo 0 >"$out/checks/$name.rc"
+  else
+    echo "FAIL $name"; echo 1 >"$out/checks/$name.rc"; tail -n 30 "$out/checks/$name.log"
+  fi
+}
+
+core_dirs=(src/core src/proto)
+pure() { # no runtime globals in the sans-I/O layers (comments excepted)
+  local hits
+  hits=$(grep -rnE '\b(Date|performance|Math\.random|setTimeout|setInterval|queueMicrotask|crypto|Deno|Bun|process|globalThis|require)\b' \
+    "${core_dirs[@]}" --include='*.ts' | grep -vE '^[^:]+:[0-9]+:\s*(//|\*|/\*)' || true)
+  if [ -n "$hits" ]; then echo "runtime globals in the sans-I/O core:"; echo "$hits"; return 1; fi
+  local imports
+  imports=$(grep -rnE "from \"(\.\./)+(runtime|http|sim|postgres)/|from \"(node:|npm:|hono)" "${core_dirs[@]}" --include='*.ts' || true)
+  if [ -n "$imports" ]; then echo "the core imports outside itself:"; echo "$imports"; return 1; fi
+}
+core_files() { find "${core_dirs[@]}" -name '*.ts' | sort; }
+
+check fmt "$deno" fmt --check
+check lint "$deno" lint
+check types "$deno" check mod.ts cli.ts src tests bench
+mapfile -t pure_files < <(core_files)
+if [ "${#pure_files[@]}" -gt 0 ]; then check core-es2022 "$deno" check --config .ci/core.json "${pure_files[@]}"; fi
+check core-pure pure
+check publish "$deno" publish --dry-run --allow-dirty
+check doc-examples "$deno" test --doc -A mod.ts src
+
+KEEP_RESULTS=1 bash scripts/test-all.sh
