@@ -1,14 +1,37 @@
 /**
  * rateguard: one rate limit per key across a whole fleet of service
- * instances, decided locally in nanoseconds and shared by UDP gossip.
+ * instances. Each instance decides locally, from memory, in well under a
+ * microsecond; nothing on the request path talks to anyone.
+ *
+ * This version is the standalone guard: every key is enforced by GCRA on
+ * the instance that checks it, with classes, limits for single keys,
+ * shadow limits and a dry run.
  *
  * @example
  * ```ts
- * import { Limit } from "@rateguard/guard";
- * const limit = Limit.perMinute(1_000);
- * console.assert(limit.count() === 1_000);
+ * import { Guard, Limit } from "@rateguard/guard";
+ *
+ * const guard = await Guard.builder()
+ *   .defaultLimit(Limit.perMinute(1_000))
+ *   .class("pro", Limit.perSecond(100))
+ *   .spawn();
+ *
+ * const decision = guard.check("tenant:42");
+ * if (!decision.allowed) {
+ *   console.log(`retry in ${Math.ceil(decision.retryAfterMs / 1000)} s`);
+ * }
  * ```
  *
  * @module
  */
-export {};
+export { Guard } from "./src/runtime/guard.ts";
+export type { CheckOptions, GuardParts, Stats } from "./src/runtime/guard.ts";
+export { GuardBuilder } from "./src/runtime/builder.ts";
+export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
+export { Decision } from "./src/core/gcra.ts";
+export type { BatchDecision, BatchItem, Traced } from "./src/core/enforcer.ts";
+export type { ClassEntry, KeyLimitEntry, KeyLimitSpec, ShadowEntry } from "./src/core/rules.ts";
+export { PartitionPolicy } from "./src/core/partition.ts";
+export type { PartitionPolicyKind } from "./src/core/partition.ts";
+export { RateguardError } from "./src/core/errors.ts";
+export type { RateguardErrorCode } from "./src/core/errors.ts";

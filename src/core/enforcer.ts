@@ -1,0 +1,275 @@
+/**
+ * Local enforcement: the request path. A check finds the key's slot (or
+ * gives it one), brings its rule up to date if the book changed, runs the
+ * shadow beside it, and decides by GCRA. It is synchronous and does no I/O;
+ * the time is an argument.
+ *
+ * @module
+ */
+
+import { admitTat, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
+import { KeyTable, Slot } from "./keytable.ts";
+import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
+import { describe } from "./limit.ts";
+
+/** A decision with what the key's shadow limit would have decided. */
+export interface Traced {
+  /** What the real limit decided. */
+  readonly decision: Decision;
+  /** What the shadow would have decided; undefined when the key has no shadow. */
+  readonly shadow: Decision | undefined;
+}
+
+/** One check of a batch: a key, its class (default `""`), and a cost (default 1). */
+export interface BatchItem {
+  /** The key. */
+  readonly key: string;
+  /** The class; the default class when left out. */
+  readonly class?: string;
+  /** What the check costs; 1 when left out. */
+  readonly cost?: number;
+}
+
+/** The outcome of an all-or-nothing batch. */
+export interface BatchDecision extends Decision {
+  /** One decision per item, in order; all allowed, or none consumed. */
+  readonly decisions: readonly Decision[];
+}
+
+/** Counters of what this instance decided, since it started. */
+export interface EnforcerCounters {
+  /** Checks admitted. */
+  admitted: number;
+  /** Checks denied (in a dry run: that would have been denied). */
+  denied: number;
+  /** Checks of keys with no place in the table, decided by the overflow allowance. */
+  overflowed: number;
+  /** Checks in a class this instance does not know. */
+  unknownClass: number;
+  /** Checks the shadow limit would have denied. */
+  shadowDenied: number;
+}
+
+/** The largest cost one check may carry. */
+const MAX_COST = 4_294_967_295;
+
+/** The request path over a {@link LimitBook} and a bounded {@link KeyTable}. */
+export class Enforcer {
+  /** Admit everything, counting what would have been denied. */
+  dryRun = false;
+  /** What was decided so far. */
+  readonly counters: EnforcerCounters = {
+    admitted: 0,
+    denied: 0,
+    overflowed: 0,
+    unknownClass: 0,
+    shadowDenied: 0,
+  };
+  readonly #book: LimitBook;
+  readonly #table: KeyTable;
+  readonly #overflow: Slot;
+  readonly #overflowScale: number;
+
+  /**
+   * An enforcer over `book`, keeping state for at most `capacity` keys. Keys
+   * beyond that share one allowance at `overflowScale` times the strictest
+   * class's rate.
+   */
+  constructor(book: LimitBook, options: { capacity: number; overflowScale: number }) {
+    this.#book = book;
+    this.#table = new KeyTable(options.capacity);
+    this.#overflowScale = options.overflowScale;
+    this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
+  }
+
+  /** The key table, for reports off the request path. */
+  get table(): KeyTable {
+    return this.#table;
+  }
+
+  /** Checks one request of `cost` for a key of a class at `nowMs`. */
+  check(className: string, key: string, cost: number, nowMs: number): Decision {
+    if (cost !== 1) checkCost(cost);
+    return this.#decide(this.#slotFor(className, key, nowMs), cost, nowMs);
+  }
+
+  /** As {@link check}, also returning the shadow's decision. */
+  checkTraced(className: string, key: string, cost: number, nowMs: number): Traced {
+    if (cost !== 1) checkCost(cost);
+    const slot = this.#slotFor(className, key, nowMs);
+    this.#refresh(slot);
+    const shadow = slot.rule.shadow;
+    const before = slot.shadowTatMs;
+    const decision = this.#decide(slot, cost, nowMs);
+    if (shadow === undefined) return { decision, shadow: undefined };
+    const admitted = slot.shadowTatMs !== before;
+    return {
+      decision,
+      shadow: admitted
+        ? allowedDecision(slot.shadowTatMs, shadow, nowMs)
+        : deniedDecision(before, shadow, cost, nowMs),
+    };
+  }
+
+  /** What a check of cost 1 would decide now; consumes and counts nothing. */
+  peek(className: string, key: string, nowMs: number): Decision {
+    checkKey(key, "peek");
+    const slot = this.#table.get(className, key);
+    const rule = slot && slot.epoch === this.#book.epoch
+      ? slot.rule
+      : this.#book.resolve(className, key);
+    const tat = slot ? slot.tatMs : -Infinity;
+    const next = admitTat(tat, rule, 1, nowMs);
+    if (next === next) return allowedDecision(next, rule, nowMs);
+    return this.dryRun
+      ? new Decision(true, 0, 0, Math.max(0, tat - nowMs))
+      : deniedDecision(tat, rule, 1, nowMs);
+  }
+
+  /**
+   * Checks several keys at once, all or nothing: if any is denied, none
+   * consumes anything. The same (class, key) twice is a caller error.
+   */
+  checkAll(items: readonly BatchItem[], nowMs: number): BatchDecision {
+    const slots = this.#batchSlots(items, nowMs);
+    // Two keys of a batch may share the overflow slot: track each slot's
+    // TAT as the batch would leave it.
+    const pending = new Map<Slot, number>();
+    const next: number[] = [];
+    let allAllowed = true;
+    for (let i = 0; i < items.length; i++) {
+      const slot = slots[i];
+      const cost = items[i].cost ?? 1;
+      this.#runShadow(slot, cost, nowMs);
+      const tat = admitTat(pending.get(slot) ?? slot.tatMs, slot.rule, cost, nowMs);
+      next.push(tat);
+      if (tat === tat) pending.set(slot, tat);
+      else allAllowed = false;
+    }
+    const decisions = slots.map((slot, i) => {
+      const tat = next[i];
+      if (tat === tat) return allowedDecision(tat, slot.rule, nowMs);
+      return deniedDecision(pending.get(slot) ?? slot.tatMs, slot.rule, items[i].cost ?? 1, nowMs);
+    });
+    const c = this.counters;
+    if (allAllowed) {
+      for (const [slot, tat] of pending) slot.tatMs = tat;
+      c.admitted += items.length;
+    } else {
+      c.denied += items.length;
+    }
+    const allowed = allAllowed || this.dryRun;
+    return {
+      allowed,
+      retryAfterMs: allowed ? 0 : Math.max(...decisions.map((d) => d.retryAfterMs)),
+      remaining: Math.min(...decisions.map((d) => d.remaining)),
+      resetMs: Math.max(...decisions.map((d) => d.resetMs)),
+      decisions: allowed && !allAllowed ? decisions.map(dryRunAllowed) : decisions,
+    };
+  }
+
+  /** Forgets replenished keys; returns how many were freed. */
+  prune(nowMs: number): number {
+    return this.#table.prune(nowMs);
+  }
+
+  #decide(slot: Slot, cost: number, nowMs: number): Decision {
+    this.#refresh(slot);
+    const rule = slot.rule;
+    if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowMs);
+    const next = admitTat(slot.tatMs, rule, cost, nowMs);
+    if (next === next) { // not NaN: admitted
+      slot.tatMs = next;
+      this.counters.admitted++;
+      return allowedDecision(next, rule, nowMs);
+    }
+    this.counters.denied++;
+    if (this.dryRun) return new Decision(true, 0, 0, Math.max(0, slot.tatMs - nowMs));
+    return deniedDecision(slot.tatMs, rule, cost, nowMs);
+  }
+
+  #runShadow(slot: Slot, cost: number, nowMs: number): void {
+    const shadow = slot.rule.shadow;
+    if (shadow === undefined) return;
+    const next = admitTat(slot.shadowTatMs, shadow, cost, nowMs);
+    if (next === next) slot.shadowTatMs = next;
+    else this.counters.shadowDenied++;
+  }
+
+  #refresh(slot: Slot): void {
+    if (slot.epoch !== this.#book.epoch) {
+      slot.rule = slot === this.#overflow
+        ? this.#overflowRule()
+        : this.#book.resolve(slot.className, slot.key);
+      slot.epoch = this.#book.epoch;
+    }
+    if (slot.rule.unknownClass) this.counters.unknownClass++;
+  }
+
+  #slotFor(className: string, key: string, nowMs: number): Slot {
+    const found = this.#table.get(className, key);
+    if (found !== undefined) return found;
+    checkKey(key, "check");
+    if (typeof className !== "string") {
+      throw new TypeError(`check: a class name must be a string, got ${describe(className)}`);
+    }
+    const book = this.#book;
+    const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
+    if (this.#table.insert(slot, nowMs)) return slot;
+    this.counters.overflowed++;
+    if (!book.hasClass(className)) this.counters.unknownClass++;
+    return this.#overflow;
+  }
+
+  #batchSlots(items: readonly BatchItem[], nowMs: number): Slot[] {
+    if (!Array.isArray(items) || items.length === 0) {
+      throw new TypeError(
+        `checkAll: expected a non-empty array of { key, class?, cost? }, got ${describe(items)}`,
+      );
+    }
+    const seen = new Set<string>();
+    for (const item of items) {
+      if (item === null || typeof item !== "object") {
+        throw new TypeError(
+          `checkAll: each item must be { key, class?, cost? }, got ${describe(item)}`,
+        );
+      }
+      const className = item.class ?? "";
+      checkKey(item.key, "checkAll");
+      if (typeof className !== "string") {
+        throw new TypeError(`checkAll: class must be a string, got ${describe(className)}`);
+      }
+      if (item.cost !== undefined) checkCost(item.cost);
+      const id = `${className.length}:${className}${item.key}`;
+      if (seen.has(id)) {
+        throw new TypeError(
+          `checkAll: the key ${JSON.stringify(item.key)} of class ${
+            JSON.stringify(className)
+          } appears twice`,
+        );
+      }
+      seen.add(id);
+    }
+    return items.map((item) => {
+      const slot = this.#slotFor(item.class ?? "", item.key, nowMs);
+      this.#refresh(slot);
+      return slot;
+    });
+  }
+
+  #overflowRule(): Rule {
+    return ruleOf(this.#book.strictestLimit(), undefined, false, this.#overflowScale);
+  }
+}
+
+function checkCost(cost: number): void {
+  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COST) {
+    throw new RangeError(
+      `cost must be a whole number from 1 to ${MAX_COST}, got ${describe(cost)}`,
+    );
+  }
+}
+
+function dryRunAllowed(d: Decision): Decision {
+  return d.allowed ? d : new Decision(true, 0, 0, d.resetMs);
+}

@@ -1,0 +1,154 @@
+/**
+ * The bounded table of per-key state. At most `capacity` keys (twice
+ * `trackedKeys`) hold a slot; a key whose state has fully replenished holds
+ * nothing worth keeping (a fresh slot would decide the same), so it frees
+ * its place when room is needed. When every place is taken by a key still
+ * paying off its admissions, a newcomer gets no slot and the caller sends it
+ * to the shared overflow allowance, the strict side.
+ *
+ * Where a key lives is up to the runtime's Map, whose string hashing is
+ * seeded at random per process, so clients cannot pick keys that crowd out
+ * one particular key.
+ *
+ * @module
+ */
+
+import type { Rule } from "./rules.ts";
+
+/** The state of one key: its GCRA arrival times and the rule it runs under. */
+export class Slot {
+  /** The key's class (`""` for the default class). */
+  readonly className: string;
+  /** The key. */
+  readonly key: string;
+  /** The rule the key runs under, valid while `epoch` matches the book's. */
+  rule: Rule;
+  /** The book's epoch when `rule` was resolved. */
+  epoch: number;
+  /** Theoretical arrival time under the real limit, ms. */
+  tatMs: number = -Infinity;
+  /** Theoretical arrival time under the shadow, ms. */
+  shadowTatMs: number = -Infinity;
+
+  /** A fresh slot: a full burst. */
+  constructor(className: string, key: string, rule: Rule, epoch: number) {
+    this.className = className;
+    this.key = key;
+    this.rule = rule;
+    this.epoch = epoch;
+  }
+
+  /** Whether the slot is as good as fresh at `nowMs` and can be forgotten. */
+  replenished(nowMs: number): boolean {
+    return this.tatMs <= nowMs && this.shadowTatMs <= nowMs;
+  }
+}
+
+/** How many slots one insertion into a full table examines at most. */
+const SWEEP_BUDGET = 32;
+
+/** Per-key slots, bounded; see the module doc. */
+export class KeyTable {
+  readonly #capacity: number;
+  readonly #default = new Map<string, Slot>();
+  readonly #byClass = new Map<string, Map<string, Slot>>([["", this.#default]]);
+  #size = 0;
+  #classCursor: Iterator<[string, Map<string, Slot>]> | undefined;
+  #keyCursor: Iterator<[string, Slot]> | undefined;
+  #cursorMap: Map<string, Slot> | undefined;
+  #cursorClass = "";
+
+  /** A table with room for `capacity` keys. */
+  constructor(capacity: number) {
+    this.#capacity = capacity;
+  }
+
+  /** Keys holding state now. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The number of keys the table holds at most. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  /** The slot of a key, if it has one. */
+  get(className: string, key: string): Slot | undefined {
+    return (className === "" ? this.#default : this.#byClass.get(className))?.get(key);
+  }
+
+  /**
+   * Gives `slot` a place, freeing a replenished key's if the table is full.
+   * Returns false when no place could be found: the key has no state of its
+   * own and must use the overflow allowance.
+   */
+  insert(slot: Slot, nowMs: number): boolean {
+    if (this.#size >= this.#capacity && !this.#sweep(nowMs)) return false;
+    let map = slot.className === "" ? this.#default : this.#byClass.get(slot.className);
+    if (!map) this.#byClass.set(slot.className, map = new Map());
+    map.set(slot.key, slot);
+    this.#size++;
+    return true;
+  }
+
+  /** Forgets every replenished key; returns how many were freed. */
+  prune(nowMs: number): number {
+    let freed = 0;
+    for (const [className, map] of this.#byClass) {
+      for (const [key, slot] of map) {
+        if (slot.replenished(nowMs)) {
+          map.delete(key);
+          freed++;
+        }
+      }
+      if (map.size === 0 && className !== "") this.#byClass.delete(className);
+    }
+    this.#size -= freed;
+    return freed;
+  }
+
+  /** Every slot, for reports off the request path. */
+  *slots(): IterableIterator<Slot> {
+    for (const map of this.#byClass.values()) yield* map.values();
+  }
+
+  /**
+   * Walks the table from where the last walk stopped, freeing the first
+   * replenished slot it meets within a fixed budget. The cursors survive
+   * between calls (Map iterators stay valid across inserts and deletes), so
+   * the cost is amortised over the whole table rather than rescanning the
+   * busy keys at its front every time.
+   */
+  #sweep(nowMs: number): boolean {
+    for (let examined = 0; examined < SWEEP_BUDGET; examined++) {
+      const next = this.#nextSlot();
+      if (next === undefined) continue;
+      if (next.replenished(nowMs)) {
+        this.#cursorMap!.delete(next.key);
+        this.#size--;
+        if (this.#cursorMap!.size === 0 && this.#cursorClass !== "") {
+          this.#byClass.delete(this.#cursorClass);
+        }
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #nextSlot(): Slot | undefined {
+    if (this.#keyCursor) {
+      const r = this.#keyCursor.next();
+      if (!r.done) return r.value[1];
+    }
+    this.#classCursor ??= this.#byClass.entries();
+    let c = this.#classCursor.next();
+    if (c.done) {
+      this.#classCursor = this.#byClass.entries();
+      c = this.#classCursor.next();
+    }
+    [this.#cursorClass, this.#cursorMap] = c.value!;
+    this.#keyCursor = this.#cursorMap!.entries();
+    return undefined;
+  }
+}

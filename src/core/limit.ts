@@ -1,0 +1,231 @@
+/**
+ * Limits: a count per period plus a burst, and the rules for reading them
+ * from the strings a command line or a config file gives.
+ *
+ * @module
+ */
+
+const SECOND_MS = 1_000;
+const MINUTE_MS = 60 * SECOND_MS;
+const HOUR_MS = 60 * MINUTE_MS;
+
+/** The largest burst a limit may have; a larger one is refused. */
+export const MAX_BURST = 4_194_303;
+/** The largest count a limit may have (an unsigned 32-bit integer). */
+export const MAX_COUNT = 4_294_967_295;
+
+const UNITS: Readonly<Record<string, number>> = {
+  "": SECOND_MS,
+  s: SECOND_MS,
+  sec: SECOND_MS,
+  second: SECOND_MS,
+  min: MINUTE_MS,
+  m: MINUTE_MS,
+  minute: MINUTE_MS,
+  h: HOUR_MS,
+  hour: HOUR_MS,
+};
+
+/**
+ * A rate limit: `count` requests per period, smoothed (GCRA, not a window
+ * that resets), with a burst of requests that may be admitted back to back.
+ *
+ * A `Limit` keeps what it was given: `perMinute(60)` and `perSecond(1)`
+ * admit the same but are different values, so a config read back prints
+ * as it was written.
+ *
+ * @example
+ * ```ts
+ * import { Limit } from "@rateguard/guard";
+ *
+ * const limit = Limit.perMinute(1_000).burst(10);
+ * console.assert(limit.count() === 1_000);
+ * console.assert(limit.periodMs() === 60_000);
+ * console.assert(limit.burstSize() === 10);
+ * console.assert(Limit.parse("1000/min").equals(Limit.perMinute(1_000)));
+ * ```
+ */
+export class Limit {
+  readonly #count: number;
+  readonly #periodMs: number;
+  readonly #burst: number | undefined;
+
+  private constructor(count: number, periodMs: number, burst: number | undefined) {
+    this.#count = count;
+    this.#periodMs = periodMs;
+    this.#burst = burst;
+  }
+
+  /** `count` requests a second. */
+  static perSecond(count: number): Limit {
+    return new Limit(checkCount(count, "Limit.perSecond"), SECOND_MS, undefined);
+  }
+
+  /** `count` requests a minute (about count/60 a second, smoothed). */
+  static perMinute(count: number): Limit {
+    return new Limit(checkCount(count, "Limit.perMinute"), MINUTE_MS, undefined);
+  }
+
+  /** `count` requests an hour (about count/3600 a second, smoothed). */
+  static perHour(count: number): Limit {
+    return new Limit(checkCount(count, "Limit.perHour"), HOUR_MS, undefined);
+  }
+
+  /**
+   * Reads `"1000"` (a second), `"1000/s"`, `"1000/min"` or `"5000/h"`
+   * (also `/sec`, `/second`, `/m`, `/minute`, `/hour`).
+   *
+   * @throws {TypeError} when the text is not of that form, naming it.
+   * @throws {RangeError} when the count is out of range.
+   */
+  static parse(text: string): Limit {
+    if (typeof text !== "string") {
+      throw new TypeError(`a limit must be a string like "1000/min", got ${describe(text)}`);
+    }
+    const match = /^\s*(\d+)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
+    const periodMs = match ? UNITS[(match[2] ?? "").toLowerCase()] : undefined;
+    if (!match || periodMs === undefined) {
+      throw new TypeError(
+        `invalid limit ${JSON.stringify(text)}: expected a count with an optional period, ` +
+          `like "1000", "1000/s", "1000/min" or "5000/h"`,
+      );
+    }
+    const count = checkCount(Number(match[1]), `limit ${JSON.stringify(text)}`);
+    return new Limit(count, periodMs, undefined);
+  }
+
+  /**
+   * The same limit with a burst of `size` requests admitted back to back.
+   * 0 is taken as 1; more than {@link MAX_BURST} is a `RangeError`.
+   */
+  burst(size: number): Limit {
+    return new Limit(this.#count, this.#periodMs, checkBurst(size));
+  }
+
+  /** The number of requests per period. */
+  count(): number {
+    return this.#count;
+  }
+
+  /** The period in milliseconds: 1000, 60,000 or 3,600,000. */
+  periodMs(): number {
+    return this.#periodMs;
+  }
+
+  /** The rate in requests per second, unrounded (one an hour is 1/3600). */
+  ratePerSec(): number {
+    return (this.#count * SECOND_MS) / this.#periodMs;
+  }
+
+  /**
+   * The burst: as given, or by default a twentieth of the count, at least 1
+   * and at most {@link MAX_BURST}.
+   */
+  burstSize(): number {
+    return this.#burst ?? defaultBurst(this.#count);
+  }
+
+  /** Whether the burst was given explicitly rather than derived. */
+  hasExplicitBurst(): boolean {
+    return this.#burst !== undefined;
+  }
+
+  /** Milliseconds between two requests at the steady rate. */
+  intervalMs(): number {
+    return this.#periodMs / this.#count;
+  }
+
+  /** Same count, period and burst (as given, not as admitted). */
+  equals(other: Limit): boolean {
+    return other instanceof Limit && other.#count === this.#count &&
+      other.#periodMs === this.#periodMs && other.#burst === this.#burst;
+  }
+
+  /** `"1000/min"`, with `" burst 10"` when the burst was given. */
+  toString(): string {
+    const unit = this.#periodMs === SECOND_MS ? "s" : this.#periodMs === MINUTE_MS ? "min" : "h";
+    const burst = this.#burst === undefined ? "" : ` burst ${this.#burst}`;
+    return `${this.#count}/${unit}${burst}`;
+  }
+
+  /** Serialises as `{ count, periodMs, burst }`, the burst as it applies. */
+  toJSON(): { count: number; periodMs: number; burst: number } {
+    return { count: this.#count, periodMs: this.#periodMs, burst: this.burstSize() };
+  }
+}
+
+/**
+ * A limit for one key: its own {@link Limit}, or "as in that class", so a key
+ * follows a class's limit (and its shadow) as the class changes.
+ *
+ * @example
+ * ```ts
+ * import { KeyLimit } from "@rateguard/guard";
+ * const followsPro = KeyLimit.class("pro");
+ * console.assert(followsPro.className === "pro");
+ * ```
+ */
+export class KeyLimit {
+  /** The class whose limit the key follows. */
+  readonly className: string;
+
+  private constructor(className: string) {
+    this.className = className;
+  }
+
+  /** The key is held to the limit of class `name`, whatever it is then. */
+  static class(name: string): KeyLimit {
+    return new KeyLimit(checkClassName(name, "KeyLimit.class"));
+  }
+
+  /** `class:pro`. */
+  toString(): string {
+    return `class:${this.className}`;
+  }
+}
+
+/** A twentieth of the count, at least 1, at most {@link MAX_BURST}. */
+export function defaultBurst(count: number): number {
+  return Math.min(MAX_BURST, Math.max(1, Math.floor(count / 20)));
+}
+
+/** Validates a class name: a string (`""` is the default class). */
+export function checkClassName(name: unknown, what: string): string {
+  if (typeof name !== "string") {
+    throw new TypeError(`${what}: a class name must be a string, got ${describe(name)}`);
+  }
+  return name;
+}
+
+function checkCount(count: number, what: string): number {
+  if (typeof count !== "number" || !Number.isFinite(count)) {
+    throw new RangeError(`${what}: the count must be a finite number, got ${describe(count)}`);
+  }
+  if (!Number.isInteger(count) || count < 1 || count > MAX_COUNT) {
+    throw new RangeError(
+      `${what}: the count must be a whole number from 1 to ${MAX_COUNT}, got ${count}`,
+    );
+  }
+  return count;
+}
+
+function checkBurst(size: number): number {
+  if (typeof size !== "number" || !Number.isInteger(size) || size < 0 || size > MAX_BURST) {
+    throw new RangeError(
+      `Limit.burst: the burst must be a whole number from 0 to ${MAX_BURST}, got ${describe(size)}`,
+    );
+  }
+  return size === 0 ? 1 : size;
+}
+
+/** A short, safe description of an unexpected value for an error message. */
+export function describe(value: unknown): string {
+  if (typeof value === "string") {
+    return JSON.stringify(value.length > 64 ? value.slice(0, 64) + "…" : value);
+  }
+  if (typeof value === "number" || typeof value === "boolean" || value == null) {
+    return String(value);
+  }
+  if (typeof value === "bigint") return `${value}n`;
+  return Array.isArray(value) ? "an array" : `a value of type ${typeof value}`;
+}

@@ -1,0 +1,307 @@
+/**
+ * The book of limits: the default class, named classes, limits for single
+ * keys, and shadows, with the resolution of a (class, key) pair into the
+ * {@link Rule} its checks run under.
+ *
+ * Every change bumps `epoch`. A key's slot remembers the epoch its rule was
+ * resolved at and resolves again on its next check after a change: one
+ * integer comparison per check buys live changes with no sweep of the table
+ * and no fresh burst for a key whose limit moved.
+ *
+ * @module
+ */
+
+import { RateguardError } from "./errors.ts";
+import { checkClassName, describe, KeyLimit, Limit } from "./limit.ts";
+import { type Rate, rateOf } from "./gcra.ts";
+
+/** A limit resolved for the request path. */
+export interface Rule extends Rate {
+  /** The limit this rule enforces. */
+  readonly limit: Limit;
+  /** The shadow run beside it, if the key's class has one. */
+  readonly shadow: Rule | undefined;
+  /** The key's class is not known here: it runs under the default limit. */
+  readonly unknownClass: boolean;
+}
+
+/** Bounds of the book, from the builder. */
+export interface LimitBookOptions {
+  /** Named classes kept at most. */
+  readonly maxClasses: number;
+  /** Limits for single keys kept at most. */
+  readonly maxKeyLimits: number;
+}
+
+/** How a key is limited on its own: its own limit, or a class's. */
+export type KeyLimitSpec = Limit | KeyLimit;
+
+/** A class with its limit, for {@link LimitBook.setClasses}. */
+export type ClassEntry = readonly [name: string, limit: Limit];
+/** A key limit, for {@link LimitBook.setKeyLimits}. */
+export type KeyLimitEntry = readonly [className: string, key: string, limit: KeyLimitSpec];
+/** A shadow, for {@link LimitBook.setShadows}. */
+export type ShadowEntry = readonly [className: string, limit: Limit];
+
+/** The limits one instance enforces, and the rules they resolve to. */
+export class LimitBook {
+  /** Bumped on every change; slots compare it to know their rule is stale. */
+  epoch = 0;
+  #default: Limit;
+  #classes = new Map<string, Limit>();
+  #shadows = new Map<string, Limit>();
+  #keyLimits = new Map<string, Map<string, KeyLimitSpec>>();
+  #keyLimitCount = 0;
+  #rules = new Map<string, Rule>();
+  #unknown: Rule | undefined;
+  readonly #options: LimitBookOptions;
+
+  /** A book with `defaultLimit` for the default class `""`. */
+  constructor(defaultLimit: Limit, options: LimitBookOptions) {
+    this.#default = checkLimit(defaultLimit, "the default limit");
+    this.#options = options;
+  }
+
+  /** The default class's limit. */
+  defaultLimit(): Limit {
+    return this.#default;
+  }
+
+  /** Sets the default class's limit. */
+  setLimit(limit: Limit): void {
+    this.#default = checkLimit(limit, "setLimit");
+    this.#changed();
+  }
+
+  /** The named classes, in the order they were added. */
+  classes(): ClassEntry[] {
+    return [...this.#classes];
+  }
+
+  /** Whether `name` is a class here; `""`, the default class, always is. */
+  hasClass(name: string): boolean {
+    return name === "" || this.#classes.has(name);
+  }
+
+  /** Adds or changes a class. */
+  setClass(name: string, limit: Limit): void {
+    checkNamed(name, "setClass");
+    checkLimit(limit, `setClass(${JSON.stringify(name)})`);
+    if (!this.#classes.has(name) && this.#classes.size >= this.#options.maxClasses) {
+      throw tooManyClasses(this.#options.maxClasses);
+    }
+    this.#classes.set(name, limit);
+    this.#changed();
+  }
+
+  /** Removes a class and its shadow; its keys fall back to the default limit. */
+  removeClass(name: string): boolean {
+    const had = this.#classes.delete(name);
+    if (had) {
+      this.#shadows.delete(name);
+      this.#changed();
+    }
+    return had;
+  }
+
+  /** Replaces every named class at once, or none if one entry is refused. */
+  setClasses(entries: Iterable<ClassEntry>): void {
+    const next = new Map<string, Limit>();
+    for (const [name, limit] of entries) {
+      checkNamed(name, "setClasses");
+      next.set(name, checkLimit(limit, `setClasses(${JSON.stringify(name)})`));
+    }
+    if (next.size > this.#options.maxClasses) throw tooManyClasses(this.#options.maxClasses);
+    this.#classes = next;
+    for (const name of [...this.#shadows.keys()]) {
+      if (!this.hasClass(name)) this.#shadows.delete(name);
+    }
+    this.#changed();
+  }
+
+  /** Gives one key of a class a limit of its own, or the limit of another class. */
+  setKeyLimit(className: string, key: string, limit: KeyLimitSpec): void {
+    checkClassName(className, "setKeyLimit");
+    checkKey(key, "setKeyLimit");
+    checkSpec(limit, "setKeyLimit");
+    let perClass = this.#keyLimits.get(className);
+    const isNew = !perClass?.has(key);
+    if (isNew && this.#keyLimitCount >= this.#options.maxKeyLimits) {
+      throw new RateguardError(
+        "TooManyKeyLimits",
+        `cannot add a key limit: this instance keeps at most ${this.#options.maxKeyLimits} (maxKeyLimits)`,
+      );
+    }
+    if (!perClass) this.#keyLimits.set(className, perClass = new Map());
+    perClass.set(key, limit);
+    if (isNew) this.#keyLimitCount++;
+    this.#changed();
+  }
+
+  /** Removes one key's own limit; it falls back to its class's. */
+  removeKeyLimit(className: string, key: string): boolean {
+    const perClass = this.#keyLimits.get(className);
+    if (!perClass?.delete(key)) return false;
+    if (perClass.size === 0) this.#keyLimits.delete(className);
+    this.#keyLimitCount--;
+    this.#changed();
+    return true;
+  }
+
+  /** Replaces every key limit at once, or none if one entry is refused. */
+  setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
+    const next = new Map<string, Map<string, KeyLimitSpec>>();
+    let count = 0;
+    for (const [className, key, limit] of entries) {
+      checkClassName(className, "setKeyLimits");
+      checkKey(key, "setKeyLimits");
+      checkSpec(limit, "setKeyLimits");
+      let perClass = next.get(className);
+      if (!perClass) next.set(className, perClass = new Map());
+      if (!perClass.has(key)) count++;
+      perClass.set(key, limit);
+    }
+    if (count > this.#options.maxKeyLimits) {
+      throw new RateguardError(
+        "TooManyKeyLimits",
+        `setKeyLimits: ${count} key limits, more than the ${this.#options.maxKeyLimits} this instance keeps (maxKeyLimits)`,
+      );
+    }
+    this.#keyLimits = next;
+    this.#keyLimitCount = count;
+    this.#changed();
+  }
+
+  /** Every key limit, as `[className, key, limit]`. */
+  keyLimits(): KeyLimitEntry[] {
+    const out: KeyLimitEntry[] = [];
+    for (const [className, perClass] of this.#keyLimits) {
+      for (const [key, limit] of perClass) out.push([className, key, limit]);
+    }
+    return out;
+  }
+
+  /** Sets (or with `null`, removes) the shadow of a class; `""` is the default class. */
+  setShadow(className: string, limit: Limit | null): void {
+    checkClassName(className, "setShadow");
+    if (!this.hasClass(className)) throw unknownClass(className);
+    if (limit === null) {
+      if (!this.#shadows.delete(className)) return;
+    } else {
+      this.#shadows.set(className, checkLimit(limit, `setShadow(${JSON.stringify(className)})`));
+    }
+    this.#changed();
+  }
+
+  /** Every shadow, as `[className, limit]`. */
+  shadows(): ShadowEntry[] {
+    return [...this.#shadows];
+  }
+
+  /** Replaces every shadow at once, or none if one names an unknown class. */
+  setShadows(entries: Iterable<ShadowEntry>): void {
+    const next = new Map<string, Limit>();
+    for (const [className, limit] of entries) {
+      checkClassName(className, "setShadows");
+      if (!this.hasClass(className)) throw unknownClass(className);
+      next.set(className, checkLimit(limit, `setShadows(${JSON.stringify(className)})`));
+    }
+    this.#shadows = next;
+    this.#changed();
+  }
+
+  /** The rule a key of a class runs under now. */
+  resolve(className: string, key: string): Rule {
+    const own = this.#keyLimitCount === 0 ? undefined : this.#keyLimits.get(className)?.get(key);
+    if (own instanceof Limit) return ruleOf(own, undefined, false);
+    return this.classRule(own === undefined ? className : own.className);
+  }
+
+  /** The rule of a class (with its shadow), or the default's if it is unknown. */
+  classRule(className: string): Rule {
+    let rule = this.#rules.get(className);
+    if (rule) return rule;
+    const limit = className === "" ? this.#default : this.#classes.get(className);
+    if (limit === undefined) return this.#unknown ??= this.#build("", true);
+    rule = this.#build(className, false);
+    this.#rules.set(className, rule);
+    return rule;
+  }
+
+  /** The slowest rate among the classes: the strict side, for keys without a place. */
+  strictestLimit(): Limit {
+    let strictest = this.#default;
+    for (const limit of this.#classes.values()) {
+      if (limit.ratePerSec() < strictest.ratePerSec()) strictest = limit;
+    }
+    return strictest;
+  }
+
+  #build(className: string, unknown: boolean): Rule {
+    const limit = className === "" ? this.#default : this.#classes.get(className)!;
+    const shadow = this.#shadows.get(className);
+    return ruleOf(limit, shadow && ruleOf(shadow, undefined, false), unknown);
+  }
+
+  #changed(): void {
+    this.#rules.clear();
+    this.#unknown = undefined;
+    this.epoch++;
+  }
+}
+
+/** The rule for `limit`, scaled by `scale` (a share of the fleet-wide rate). */
+export function ruleOf(
+  limit: Limit,
+  shadow: Rule | undefined,
+  unknownClass: boolean,
+  scale = 1,
+): Rule {
+  return { ...rateOf(limit.ratePerSec() * scale, limit.burstSize()), limit, shadow, unknownClass };
+}
+
+function checkLimit(limit: Limit, what: string): Limit {
+  if (!(limit instanceof Limit)) {
+    throw new TypeError(
+      `${what}: expected a Limit (Limit.perSecond(n) and so on), got ${describe(limit)}`,
+    );
+  }
+  return limit;
+}
+
+function checkSpec(limit: KeyLimitSpec, what: string): void {
+  if (!(limit instanceof Limit) && !(limit instanceof KeyLimit)) {
+    throw new TypeError(
+      `${what}: expected a Limit or KeyLimit.class(name), got ${describe(limit)}`,
+    );
+  }
+}
+
+function checkNamed(name: string, what: string): void {
+  checkClassName(name, what);
+  if (name === "") {
+    throw new RangeError(`${what}: "" is the default class; change it with setLimit`);
+  }
+}
+
+/** Validates a key: a non-empty string. */
+export function checkKey(key: unknown, what: string): string {
+  if (typeof key !== "string" || key.length === 0) {
+    throw new TypeError(`${what}: a key must be a non-empty string, got ${describe(key)}`);
+  }
+  return key;
+}
+
+function tooManyClasses(max: number): RateguardError {
+  return new RateguardError(
+    "TooManyClasses",
+    `too many classes: this instance keeps at most ${max} (maxClasses)`,
+  );
+}
+
+function unknownClass(name: string): RateguardError {
+  return new RateguardError(
+    "UnknownClass",
+    `no class named ${JSON.stringify(name)} on this instance`,
+  );
+}

@@ -1,0 +1,14 @@
+/**
+ * The monotonic clock under the guard. `performance.now()` exists on Deno,
+ * Bun and Node alike and never goes backwards, unlike `Date.now()`, which
+ * jumps when the wall clock is set. GCRA needs the former: a clock stepped
+ * back would hand every key a fresh burst.
+ *
+ * @module
+ */
+
+/** A monotonic clock in milliseconds, fractional. */
+export type Clock = () => number;
+
+/** The process's monotonic clock. */
+export const monotonicClock: Clock = () => performance.now();

@@ -1,0 +1,169 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Guard, KeyLimit, Limit, PartitionPolicy, RateguardError } from "../mod.ts";
+
+// Limits an hour long keep these tests independent of the wall clock: no
+// key replenishes in the milliseconds a test takes.
+const slow = (n: number) => Limit.perHour(n).burst(n);
+
+describe("Guard (standalone)", () => {
+  it("checks keys in the default class and in classes", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(2)).class("pro", slow(3)).spawn();
+    assert.deepEqual([1, 2, 3].map(() => guard.check("k").allowed), [true, true, false]);
+    assert.deepEqual([1, 2, 3, 4].map(() => guard.checkIn("pro", "k").allowed), [
+      true,
+      true,
+      true,
+      false,
+    ]);
+    assert.equal(guard.check("k2", { cost: 2 }).allowed, true);
+    assert.equal(guard.checkIn("pro", "k2", { cost: 4 }).retryAfterMs, Infinity);
+    const s = guard.stats();
+    assert.equal(s.admitted, 6);
+    assert.equal(s.denied, 3);
+    assert.equal(s.trackedKeys, 4);
+    assert.equal(s.running, true);
+    assert.equal(s.dryRun, false);
+  });
+
+  it("peeks without consuming, and traces shadows", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(2)).spawn();
+    assert.equal(guard.peek("k").remaining, 1);
+    assert.equal(guard.peekIn("", "k").remaining, 1);
+    assert.equal(guard.stats().trackedKeys, 0);
+    guard.setShadow("", slow(1));
+    assert.equal(guard.checkTraced("k").shadow?.allowed, true);
+    const t = guard.checkInTraced("", "k");
+    assert.equal(t.decision.allowed, true);
+    assert.equal(t.shadow?.allowed, false);
+    assert.equal(guard.stats().shadowDenied, 1);
+    assert.deepEqual(guard.shadows().map(([c, l]) => [c, String(l)]), [["", "1/h burst 1"]]);
+    guard.setShadows([]);
+    assert.equal(guard.checkTraced("k").shadow, undefined);
+  });
+
+  it("changes limits live", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(1)).spawn();
+    guard.setClass("a", slow(5));
+    assert.equal(guard.checkIn("a", "k", { cost: 5 }).allowed, true);
+    guard.setClasses([["b", slow(1)]]);
+    assert.deepEqual(guard.classes().map(([n]) => n), ["b"]);
+    assert.equal(guard.removeClass("b"), true);
+    guard.setLimit(slow(3));
+    assert.equal(guard.check("x", { cost: 3 }).allowed, true);
+    guard.setKeyLimit("", "vip", slow(10));
+    guard.setKeyLimit("", "follower", KeyLimit.class("gone"));
+    assert.equal(guard.check("vip", { cost: 10 }).allowed, true);
+    assert.equal(guard.keyLimits().length, 2);
+    assert.equal(guard.removeKeyLimit("", "vip"), true);
+    guard.setKeyLimits([]);
+    assert.equal(guard.keyLimits().length, 0);
+    assert.equal(guard.checkIn("a", "k").allowed, false, "class a is gone: its key keeps its debt");
+    assert.equal(guard.stats().unknownClass, 1);
+  });
+
+  it("in a dry run admits all and counts would-be denials; enforcement turns on live", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(1)).dryRun(true).spawn();
+    assert.ok([1, 2, 3].every(() => guard.check("k").allowed));
+    assert.equal(guard.stats().denied, 2);
+    assert.equal(guard.stats().dryRun, true);
+    guard.setDryRun(false);
+    assert.equal(guard.check("k").allowed, false);
+    // @ts-expect-error: not a boolean
+    assert.throws(() => guard.setDryRun("yes"), TypeError);
+  });
+
+  it("checkAll is all or nothing", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(1)).spawn();
+    guard.check("b");
+    assert.equal(guard.checkAll([{ key: "a" }, { key: "b" }]).allowed, false);
+    assert.equal(guard.peek("a").allowed, true);
+    assert.throws(() => guard.checkAll([{ key: "a" }, { key: "a" }]), TypeError);
+  });
+
+  it("bounds the key table", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(5)).trackedKeys(64).hotKeys(64).spawn();
+    for (let i = 0; i < 10_000; i++) guard.check(`ip:${i}`);
+    assert.ok(guard.stats().trackedKeys <= 128);
+    assert.ok(guard.stats().overflowed >= 10_000 - 128);
+  });
+
+  it("leaves, also through await using", async () => {
+    const guard = await Guard.builder().limit(10).spawn();
+    {
+      await using scoped = guard;
+      assert.equal(scoped.isRunning(), true);
+    }
+    assert.equal(guard.isRunning(), false);
+    assert.equal(guard.stats().running, false);
+    assert.equal(guard.check("still").allowed, true, "checks go on after leave");
+  });
+
+  it("validates the builder with messages naming the value", async () => {
+    await assert.rejects(Guard.builder().spawn(), { name: "TypeError", message: /limit/ });
+    await assert.rejects(Guard.builder().limit(10).trackedKeys(10).spawn(), {
+      name: "RangeError",
+      message: /trackedKeys \(10\).*hotKeys \(64\)/,
+    });
+    assert.throws(() => Guard.builder().limit(-1), { name: "RangeError", message: /-1/ });
+    assert.throws(() => Guard.builder().limit(NaN), RangeError);
+    assert.throws(() => Guard.builder().burst(5_000_000), {
+      name: "RangeError",
+      message: /5000000/,
+    });
+    assert.throws(() => Guard.builder().trackedKeys(2_000_000), {
+      name: "RangeError",
+      message: /2000000/,
+    });
+    assert.throws(() => Guard.builder().hotKeys(65), { name: "RangeError", message: /65/ });
+    assert.throws(() => Guard.builder().maxClasses(5_000), { name: "RangeError", message: /5000/ });
+    assert.throws(
+      () => Guard.builder().maxKeyLimits(1_048_577),
+      (e) => e instanceof RateguardError && e.code === "TooLargeMaxKeyLimits",
+    );
+    assert.throws(() => Guard.builder().partitionPolicy("pessimistic"), {
+      name: "TypeError",
+      message: /"pessimistic"/,
+    });
+    assert.throws(() => Guard.builder().class("", Limit.perSecond(1)), TypeError);
+    await assert.rejects(
+      Guard.builder().limit(1).maxClasses(1).class("a", Limit.perSecond(1)).class(
+        "b",
+        Limit.perSecond(1),
+      ).spawn(),
+      RateguardError,
+    );
+  });
+
+  it("refuses more key limits than maxKeyLimits", async () => {
+    const guard = await Guard.builder().limit(10).maxKeyLimits(1).spawn();
+    guard.setKeyLimit("", "a", Limit.perSecond(1));
+    assert.throws(
+      () => guard.setKeyLimit("", "b", Limit.perSecond(1)),
+      (e) => e instanceof RateguardError && e.code === "TooManyKeyLimits",
+    );
+  });
+
+  it("applies the burst to the default limit, in any order", async () => {
+    const a = await Guard.builder().burst(3).defaultLimit(Limit.perHour(100)).spawn();
+    assert.equal(a.peek("k").remaining, 2);
+    const b = await Guard.builder().limit(1_000).spawn();
+    assert.equal(b.peek("k").remaining, 49, "default burst: a twentieth of 1000");
+  });
+});
+
+describe("PartitionPolicy", () => {
+  it("parses its names and durations", () => {
+    assert.equal(PartitionPolicy.parse("optimistic").kind, "optimistic");
+    assert.equal(PartitionPolicy.parse("quorum").kind, "quorum");
+    assert.equal(PartitionPolicy.parse("holddown").holdMs, 10_000);
+    assert.equal(PartitionPolicy.parse("holddown:500ms").holdMs, 500);
+    assert.equal(PartitionPolicy.parse("holddown:2m").holdMs, 120_000);
+    assert.equal(PartitionPolicy.holdDown(60_000).toString(), "holddown:60000ms");
+    assert.throws(() => PartitionPolicy.parse("holddown:soon"), {
+      name: "TypeError",
+      message: /soon/,
+    });
+    assert.throws(() => PartitionPolicy.holdDown(-1), RangeError);
+  });
+});
