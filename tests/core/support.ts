@@ -1,6 +1,6 @@
 // Test support: an enforcer on virtual time.
 import { Enforcer } from "../../src/core/enforcer.ts";
-import { Limit } from "../../src/core/limit.ts";
+import type { Limit } from "../../src/core/limit.ts";
 import { LimitBook } from "../../src/core/rules.ts";
 
 export interface Rig {

@@ -1,0 +1,102 @@
+/**
+ * Serving a fetch handler on whichever runtime runs us: `Deno.serve`,
+ * `Bun.serve`, or Node's http server through `@hono/node-server`, loaded
+ * only on Node. Runtimes are told apart through a typed view of
+ * `globalThis`, never a bare `Deno` or `Bun` identifier, so this file type
+ * checks and publishes everywhere.
+ *
+ * @module
+ */
+
+/** A running HTTP server. */
+export interface HttpServer {
+  /** The address it listens on, as `host:port` with the real port. */
+  readonly address: string;
+  /** Stops accepting connections and resolves once in-flight requests finished. */
+  close(): Promise<void>;
+}
+
+/** Where to listen. */
+export interface ListenOptions {
+  /** Host name or IP literal, such as `127.0.0.1`. */
+  readonly hostname: string;
+  /** Port; 0 picks a free one. */
+  readonly port: number;
+}
+
+type Fetch = (request: Request) => Response | Promise<Response>;
+
+interface DenoServer {
+  readonly addr: { port: number };
+  readonly finished: Promise<void>;
+  shutdown(): Promise<void>;
+}
+interface DenoLike {
+  serve(
+    options: { hostname: string; port: number; onListen?: () => void },
+    handler: Fetch,
+  ): DenoServer;
+}
+interface BunServer {
+  readonly port: number;
+  stop(closeActiveConnections?: boolean): Promise<void> | void;
+}
+interface BunLike {
+  serve(options: { hostname: string; port: number; fetch: Fetch }): BunServer;
+}
+const runtime = globalThis as unknown as { Deno?: DenoLike; Bun?: BunLike };
+
+/**
+ * Serves `fetch` at `options`. Rejects, naming the address, when it cannot
+ * listen there (a port in use, an address not on this host).
+ */
+export async function serveHttp(fetch: Fetch, options: ListenOptions): Promise<HttpServer> {
+  const where = formatHostPort(options.hostname, options.port);
+  try {
+    if (runtime.Deno?.serve) return serveDeno(runtime.Deno, fetch, options);
+    if (runtime.Bun?.serve) return serveBun(runtime.Bun, fetch, options);
+    return await serveNode(fetch, options);
+  } catch (e) {
+    throw new Error(`cannot listen for HTTP on ${where}: ${(e as Error).message}`, { cause: e });
+  }
+}
+
+function serveDeno(deno: DenoLike, fetch: Fetch, options: ListenOptions): HttpServer {
+  const server = deno.serve({ ...options, onListen: () => {} }, fetch);
+  return {
+    address: formatHostPort(options.hostname, server.addr.port),
+    close: () => server.shutdown(),
+  };
+}
+
+function serveBun(bun: BunLike, fetch: Fetch, options: ListenOptions): HttpServer {
+  const server = bun.serve({ ...options, fetch });
+  return {
+    address: formatHostPort(options.hostname, server.port),
+    close: async () => {
+      await server.stop(false);
+    },
+  };
+}
+
+async function serveNode(fetch: Fetch, options: ListenOptions): Promise<HttpServer> {
+  const { createAdaptorServer } = await import("@hono/node-server");
+  const server = createAdaptorServer({ fetch });
+  const port = await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve(typeof addr === "object" && addr !== null ? addr.port : options.port);
+    });
+  });
+  return {
+    address: formatHostPort(options.hostname, port),
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** `host:port`, with brackets around an IPv6 literal. */
+export function formatHostPort(hostname: string, port: number): string {
+  return hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
+}
