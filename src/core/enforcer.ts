@@ -57,14 +57,13 @@ const MAX_COST = 4_294_967_295;
 export class Enforcer {
   /** Admit everything, counting what would have been denied. */
   dryRun = false;
-  /** What was decided so far. */
-  readonly counters: EnforcerCounters = {
-    admitted: 0,
-    denied: 0,
-    overflowed: 0,
-    unknownClass: 0,
-    shadowDenied: 0,
-  };
+  // Counters as plain fields: one increment on the request path, no
+  // indirection through an object.
+  #admitted = 0;
+  #denied = 0;
+  #overflowed = 0;
+  #unknownClass = 0;
+  #shadowDenied = 0;
   readonly #book: LimitBook;
   readonly #table: KeyTable;
   readonly #overflow: Slot;
@@ -80,6 +79,17 @@ export class Enforcer {
     this.#table = new KeyTable(options.capacity);
     this.#overflowScale = options.overflowScale;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
+  }
+
+  /** What was decided so far: a snapshot. */
+  get counters(): EnforcerCounters {
+    return {
+      admitted: this.#admitted,
+      denied: this.#denied,
+      overflowed: this.#overflowed,
+      unknownClass: this.#unknownClass,
+      shadowDenied: this.#shadowDenied,
+    };
   }
 
   /** The key table, for reports off the request path. */
@@ -151,12 +161,11 @@ export class Enforcer {
       if (tat === tat) return allowedDecision(tat, slot.rule, nowMs);
       return deniedDecision(pending.get(slot) ?? slot.tatMs, slot.rule, items[i].cost ?? 1, nowMs);
     });
-    const c = this.counters;
     if (allAllowed) {
       for (const [slot, tat] of pending) slot.tatMs = tat;
-      c.admitted += items.length;
+      this.#admitted += items.length;
     } else {
-      c.denied += items.length;
+      this.#denied += items.length;
     }
     const allowed = allAllowed || this.dryRun;
     return {
@@ -180,10 +189,10 @@ export class Enforcer {
     const next = admitTat(slot.tatMs, rule, cost, nowMs);
     if (next === next) { // not NaN: admitted
       slot.tatMs = next;
-      this.counters.admitted++;
+      this.#admitted++;
       return allowedDecision(next, rule, nowMs);
     }
-    this.counters.denied++;
+    this.#denied++;
     if (this.dryRun) return new Decision(true, 0, 0, Math.max(0, slot.tatMs - nowMs));
     return deniedDecision(slot.tatMs, rule, cost, nowMs);
   }
@@ -193,7 +202,7 @@ export class Enforcer {
     if (shadow === undefined) return;
     const next = admitTat(slot.shadowTatMs, shadow, cost, nowMs);
     if (next === next) slot.shadowTatMs = next;
-    else this.counters.shadowDenied++;
+    else this.#shadowDenied++;
   }
 
   #refresh(slot: Slot): void {
@@ -203,7 +212,7 @@ export class Enforcer {
         : this.#book.resolve(slot.className, slot.key);
       slot.epoch = this.#book.epoch;
     }
-    if (slot.rule.unknownClass) this.counters.unknownClass++;
+    if (slot.rule.unknownClass) this.#unknownClass++;
   }
 
   #slotFor(className: string, key: string, nowMs: number): Slot {
@@ -216,8 +225,8 @@ export class Enforcer {
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
     if (this.#table.insert(slot, nowMs)) return slot;
-    this.counters.overflowed++;
-    if (!book.hasClass(className)) this.counters.unknownClass++;
+    this.#overflowed++;
+    if (!book.hasClass(className)) this.#unknownClass++;
     return this.#overflow;
   }
 
