@@ -119,6 +119,10 @@ if (caseArg !== -1) {
     ["flexible", "RateLimiterMemory.consume(), one key"],
   ];
   const results = Object.fromEntries(rows.map(([c]) => [c, run(c)]));
+  if (process.argv.includes("--json")) {
+    console.log(JSON.stringify({ runtime: name, results }));
+    process.exit(0);
+  }
   const fmt = (x: number) => x.toFixed(1);
   console.log(
     `check() on ${name}: ns per operation, median of ${ROUNDS} rounds, each case in its own process\n`,

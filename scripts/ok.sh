@@ -38,6 +38,6 @@ mapfile -t pure_files < <(core_files)
 if [ "${#pure_files[@]}" -gt 0 ]; then check core-es2022 "$deno" check --config .ci/core.json "${pure_files[@]}"; fi
 check core-pure pure
 check publish "$deno" publish --dry-run --allow-dirty
-check doc-examples "$deno" test --doc -A mod.ts src
+check doc-examples "$deno" test --doc -A mod.ts src README.md
 
 KEEP_RESULTS=1 bash scripts/test-all.sh

@@ -15,3 +15,18 @@ test("jsr.json and deno.json describe the same package", () => {
   assert.equal(jsr.name, "@rateguard/guard");
   assert.equal(json("package.json").version, jsr.version);
 });
+
+test("the README's test command is what CI runs", () => {
+  const readme = readFileSync("README.md", "utf8");
+  const ci = readFileSync(".ci/run", "utf8");
+  const command = "npm ci && npm test";
+  assert.ok(
+    readme.split("\n").includes(command),
+    "README shows the test command on a line of its own",
+  );
+  assert.ok(ci.split("\n").includes(command), ".ci/run runs it");
+  assert.ok(
+    readme.includes("npm ci && npx deno run -A cli.ts --limit 1000/min"),
+    "README shows the start command",
+  );
+});
