@@ -81,6 +81,18 @@ describe("Guard (standalone)", () => {
     assert.throws(() => guard.checkAll([{ key: "a" }, { key: "a" }]), TypeError);
   });
 
+  it("admits exactly the burst to concurrent callers: no await between read and write", async () => {
+    const guard = await Guard.builder().defaultLimit(slow(25)).spawn();
+    const results = await Promise.all(
+      Array.from({ length: 200 }, async (_, i) => {
+        await new Promise((resolve) => setTimeout(resolve, i % 7));
+        await Promise.resolve();
+        return guard.check("contended").allowed;
+      }),
+    );
+    assert.equal(results.filter(Boolean).length, 25);
+  });
+
   it("bounds the key table", async () => {
     const guard = await Guard.builder().defaultLimit(slow(5)).trackedKeys(64).hotKeys(64).spawn();
     for (let i = 0; i < 10_000; i++) guard.check(`ip:${i}`);

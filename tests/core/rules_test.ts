@@ -77,6 +77,14 @@ describe("key limits", () => {
     assert.equal(offer(r, "vip", { perSec: 1_000, seconds: 1, startMs: 1_000 }), 10);
   });
 
+  it("a key whose own limit changes keeps its state: no fresh burst", () => {
+    const r = rig(Limit.perSecond(10).burst(5));
+    for (let i = 0; i < 5; i++) r.enforcer.check("", "k", 1, 0);
+    r.book.setKeyLimit("", "k", Limit.perSecond(10).burst(50));
+    // The five already admitted still count: 45 more, not 50.
+    assert.equal(offer(r, "k", { perSec: 1e6, seconds: 1e-4 }), 45);
+  });
+
   it("following a class this instance lacks is the default limit, counted", () => {
     const r = rig(Limit.perSecond(10).burst(1));
     r.book.setKeyLimit("", "k", KeyLimit.class("gone"));
