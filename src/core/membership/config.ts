@@ -1,0 +1,107 @@
+/**
+ * Options of a membership node, their defaults and their checks.
+ *
+ * @module
+ */
+
+import type { MembershipExtension } from "./extension.ts";
+
+/** Tunables of SWIM and Lifeguard; every field is optional. */
+export interface MembershipOptions {
+  /**
+   * Seed of the node's random choices (probe order, helpers, sequence
+   * numbers). The runtime passes a random one, so that a restarted node does
+   * not replay its sequence numbers; the simulator passes a derived one, so
+   * that a run replays. Default: derived from the address.
+   */
+  readonly seed?: number;
+  /** How often the node probes a member. Default 200. */
+  readonly protocolPeriodMs?: number;
+  /** How long a direct probe waits before asking helpers. Default half the period. */
+  readonly probeTimeoutMs?: number;
+  /** How many helpers an indirect probe asks (SWIM's k). Default 3. */
+  readonly indirectProbes?: number;
+  /** Suspicion timeout with no confirmation. Default 30 periods (6 s at 200 ms). */
+  readonly suspicionMaxMs?: number;
+  /** Suspicion timeout once `suspicionConfirmations` are in. Default 10 periods (2 s). */
+  readonly suspicionMinMs?: number;
+  /** Independent suspicions that bring the timeout down to its minimum. Default 3. */
+  readonly suspicionConfirmations?: number;
+  /** λ: each update is sent λ · ⌈log10(N + 1)⌉ times. Default 4. */
+  readonly retransmitMult?: number;
+  /** How long dead and departed members are remembered. Default 10 minutes. */
+  readonly tombstoneMs?: number;
+  /** Members kept, the dead not yet forgotten and this node included, 1 to 65,536. Default 8192. */
+  readonly maxMembers?: number;
+  /** How often a seed that is not a live member is contacted again. Default 10 s. */
+  readonly seedIntervalMs?: number;
+  /** Highest Lifeguard awareness score; probes slow down by (score + 1). Default 8. */
+  readonly maxAwareness?: number;
+  /** Alive records of random members added to each datagram with room to spare. Default 2. */
+  readonly antiEntropyRecords?: number;
+  /** The layer above (allocation): extra payload and member events. */
+  readonly extension?: MembershipExtension;
+}
+
+/** Options with every default filled in. */
+export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed">>;
+
+/** Upper bound of `maxMembers`. */
+export const MAX_MEMBERS_LIMIT = 65_536;
+
+/**
+ * Fills in defaults and checks every value.
+ *
+ * @throws {RangeError} naming the first value out of its range.
+ */
+export function resolveConfig(options: MembershipOptions): MembershipConfig {
+  const periodMs = options.protocolPeriodMs ?? 200;
+  positive("protocolPeriodMs", periodMs);
+  const config: MembershipConfig = {
+    protocolPeriodMs: periodMs,
+    probeTimeoutMs: options.probeTimeoutMs ?? periodMs / 2,
+    indirectProbes: options.indirectProbes ?? 3,
+    suspicionMaxMs: options.suspicionMaxMs ?? 30 * periodMs,
+    suspicionMinMs: options.suspicionMinMs ?? 10 * periodMs,
+    suspicionConfirmations: options.suspicionConfirmations ?? 3,
+    retransmitMult: options.retransmitMult ?? 4,
+    tombstoneMs: options.tombstoneMs ?? 600_000,
+    maxMembers: options.maxMembers ?? 8192,
+    seedIntervalMs: options.seedIntervalMs ?? 10_000,
+    maxAwareness: options.maxAwareness ?? 8,
+    antiEntropyRecords: options.antiEntropyRecords ?? 2,
+  };
+  positive("probeTimeoutMs", config.probeTimeoutMs);
+  if (config.probeTimeoutMs >= periodMs) {
+    throw new RangeError(
+      `probeTimeoutMs must be shorter than protocolPeriodMs (${periodMs}), got ${config.probeTimeoutMs}`,
+    );
+  }
+  positive("suspicionMinMs", config.suspicionMinMs);
+  if (config.suspicionMaxMs < config.suspicionMinMs) {
+    throw new RangeError(
+      `suspicionMaxMs must be at least suspicionMinMs (${config.suspicionMinMs}), got ${config.suspicionMaxMs}`,
+    );
+  }
+  positive("tombstoneMs", config.tombstoneMs);
+  positive("seedIntervalMs", config.seedIntervalMs);
+  integer("indirectProbes", config.indirectProbes, 0, 64);
+  integer("suspicionConfirmations", config.suspicionConfirmations, 0, 64);
+  integer("retransmitMult", config.retransmitMult, 1, 64);
+  integer("maxMembers", config.maxMembers, 1, MAX_MEMBERS_LIMIT);
+  integer("maxAwareness", config.maxAwareness, 0, 64);
+  integer("antiEntropyRecords", config.antiEntropyRecords, 0, 64);
+  return config;
+}
+
+function positive(name: string, value: number): void {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new RangeError(`${name} must be a positive finite number of milliseconds, got ${value}`);
+  }
+}
+
+function integer(name: string, value: number, min: number, max: number): void {
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name} must be an integer from ${min} to ${max}, got ${value}`);
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The seam between membership and the layer above it (allocation): extra
+ * bytes on probes and acks, and news of members as it happens.
+ *
+ * @module
+ */
+
+import type { MemberState, Peer, Sender } from "../../proto/mod.ts";
+
+/** A member as this node sees it. */
+export interface MemberInfo extends Peer {
+  /** What this node believes of it. */
+  readonly state: MemberState;
+  /** The incarnation that belief is about. */
+  readonly incarnation: number;
+}
+
+/** A change in what this node believes of a member. */
+export interface MemberChange {
+  /** The member, as it is now; `state` is "forgotten" once its tombstone has expired. */
+  readonly member: Peer & {
+    readonly state: MemberState | "forgotten";
+    readonly incarnation: number;
+  };
+  /** What this node believed before; undefined for a member it had not heard of. */
+  readonly previous: MemberState | undefined;
+  /** When the change happened. */
+  readonly nowMs: number;
+}
+
+/**
+ * What the layer above plugs in. Every method is optional and called
+ * synchronously from inside the node's inputs; none may throw.
+ */
+export interface MembershipExtension {
+  /**
+   * Bytes to carry on a probe or an ack to `to`, at most `maxBytes`, or
+   * undefined for none. Membership keeps some room of each datagram for itself.
+   */
+  outgoing?(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined;
+  /** Bytes another node's extension put on a probe or an ack it sent here. */
+  incoming?(nowMs: number, from: Sender, bytes: Uint8Array): void;
+  /** A member joined, was suspected, died, left, came back or was forgotten. */
+  memberChanged?(change: MemberChange): void;
+}

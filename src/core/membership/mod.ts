@@ -1,0 +1,26 @@
+/**
+ * Membership of a rateguard cluster, sans I/O: SWIM with the Lifeguard
+ * refinements, over the wire format of `src/proto`, which this module
+ * re-exports. Feed a `Node` datagrams and timeouts; send what it polls out.
+ *
+ * @example
+ * ```ts
+ * import { Address, Node } from "@rateguard/guard/core";
+ * const node = new Node(Address.parse("10.0.0.1:7946"), { seed: 7 });
+ * node.addSeed(Address.parse("10.0.0.2:7946"));
+ * node.handleTimeout(0);
+ * const join = node.pollTransmit();
+ * console.assert(join?.to.toString() === "10.0.0.2:7946");
+ * console.assert(node.stats(0).joining);
+ * ```
+ *
+ * @module
+ */
+
+export * from "../../proto/mod.ts";
+export { Prng } from "../prng.ts";
+export { type MembershipStats, Node, type Transmit } from "./node.ts";
+export { MAX_MEMBERS_LIMIT, type MembershipOptions } from "./config.ts";
+export type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
+export { Suspicion, suspicionTimeoutMs } from "./suspicion.ts";
+export { retransmitLimit } from "./broadcasts.ts";

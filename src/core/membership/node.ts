@@ -1,0 +1,447 @@
+/**
+ * A membership node: SWIM with Lifeguard's refinements, as a sans-I/O state
+ * machine. The runtime (or the simulator) feeds it datagrams and timeouts and
+ * sends what it asks to send.
+ *
+ * @module
+ */
+
+import {
+  type Address,
+  decode,
+  encode,
+  encodedSize,
+  MAX_MESSAGE_BYTES,
+  type MemberRecord,
+  type Message,
+  recordSize,
+  type Sender,
+} from "../../proto/mod.ts";
+import { Prng } from "../prng.ts";
+import { Broadcasts, retransmitLimit } from "./broadcasts.ts";
+import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
+import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
+import { type Member, MemberTable } from "./table.ts";
+import { Prober, type SendFields } from "./prober.ts";
+
+/** A datagram the node wants sent. */
+export interface Transmit {
+  /** Where to. */
+  readonly to: Address;
+  /** What, at most `MAX_DATAGRAM_BYTES` once signed. */
+  readonly bytes: Uint8Array;
+}
+
+/** What a node knows of the cluster and what it has refused, for `guard.stats()`. */
+export interface MembershipStats {
+  /** Members seen alive or suspect, this node included. */
+  readonly clusterSize: number;
+  /** Members suspected and not yet refuted or dead. */
+  readonly suspects: number;
+  /** Dead and departed members still remembered (tombstones). */
+  readonly tombstones: number;
+  /** This node's incarnation. */
+  readonly incarnation: number;
+  /** Lifeguard's local health score: 0 is healthy; probes slow down by (score + 1). */
+  readonly awareness: number;
+  /** No peer reached yet, with seeds to try. */
+  readonly joining: boolean;
+  /** A newcomer was refused for a full table in the last `tombstoneMs`. */
+  readonly membersFull: boolean;
+  /** News of newcomers refused because the member table was full. */
+  readonly membersRefused: number;
+  /** Times this node outbid an alive record of itself that it did not make. */
+  readonly identityConflicts: number;
+  /** Records dropped because their ID is not their address's. */
+  readonly mismatchedRecords: number;
+  /** Datagrams refused: undecodable, or a sender whose ID is not its address's. */
+  readonly malformed: number;
+  /** Whether `leave()` was called. */
+  readonly left: boolean;
+}
+
+/** Room of each probe and ack that membership keeps for its own records. */
+const MEMBERSHIP_RESERVE_BYTES = 256;
+const SECTION_HEADER_BYTES = 3;
+/** Members told directly of a leave; the rest hear it by gossip. */
+const LEAVE_FANOUT = 64;
+
+/**
+ * One member of a cluster.
+ *
+ * @example
+ * ```ts
+ * import { Address, Node } from "@rateguard/guard/core";
+ * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
+ * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2 });
+ * b.addSeed(a.address);
+ * const nodes = [a, b];
+ * for (let nowMs = 0; nowMs < 2_000; nowMs += 10) {
+ *   for (const node of nodes) {
+ *     if ((node.pollTimeout() ?? Infinity) <= nowMs) node.handleTimeout(nowMs);
+ *     for (let t = node.pollTransmit(); t; t = node.pollTransmit()) {
+ *       nodes.find((n) => n.address.equals(t.to))?.handleDatagram(nowMs, node.address, t.bytes);
+ *     }
+ *   }
+ * }
+ * console.assert(a.stats(2_000).clusterSize === 2 && b.stats(2_000).clusterSize === 2);
+ * ```
+ */
+export class Node {
+  readonly #self: Address;
+  readonly #selfKey: string;
+  readonly #config: MembershipConfig;
+  readonly #extension: MembershipExtension | undefined;
+  readonly #prng: Prng;
+  readonly #table: MemberTable;
+  readonly #broadcasts = new Broadcasts();
+  readonly #prober: Prober;
+  readonly #outbox: Transmit[] = [];
+  #outboxHead = 0;
+  readonly #seeds: Address[] = [];
+  #seedCursor = 0;
+  #lastSeedContactMs = -Infinity;
+  #incarnation = 0;
+  #nextTickMs = 0;
+  #left = false;
+  #malformed = 0;
+  #mismatched = 0;
+  #identityConflicts = 0;
+
+  /**
+   * @param address Where the other members reach this node (its advertised address).
+   * @param options Tunables; see `MembershipOptions`.
+   * @throws {RangeError} if an option is out of range.
+   */
+  constructor(address: Address, options: MembershipOptions = {}) {
+    this.#self = address;
+    this.#selfKey = address.toString();
+    this.#config = resolveConfig(options);
+    this.#extension = options.extension;
+    this.#prng = new Prng(options.seed ?? (address.id.lo ^ address.id.hi));
+    this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
+    this.#prober = new Prober(this.#config, this.#prng, {
+      send: (nowMs, to, fields) => this.#send(nowMs, to, fields),
+      suspect: (nowMs, member) => this.#suspect(nowMs, member),
+      live: () => this.#table.values(),
+    });
+  }
+
+  /** Where the other members reach this node. */
+  get address(): Address {
+    return this.#self;
+  }
+
+  /** This node's incarnation: raised only to refute news of its death. */
+  get incarnation(): number {
+    return this.#incarnation;
+  }
+
+  /**
+   * Adds a peer to join through. Seeds are tried while the node is alone and,
+   * while one is not a live member, every `seedIntervalMs`, so that two sides
+   * of a long partition find each other again.
+   */
+  addSeed(address: Address): void {
+    if (address.equals(this.#self) || this.#seeds.some((s) => s.equals(address))) return;
+    this.#seeds.push(address);
+  }
+
+  /** Takes a datagram received from `from` (the source address of the packet). */
+  handleDatagram(nowMs: number, from: Address, bytes: Uint8Array): void {
+    if (this.#left) return;
+    const decoded = decode(bytes);
+    if (!decoded.ok || !decoded.value.sender.id.equals(decoded.value.sender.address.id)) {
+      this.#malformed++;
+      return;
+    }
+    const message = decoded.value;
+    const { sender } = message;
+    if (sender.address.equals(this.#self)) {
+      this.#aboutSelf({ state: "alive", ...sender });
+      return;
+    }
+    let refuted = this.#apply({ state: "alive", ...sender }, nowMs);
+    for (const record of message.records) {
+      if (!record.id.equals(record.address.id)) this.#mismatched++;
+      else if (this.#apply(record, nowMs)) refuted = true;
+    }
+    if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
+    this.#dispatch(nowMs, message, from);
+    if (refuted && message.type !== "ping" && message.type !== "join") {
+      // Whoever thought this node suspect or dead hears the refutation at once.
+      this.#send(nowMs, sender.address, { type: "gossip" });
+    }
+  }
+
+  #dispatch(nowMs: number, message: Message, _from: Address): void {
+    const to = message.sender.address;
+    const peerIncarnation = message.sender.incarnation;
+    switch (message.type) {
+      case "ping":
+        this.#send(nowMs, to, { type: "ack", seq: message.seq }, peerIncarnation);
+        return;
+      case "ack":
+        this.#prober.acked(nowMs, message.seq);
+        return;
+      case "nack":
+        this.#prober.nacked(message.seq);
+        return;
+      case "pingReq":
+        if (!message.target.id.equals(message.target.address.id)) this.#mismatched++;
+        else if (!message.target.address.equals(this.#self)) {
+          this.#prober.relay(nowMs, {
+            requester: to,
+            seq: message.seq,
+            target: message.target.address,
+          });
+        }
+        return;
+      case "join":
+        this.#sendFullState(nowMs, to, peerIncarnation);
+        return;
+      case "gossip":
+        return;
+    }
+  }
+
+  /** Runs what is due at `nowMs`: probes, their timeouts, suspicions, joins. Harmless when early. */
+  handleTimeout(nowMs: number): void {
+    if (this.#left) return;
+    this.#prober.handleTimeout(nowMs);
+    for (const dead of this.#table.expire(nowMs)) this.#prober.forget(dead);
+    if (nowMs < this.#nextTickMs) return;
+    this.#nextTickMs = nowMs + this.#config.protocolPeriodMs * (this.#prober.awareness + 1);
+    if (this.#table.live === 0) {
+      this.#contactSeed(nowMs, () => true);
+      return;
+    }
+    this.#prober.probeNext(nowMs, this.#nextTickMs);
+    if (nowMs - this.#lastSeedContactMs >= this.#config.seedIntervalMs) {
+      this.#contactSeed(nowMs, (seed) => {
+        const member = this.#table.get(seed.toString());
+        return !member || member.state === "dead" || member.state === "left";
+      });
+    }
+  }
+
+  /** The next datagram to send, if any. */
+  pollTransmit(): Transmit | undefined {
+    if (this.#outboxHead === this.#outbox.length) return undefined;
+    const transmit = this.#outbox[this.#outboxHead++];
+    if (this.#outboxHead === this.#outbox.length) {
+      this.#outbox.length = 0;
+      this.#outboxHead = 0;
+    }
+    return transmit;
+  }
+
+  /** When `handleTimeout` is next due (0 before the first call), or undefined once left. */
+  pollTimeout(): number | undefined {
+    if (this.#left) return undefined;
+    let next = Math.min(this.#nextTickMs, this.#prober.nextDeadlineMs());
+    const suspicion = this.#table.nextDeadlineMs();
+    if (suspicion !== undefined && suspicion < next) next = suspicion;
+    return next;
+  }
+
+  /**
+   * Announces that this node is going: peers drop it within a round, with no
+   * suspicion. The node then stops; drain `pollTransmit()` before closing.
+   */
+  leave(nowMs: number): void {
+    if (this.#left) return;
+    const goodbye: MemberRecord = { state: "left", ...this.#sender() };
+    const live = [...this.#table.values()].filter((m) =>
+      m.state === "alive" || m.state === "suspect"
+    );
+    for (const member of this.#prng.shuffle(live).slice(0, LEAVE_FANOUT)) {
+      this.#outbox.push({
+        to: member.address,
+        bytes: encode({ type: "gossip", sender: this.#sender(), records: [goodbye] }),
+      });
+    }
+    this.#left = true;
+    void nowMs;
+  }
+
+  /** Every member this node holds, the dead not yet forgotten included, itself excluded. */
+  members(): MemberInfo[] {
+    return [...this.#table.values()].map(({ address, id, state, incarnation }) => ({
+      address,
+      id,
+      state,
+      incarnation,
+    }));
+  }
+
+  /** Counters and sizes; `nowMs` decides whether `membersFull` still holds. */
+  stats(nowMs: number): MembershipStats {
+    return {
+      clusterSize: this.#table.live + 1,
+      suspects: this.#table.suspects,
+      tombstones: this.#table.tombstones,
+      incarnation: this.#incarnation,
+      awareness: this.#prober.awareness,
+      joining: this.#table.live === 0 && this.#seeds.length > 0,
+      membersFull: this.#table.isFull(nowMs),
+      membersRefused: this.#table.refused,
+      identityConflicts: this.#identityConflicts,
+      mismatchedRecords: this.#mismatched,
+      malformed: this.#malformed,
+      left: this.#left,
+    };
+  }
+
+  #sender(): Sender {
+    return { id: this.#self.id, address: this.#self, incarnation: this.#incarnation };
+  }
+
+  /** Takes news of a member; returns whether it made this node refute. */
+  #apply(record: MemberRecord, nowMs: number): boolean {
+    if (record.address.equals(this.#self)) return this.#aboutSelf(record);
+    if (this.#table.apply(record, nowMs) === "confirmed") {
+      // Others count independent suspicions too, so a new witness is news.
+      this.#broadcasts.push(record.address.toString(), record);
+    }
+    return false;
+  }
+
+  #aboutSelf(record: MemberRecord): boolean {
+    if (record.incarnation < this.#incarnation) return false;
+    if (record.state === "alive") {
+      if (record.incarnation === this.#incarnation) return false;
+      this.#identityConflicts++;
+    } else if (record.state === "suspect") {
+      this.#prober.worse(1);
+    }
+    // An attacker's u32 maximum cannot be outbid; staying at it is the best there is.
+    this.#incarnation = Math.min(record.incarnation + 1, 0xffff_ffff);
+    this.#broadcasts.push(this.#selfKey, { state: "alive", ...this.#sender() });
+    return true;
+  }
+
+  #suspect(nowMs: number, member: Member): void {
+    if (member.state !== "alive") return;
+    const { address, id, incarnation } = member;
+    this.#table.apply({ state: "suspect", address, id, incarnation, from: this.#self.id }, nowMs);
+  }
+
+  #changed(change: MemberChange, member: Member): void {
+    if (change.member.state !== "forgotten") {
+      this.#broadcasts.push(member.key, recordOf(member));
+      if (change.member.state === "alive" && (change.previous ?? "dead") !== "suspect") {
+        this.#prober.add(member);
+      }
+    }
+    this.#extension?.memberChanged?.(change);
+  }
+
+  #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {
+    const count = this.#seeds.length;
+    for (let i = 0; i < count; i++) {
+      const seed = this.#seeds[(this.#seedCursor + i) % count];
+      if (!wanted(seed)) continue;
+      this.#seedCursor = (this.#seedCursor + i + 1) % count;
+      this.#lastSeedContactMs = nowMs;
+      this.#send(nowMs, seed, { type: "join" });
+      return;
+    }
+  }
+
+  #send(
+    nowMs: number,
+    to: Address,
+    fields: SendFields,
+    peerIncarnation?: number,
+  ): void {
+    const base = { ...fields, sender: this.#sender(), records: [] } as Message;
+    let room = MAX_MESSAGE_BYTES - encodedSize(base) - SECTION_HEADER_BYTES;
+    let extension: Uint8Array | undefined;
+    const outgoing = this.#extension?.outgoing;
+    if (outgoing && (fields.type === "ping" || fields.type === "ack")) {
+      const maxBytes = room - SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
+      extension = outgoing.call(this.#extension, nowMs, { id: to.id, address: to }, maxBytes);
+      if (extension && extension.length > maxBytes) extension = undefined;
+      if (extension) room -= SECTION_HEADER_BYTES + extension.length;
+    }
+    const records = this.#piggyback(to, room, peerIncarnation);
+    const message = { ...base, records, ...(extension ? { extension } : {}) } as Message;
+    this.#outbox.push({ to, bytes: encode(message) });
+  }
+
+  /**
+   * Records for a datagram to `to`: first what this node believes of `to`
+   * when `to` may not know it (a suspicion or death to refute: Lifeguard's
+   * buddy system), then queued news, then a few alive records at random
+   * (anti-entropy, which mends what lost datagrams left out).
+   */
+  #piggyback(to: Address, budgetBytes: number, peerIncarnation?: number): MemberRecord[] {
+    const records: MemberRecord[] = [];
+    const key = to.toString();
+    const about = this.#newsFor(to, peerIncarnation);
+    if (about) {
+      records.push(about);
+      budgetBytes -= recordSize(about);
+    }
+    const limit = retransmitLimit(this.#config.retransmitMult, this.#table.live + 1);
+    for (const record of this.#broadcasts.take(budgetBytes, { limit, skip: about && key })) {
+      records.push(record);
+      budgetBytes -= recordSize(record);
+    }
+    const included = new Set(records.map((r) => r.address.toString()));
+    for (let i = 0; i < this.#config.antiEntropyRecords; i++) {
+      const member = this.#prober.randomMember();
+      if (!member || member.state !== "alive" || member.key === key || included.has(member.key)) {
+        continue;
+      }
+      const record = recordOf(member);
+      if (recordSize(record) > budgetBytes) break;
+      records.push(record);
+      included.add(member.key);
+      budgetBytes -= recordSize(record);
+    }
+    return records;
+  }
+
+  /** What this node believes of `to`, if `to` should hear it. */
+  #newsFor(to: Address, peerIncarnation?: number): MemberRecord | undefined {
+    const member = this.#table.get(to.toString());
+    if (!member) return undefined;
+    const newer = peerIncarnation !== undefined && member.incarnation > peerIncarnation;
+    return member.state !== "alive" || newer ? recordOf(member) : undefined;
+  }
+
+  /** Answers a join with every live member, over as many datagrams as it takes. */
+  #sendFullState(nowMs: number, to: Address, peerIncarnation: number): void {
+    const records: MemberRecord[] = [];
+    const about = this.#newsFor(to, peerIncarnation);
+    if (about) records.push(about);
+    for (const member of this.#table.values()) {
+      const live = member.state === "alive" || member.state === "suspect";
+      if (live && !member.address.equals(to)) records.push(recordOf(member));
+    }
+    const sender = this.#sender();
+    const room = MAX_MESSAGE_BYTES - encodedSize({ type: "gossip", sender, records: [] }) -
+      SECTION_HEADER_BYTES;
+    let i = 0;
+    do {
+      const chunk: MemberRecord[] = [];
+      for (let used = 0; i < records.length && used + recordSize(records[i]) <= room; i++) {
+        used += recordSize(records[i]);
+        chunk.push(records[i]);
+      }
+      this.#outbox.push({ to, bytes: encode({ type: "gossip", sender, records: chunk }) });
+    } while (i < records.length);
+    void nowMs;
+  }
+}
+
+/** The record that states what the table believes of `member`. */
+function recordOf(member: Member): MemberRecord {
+  const { address, id, incarnation } = member;
+  if (member.state === "suspect") {
+    return { state: "suspect", address, id, incarnation, from: member.suspectedBy! };
+  }
+  return { state: member.state, address, id, incarnation };
+}

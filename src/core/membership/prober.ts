@@ -1,0 +1,205 @@
+/**
+ * Failure detection: one probe per protocol period in randomised round-robin
+ * order, indirect probes through helpers when the direct one goes
+ * unanswered, the helper's side of indirect probes, and Lifeguard's local
+ * health score ("awareness"), which slows a node down when it is the one
+ * that is slow, rather than letting it accuse healthy peers.
+ *
+ * @module
+ */
+
+import type { Address, Peer } from "../../proto/mod.ts";
+import type { Prng } from "../prng.ts";
+import type { MembershipConfig } from "./config.ts";
+import type { Member } from "./table.ts";
+
+/** What the node sends on the prober's behalf: a message's type and fields. */
+export type SendFields =
+  | { readonly type: "ping" | "ack" | "nack"; readonly seq: number }
+  | { readonly type: "pingReq"; readonly seq: number; readonly target: Peer }
+  | { readonly type: "join" | "gossip" };
+
+/** The node's side of the prober. */
+export interface ProberHost {
+  /** Sends a message, with piggybacked news, to `to`. */
+  send(nowMs: number, to: Address, fields: SendFields): void;
+  /** The probe of `member` failed: suspect it. */
+  suspect(nowMs: number, member: Member): void;
+  /** Every member held. */
+  live(): Iterable<Member>;
+}
+
+interface Probe {
+  readonly target: Member;
+  readonly seq: number;
+  readonly indirectAtMs: number;
+  readonly deadlineMs: number;
+  /** Whether helpers have been asked (or there were none to ask). */
+  indirect: boolean;
+  helpers: number;
+  nacks: number;
+}
+
+interface Relay {
+  readonly requester: Address;
+  readonly seq: number;
+  readonly nackAtMs: number;
+}
+
+/** Indirect probes this node runs for others at once; more are dropped. */
+const MAX_RELAYS = 64;
+
+function isLive(member: Member): boolean {
+  return member.state === "alive" || member.state === "suspect";
+}
+
+/** One node's prober. */
+export class Prober {
+  readonly #config: MembershipConfig;
+  readonly #prng: Prng;
+  readonly #host: ProberHost;
+  #order: Member[] = [];
+  #cursor = 0;
+  #probe: Probe | undefined;
+  readonly #relays = new Map<number, Relay>();
+  #seq: number;
+  #awareness = 0;
+
+  /**
+   * @param config The node's configuration.
+   * @param prng The node's generator; sequence numbers start at random.
+   * @param host The node.
+   */
+  constructor(config: MembershipConfig, prng: Prng, host: ProberHost) {
+    this.#config = config;
+    this.#prng = prng;
+    this.#host = host;
+    this.#seq = prng.nextU32();
+  }
+
+  /** Lifeguard's local health score, from 0 (healthy) to `maxAwareness`. */
+  get awareness(): number {
+    return this.#awareness;
+  }
+
+  /** Raises the score: this node missed something a healthy node would not have. */
+  worse(delta: number): void {
+    this.#awareness = Math.min(this.#config.maxAwareness, this.#awareness + delta);
+  }
+
+  /** A member to probe in this round: inserted at a random place among those still to come. */
+  add(member: Member): void {
+    const at = this.#cursor + this.#prng.below(this.#order.length - this.#cursor + 1);
+    this.#order.splice(at, 0, member);
+  }
+
+  /** A member is gone: a probe of it in flight is moot. */
+  forget(member: Member): void {
+    if (this.#probe?.target === member) this.#probe = undefined;
+  }
+
+  /** A random member of the current round, live or not, if any. */
+  randomMember(): Member | undefined {
+    return this.#order.length === 0 ? undefined : this.#order[this.#prng.below(this.#order.length)];
+  }
+
+  /** The earliest moment something of the prober is due, or Infinity. */
+  nextDeadlineMs(): number {
+    let next = Infinity;
+    const probe = this.#probe;
+    if (probe) next = probe.indirect ? probe.deadlineMs : probe.indirectAtMs;
+    for (const relay of this.#relays.values()) next = Math.min(next, relay.nackAtMs);
+    return next;
+  }
+
+  /**
+   * Starts this period's probe of the next member in round-robin order.
+   *
+   * @param deadlineMs When the probe fails if still unanswered: the next period.
+   */
+  probeNext(nowMs: number, deadlineMs: number): void {
+    const target = this.#nextTarget();
+    if (!target) return;
+    const seq = this.#nextSeq();
+    const timeoutMs = this.#config.probeTimeoutMs * (this.#awareness + 1);
+    const indirectAtMs = nowMs + timeoutMs;
+    this.#probe = { target, seq, indirectAtMs, deadlineMs, indirect: false, helpers: 0, nacks: 0 };
+    this.#host.send(nowMs, target.address, { type: "ping", seq });
+  }
+
+  /** An ack arrived: it ends this node's probe, or is passed on to whom this node helps. */
+  acked(nowMs: number, seq: number): void {
+    if (this.#probe?.seq === seq) {
+      this.#probe = undefined;
+      this.#awareness = Math.max(0, this.#awareness - 1);
+      return;
+    }
+    const relay = this.#relays.get(seq);
+    if (!relay) return;
+    this.#relays.delete(seq);
+    this.#host.send(nowMs, relay.requester, { type: "ack", seq: relay.seq });
+  }
+
+  /** A helper could not reach the target: so this node's own link is fine. */
+  nacked(seq: number): void {
+    if (this.#probe?.seq === seq) this.#probe.nacks++;
+  }
+
+  /** Probes `target` for `requester`, who will hear an ack or, failing it, a nack. */
+  relay(nowMs: number, request: { requester: Address; seq: number; target: Address }): void {
+    if (this.#relays.size >= MAX_RELAYS) return;
+    const seq = this.#nextSeq();
+    const nackAtMs = nowMs + this.#config.probeTimeoutMs;
+    this.#relays.set(seq, { requester: request.requester, seq: request.seq, nackAtMs });
+    this.#host.send(nowMs, request.target, { type: "ping", seq });
+  }
+
+  /** Sends indirect probes, fails probes and sends nacks that are due. */
+  handleTimeout(nowMs: number): void {
+    const probe = this.#probe;
+    if (probe && !probe.indirect && nowMs >= probe.indirectAtMs) this.#askHelpers(nowMs, probe);
+    if (probe && nowMs >= probe.deadlineMs) {
+      this.#probe = undefined;
+      // Lifeguard: a helper's nack shows this node's link works; each missing
+      // one, or a failure with nobody to ask, counts against this node.
+      this.worse(probe.helpers > 0 ? probe.helpers - probe.nacks : 1);
+      this.#host.suspect(nowMs, probe.target);
+    }
+    for (const [seq, relay] of this.#relays) {
+      if (relay.nackAtMs > nowMs) continue;
+      this.#relays.delete(seq);
+      this.#host.send(nowMs, relay.requester, { type: "nack", seq: relay.seq });
+    }
+  }
+
+  #askHelpers(nowMs: number, probe: Probe): void {
+    const candidates = [...this.#host.live()].filter(
+      (m) => m.state === "alive" && m !== probe.target,
+    );
+    const helpers = this.#prng.shuffle(candidates).slice(0, this.#config.indirectProbes);
+    probe.indirect = true;
+    probe.helpers = helpers.length;
+    const target = { id: probe.target.id, address: probe.target.address };
+    for (const helper of helpers) {
+      this.#host.send(nowMs, helper.address, { type: "pingReq", seq: probe.seq, target });
+    }
+  }
+
+  #nextTarget(): Member | undefined {
+    for (let tries = 0; tries <= this.#order.length; tries++) {
+      if (this.#cursor >= this.#order.length) {
+        this.#order = this.#prng.shuffle([...this.#host.live()].filter(isLive));
+        this.#cursor = 0;
+        if (this.#order.length === 0) return undefined;
+      }
+      const member = this.#order[this.#cursor++];
+      if (isLive(member)) return member;
+    }
+    return undefined;
+  }
+
+  #nextSeq(): number {
+    this.#seq = (this.#seq + 1) >>> 0;
+    return this.#seq;
+  }
+}

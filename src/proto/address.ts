@@ -1,0 +1,205 @@
+/**
+ * Addresses of members: an IPv4 or IPv6 address and a UDP port, with one
+ * canonical text and one canonical byte form, from which every node derives
+ * the same member ID.
+ *
+ * @module
+ */
+
+import { fnv1a64, MemberId } from "./member_id.ts";
+
+/** Address family tag, as it appears on the wire (append-only). */
+export const FAMILY_IPV4 = 4;
+/** Address family tag, as it appears on the wire (append-only). */
+export const FAMILY_IPV6 = 6;
+
+/**
+ * An IP address and a port. Immutable; IPv4-mapped IPv6 addresses
+ * (`::ffff:a.b.c.d`) are taken as the IPv4 address they map, so that a
+ * dual-stack socket and an IPv4 one name a peer alike.
+ *
+ * The canonical bytes are the family tag (4 or 6), the address in network
+ * order, then the port, big-endian: 7 or 19 bytes, as on the wire.
+ *
+ * @example
+ * ```ts
+ * import { Address } from "@rateguard/guard/core";
+ * const a = Address.parse("[2001:DB8:0:0:0:0:0:1]:7946");
+ * console.assert(a.toString() === "[2001:db8::1]:7946");
+ * console.assert(a.equals(Address.parse("[2001:db8::1]:7946")));
+ * console.assert(a.id.toString().length === 16);
+ * ```
+ */
+export class Address {
+  readonly #bytes: Uint8Array;
+  readonly #text: string;
+  #id: MemberId | undefined;
+
+  private constructor(bytes: Uint8Array, text: string) {
+    this.#bytes = bytes;
+    this.#text = text;
+  }
+
+  /**
+   * An address from its IP (4 or 16 bytes, network order) and port.
+   *
+   * @throws {RangeError} if `ip` is not 4 or 16 bytes long or `port` not in 0..65535.
+   */
+  static of(ip: Uint8Array, port: number): Address {
+    if (!Number.isInteger(port) || port < 0 || port > 0xffff) {
+      throw new RangeError(`port must be an integer from 0 to 65535, got ${port}`);
+    }
+    if (ip.length === 16 && isV4Mapped(ip)) ip = ip.subarray(12);
+    if (ip.length !== 4 && ip.length !== 16) {
+      throw new RangeError(`ip must be 4 or 16 bytes long, got ${ip.length}`);
+    }
+    const bytes = new Uint8Array(ip.length + 3);
+    bytes[0] = ip.length === 4 ? FAMILY_IPV4 : FAMILY_IPV6;
+    bytes.set(ip, 1);
+    bytes[ip.length + 1] = port >>> 8;
+    bytes[ip.length + 2] = port & 0xff;
+    const text = ip.length === 4 ? `${ip.join(".")}:${port}` : `[${formatV6(ip)}]:${port}`;
+    return new Address(bytes, text);
+  }
+
+  /**
+   * Parses `a.b.c.d:port` or `[v6]:port`. Host names are not addresses:
+   * resolving them is the runtime's business.
+   *
+   * @throws {TypeError} if `text` is not an address with a port.
+   */
+  static parse(text: string): Address {
+    const v6 = /^\[([0-9A-Fa-f:.]+)\]:(\d{1,5})$/.exec(text);
+    const v4 = v6 ? null : /^([0-9.]+):(\d{1,5})$/.exec(text);
+    const match = v6 ?? v4;
+    const ip = match && (v6 ? parseV6(match[1]) : parseV4(match[1]));
+    const port = match ? Number(match[2]) : NaN;
+    if (!ip || !(port <= 0xffff)) throw new TypeError(`not an ip:port or [ipv6]:port: ${text}`);
+    return Address.of(ip, port);
+  }
+
+  /** 4 or 6. */
+  get family(): 4 | 6 {
+    return this.#bytes[0] === FAMILY_IPV4 ? 4 : 6;
+  }
+
+  /** The UDP port. */
+  get port(): number {
+    const n = this.#bytes.length;
+    return (this.#bytes[n - 2] << 8) | this.#bytes[n - 1];
+  }
+
+  /** The IP in network order (a copy). */
+  get ip(): Uint8Array {
+    return this.#bytes.slice(1, this.#bytes.length - 2);
+  }
+
+  /** The canonical bytes (a copy): family tag, IP, port. */
+  get bytes(): Uint8Array {
+    return this.#bytes.slice();
+  }
+
+  /** Length of the canonical bytes: 7 for IPv4, 19 for IPv6. */
+  get byteLength(): number {
+    return this.#bytes.length;
+  }
+
+  /** The member ID of whoever is reached here: FNV-1a 64 of the canonical bytes. */
+  get id(): MemberId {
+    if (!this.#id) {
+      const [hi, lo] = fnv1a64(this.#bytes);
+      this.#id = new MemberId(hi, lo);
+    }
+    return this.#id;
+  }
+
+  /** Copies the canonical bytes into `target` at `offset`; returns the offset after them. */
+  writeTo(target: Uint8Array, offset: number): number {
+    target.set(this.#bytes, offset);
+    return offset + this.#bytes.length;
+  }
+
+  /** Whether both name the same IP and port. */
+  equals(other: Address): boolean {
+    return this.#text === other.#text;
+  }
+
+  /** The canonical text: `a.b.c.d:port` or `[v6]:port` (RFC 5952). */
+  toString(): string {
+    return this.#text;
+  }
+}
+
+function isV4Mapped(ip: Uint8Array): boolean {
+  for (let i = 0; i < 10; i++) if (ip[i] !== 0) return false;
+  return ip[10] === 0xff && ip[11] === 0xff;
+}
+
+function parseV4(text: string): Uint8Array | undefined {
+  const parts = text.split(".");
+  if (parts.length !== 4) return undefined;
+  const ip = new Uint8Array(4);
+  for (let i = 0; i < 4; i++) {
+    // Leading zeros are refused: some parsers read them as octal.
+    if (!/^(0|[1-9]\d{0,2})$/.test(parts[i]) || Number(parts[i]) > 255) return undefined;
+    ip[i] = Number(parts[i]);
+  }
+  return ip;
+}
+
+function parseV6(text: string): Uint8Array | undefined {
+  const halves = text.split("::");
+  // A dotted IPv4 tail may only end the address, never precede a "::".
+  if (halves.length > 2 || (halves.length === 2 && halves[0].includes("."))) return undefined;
+  const head = parseGroups(halves[0]);
+  const tail = halves.length === 2 ? parseGroups(halves[1]) : [];
+  if (!head || !tail) return undefined;
+  const missing = 8 - head.length - tail.length;
+  if (halves.length === 2 ? missing < 1 : missing !== 0) return undefined;
+  const groups = [...head, ...new Array<number>(missing).fill(0), ...tail];
+  const ip = new Uint8Array(16);
+  groups.forEach((g, i) => {
+    ip[2 * i] = g >>> 8;
+    ip[2 * i + 1] = g & 0xff;
+  });
+  return ip;
+}
+
+/** Colon-separated hex groups, the last of which may be a dotted IPv4 (two groups). */
+function parseGroups(text: string): number[] | undefined {
+  if (text === "") return [];
+  const parts = text.split(":");
+  const groups: number[] = [];
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i];
+    if (i === parts.length - 1 && part.includes(".")) {
+      const v4 = parseV4(part);
+      if (!v4) return undefined;
+      groups.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
+    } else if (/^[0-9A-Fa-f]{1,4}$/.test(part)) {
+      groups.push(parseInt(part, 16));
+    } else {
+      return undefined;
+    }
+  }
+  return groups.length <= 8 ? groups : undefined;
+}
+
+/** RFC 5952: lowercase, no leading zeros, the longest run of two or more zero groups as `::`. */
+function formatV6(ip: Uint8Array): string {
+  const groups: number[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((ip[i] << 8) | ip[i + 1]);
+  let bestStart = -1;
+  let bestLength = 1;
+  for (let i = 0; i < 8;) {
+    let j = i;
+    while (j < 8 && groups[j] === 0) j++;
+    if (j - i > bestLength) [bestStart, bestLength] = [i, j - i];
+    i = j === i ? i + 1 : j;
+  }
+  const hex = groups.map((g) => g.toString(16));
+  if (bestStart < 0) return hex.join(":");
+  const head = hex.slice(0, bestStart).join(":");
+  const tail = hex.slice(bestStart + bestLength).join(":");
+  return `${head}::${tail}`;
+}

@@ -1,0 +1,355 @@
+/**
+ * The byte layout of a datagram, and `encode`/`decode`.
+ *
+ * ```
+ * version u8 | flags u8 | type u8 | sender | type's fields | sections… | tag?
+ * sender    = incarnation u32 | id u64 | address
+ * address   = family u8 (4|6) | ip (4|16 bytes) | port u16
+ * fields    = ping, ack, nack: seq u32 · pingReq: seq u32 | id u64 | address
+ * section   = kind u8 | length u16 | body (length bytes)
+ * record    = state u8 | incarnation u32 | id u64 | address | from u64 (suspect only)
+ * ```
+ *
+ * Integers are big-endian. Sections let later versions add content without a
+ * new version byte: a decoder skips kinds it does not know. A set `signed`
+ * flag means the last `TAG_BYTES` bytes are a tag the runtime checks; this
+ * layer neither makes nor verifies it.
+ *
+ * @module
+ */
+
+import { Address, FAMILY_IPV4, FAMILY_IPV6 } from "./address.ts";
+import { MemberId } from "./member_id.ts";
+import {
+  MAX_DATAGRAM_BYTES,
+  MAX_MESSAGE_BYTES,
+  type MemberRecord,
+  type MemberState,
+  type Message,
+  MESSAGE_TYPES,
+  type MessageType,
+  type Peer,
+  RECORD_KINDS,
+  type Sender,
+  TAG_BYTES,
+  WIRE_VERSION,
+} from "./message.ts";
+
+/** Flag bit: the datagram ends with a `TAG_BYTES` tag. Other bits are reserved and must be 0. */
+export const FLAG_SIGNED = 0x01;
+
+/** Section kinds. Append-only; decoders skip kinds they do not know. */
+const SECTION_RECORDS = 1;
+const SECTION_EXTENSION = 2;
+
+const HEADER_BYTES = 3;
+const SECTION_HEADER_BYTES = 3;
+const ID_BYTES = 8;
+
+/** Why `decode` refused a datagram. */
+export type DecodeError =
+  | "too-short"
+  | "too-long"
+  | "version"
+  | "flags"
+  | "type"
+  | "truncated"
+  | "address"
+  | "state"
+  | "section";
+
+/** The outcome of `decode`: never an exception. */
+export type DecodeResult =
+  | { readonly ok: true; readonly value: Message }
+  | { readonly ok: false; readonly error: DecodeError };
+
+const TYPE_BY_NUMBER = new Map<number, MessageType>(
+  Object.entries(MESSAGE_TYPES).map(([name, n]) => [n, name as MessageType]),
+);
+const STATE_BY_NUMBER = new Map<number, MemberState>(
+  Object.entries(RECORD_KINDS).map(([name, n]) => [n, name as MemberState]),
+);
+
+/** Bytes one record takes on the wire. */
+export function recordSize(record: MemberRecord): number {
+  return 1 + 4 + ID_BYTES + record.address.byteLength + (record.state === "suspect" ? ID_BYTES : 0);
+}
+
+/** Bytes `message` takes on the wire, before any tag. */
+export function encodedSize(message: Message): number {
+  let size = HEADER_BYTES + 4 + ID_BYTES + message.sender.address.byteLength;
+  if (message.type === "pingReq") size += 4 + ID_BYTES + message.target.address.byteLength;
+  else if ("seq" in message) size += 4;
+  if (message.records.length > 0) {
+    size += SECTION_HEADER_BYTES;
+    for (const record of message.records) size += recordSize(record);
+  }
+  if (message.extension) size += SECTION_HEADER_BYTES + message.extension.length;
+  return size;
+}
+
+/**
+ * Encodes `message`, unsigned.
+ *
+ * @throws {RangeError} if it would take more than `MAX_MESSAGE_BYTES` (so
+ *   that a signed copy stays within `MAX_DATAGRAM_BYTES`), or a number is
+ *   not a u32.
+ *
+ * @example
+ * ```ts
+ * import { Address, decode, encode } from "@rateguard/guard/core";
+ * const address = Address.parse("10.0.0.1:7946");
+ * const sender = { id: address.id, address, incarnation: 0 };
+ * const bytes = encode({ type: "ping", seq: 7, sender, records: [] });
+ * const result = decode(bytes);
+ * console.assert(result.ok && result.value.type === "ping" && result.value.seq === 7);
+ * ```
+ */
+export function encode(message: Message): Uint8Array {
+  const size = encodedSize(message);
+  if (size > MAX_MESSAGE_BYTES) {
+    throw new RangeError(
+      `message of ${size} bytes exceeds MAX_MESSAGE_BYTES (${MAX_MESSAGE_BYTES})`,
+    );
+  }
+  const w = new Writer(size);
+  w.u8(WIRE_VERSION);
+  w.u8(0);
+  w.u8(MESSAGE_TYPES[message.type]);
+  w.u32(message.sender.incarnation, "sender.incarnation");
+  w.peer(message.sender);
+  if (message.type === "pingReq") {
+    w.u32(message.seq, "seq");
+    w.peer(message.target);
+  } else if ("seq" in message) {
+    w.u32(message.seq, "seq");
+  }
+  if (message.records.length > 0) {
+    const start = w.section(SECTION_RECORDS);
+    for (const record of message.records) {
+      w.u8(RECORD_KINDS[record.state]);
+      w.u32(record.incarnation, "record.incarnation");
+      w.peer(record);
+      if (record.state === "suspect") w.id(record.from);
+    }
+    w.endSection(start);
+  }
+  if (message.extension) {
+    const start = w.section(SECTION_EXTENSION);
+    w.bytes(message.extension);
+    w.endSection(start);
+  }
+  return w.buffer;
+}
+
+/**
+ * Decodes a datagram. Never throws: anything that is not a well-formed
+ * message of this version is an error. For a signed datagram the tag is
+ * skipped, not checked.
+ */
+export function decode(datagram: Uint8Array): DecodeResult {
+  if (datagram.length < HEADER_BYTES) return fail("too-short");
+  if (datagram.length > MAX_DATAGRAM_BYTES) return fail("too-long");
+  if (datagram[0] !== WIRE_VERSION) return fail("version");
+  const flags = datagram[1];
+  if ((flags & ~FLAG_SIGNED) !== 0) return fail("flags");
+  const type = TYPE_BY_NUMBER.get(datagram[2]);
+  if (!type) return fail("type");
+  const end = flags & FLAG_SIGNED ? datagram.length - TAG_BYTES : datagram.length;
+  if (end < HEADER_BYTES) return fail("truncated");
+  const r = new Reader(datagram.subarray(0, end), HEADER_BYTES);
+  const incarnation = r.u32();
+  const sender: Sender = { ...r.peer(), incarnation };
+  let message: Message;
+  if (type === "pingReq") {
+    const seq = r.u32();
+    message = { type, seq, target: r.peer(), sender, records: [] };
+  } else if (type === "join" || type === "gossip") {
+    message = { type, sender, records: [] };
+  } else {
+    message = { type, seq: r.u32(), sender, records: [] };
+  }
+  return r.error ? fail(r.error) : readSections(r, message);
+}
+
+function readSections(r: Reader, message: Message): DecodeResult {
+  let records: MemberRecord[] | undefined;
+  let extension: Uint8Array | undefined;
+  while (!r.error && r.remaining > 0) {
+    const kind = r.u8();
+    const length = r.u16();
+    const body = r.take(length);
+    if (r.error) break;
+    if (kind === SECTION_RECORDS) {
+      if (records) return fail("section");
+      const parsed = readRecords(new Reader(body, 0));
+      if (typeof parsed === "string") return fail(parsed);
+      records = parsed;
+    } else if (kind === SECTION_EXTENSION) {
+      if (extension) return fail("section");
+      extension = body.slice();
+    }
+  }
+  if (r.error) return fail(r.error);
+  const value = { ...message, records: records ?? [], ...(extension ? { extension } : {}) };
+  return { ok: true, value };
+}
+
+function readRecords(r: Reader): MemberRecord[] | DecodeError {
+  const records: MemberRecord[] = [];
+  while (!r.error && r.remaining > 0) {
+    const state = STATE_BY_NUMBER.get(r.u8());
+    if (!state) return r.error ?? "state";
+    const incarnation = r.u32();
+    const peer = r.peer();
+    if (state === "suspect") records.push({ state, incarnation, ...peer, from: r.id() });
+    else records.push({ state, incarnation, ...peer });
+  }
+  return r.error ?? records;
+}
+
+function fail(error: DecodeError): DecodeResult {
+  return { ok: false, error };
+}
+
+/**
+ * Returns a copy of an encoded message marked signed, with `TAG_BYTES` zero
+ * bytes at its end for the runtime to fill with the tag of everything before.
+ */
+export function prepareSigned(message: Uint8Array): Uint8Array {
+  const out = new Uint8Array(message.length + TAG_BYTES);
+  out.set(message);
+  out[1] |= FLAG_SIGNED;
+  return out;
+}
+
+/** For a signed datagram, the bytes its tag covers and the tag; otherwise undefined. */
+export function splitSigned(
+  datagram: Uint8Array,
+): { readonly covered: Uint8Array; readonly tag: Uint8Array } | undefined {
+  if (datagram.length < HEADER_BYTES + TAG_BYTES || !(datagram[1] & FLAG_SIGNED)) return undefined;
+  const cut = datagram.length - TAG_BYTES;
+  return { covered: datagram.subarray(0, cut), tag: datagram.subarray(cut) };
+}
+
+class Writer {
+  readonly buffer: Uint8Array;
+  #view: DataView;
+  #at = 0;
+
+  constructor(size: number) {
+    this.buffer = new Uint8Array(size);
+    this.#view = new DataView(this.buffer.buffer);
+  }
+
+  u8(value: number): void {
+    this.buffer[this.#at++] = value;
+  }
+
+  u32(value: number, name: string): void {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffff_ffff) {
+      throw new RangeError(`${name} must be an unsigned 32-bit integer, got ${value}`);
+    }
+    this.#view.setUint32(this.#at, value);
+    this.#at += 4;
+  }
+
+  id(id: MemberId): void {
+    this.#view.setUint32(this.#at, id.hi);
+    this.#view.setUint32(this.#at + 4, id.lo);
+    this.#at += ID_BYTES;
+  }
+
+  peer(peer: Peer): void {
+    this.id(peer.id);
+    this.#at = peer.address.writeTo(this.buffer, this.#at);
+  }
+
+  bytes(bytes: Uint8Array): void {
+    this.buffer.set(bytes, this.#at);
+    this.#at += bytes.length;
+  }
+
+  section(kind: number): number {
+    this.u8(kind);
+    this.#at += 2;
+    return this.#at;
+  }
+
+  endSection(start: number): void {
+    this.#view.setUint16(start - 2, this.#at - start);
+  }
+}
+
+/** Reads forward; the first overrun sets `error`, after which every read yields 0. */
+class Reader {
+  error: DecodeError | undefined;
+  #bytes: Uint8Array;
+  #view: DataView;
+  #at: number;
+
+  constructor(bytes: Uint8Array, at: number) {
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#at = at;
+  }
+
+  get remaining(): number {
+    return this.#bytes.length - this.#at;
+  }
+
+  #claim(n: number): number {
+    if (this.error || this.remaining < n) {
+      this.error ??= "truncated";
+      return -1;
+    }
+    this.#at += n;
+    return this.#at - n;
+  }
+
+  u8(): number {
+    const at = this.#claim(1);
+    return at < 0 ? 0 : this.#bytes[at];
+  }
+
+  u16(): number {
+    const at = this.#claim(2);
+    return at < 0 ? 0 : this.#view.getUint16(at);
+  }
+
+  u32(): number {
+    const at = this.#claim(4);
+    return at < 0 ? 0 : this.#view.getUint32(at);
+  }
+
+  take(n: number): Uint8Array {
+    const at = this.#claim(n);
+    return at < 0 ? new Uint8Array(0) : this.#bytes.subarray(at, at + n);
+  }
+
+  id(): MemberId {
+    const at = this.#claim(ID_BYTES);
+    return at < 0 ? ZERO_ID : new MemberId(this.#view.getUint32(at), this.#view.getUint32(at + 4));
+  }
+
+  peer(): Peer {
+    const id = this.id();
+    return { id, address: this.#address() };
+  }
+
+  #address(): Address {
+    const family = this.u8();
+    const ipLength = family === FAMILY_IPV4 ? 4 : family === FAMILY_IPV6 ? 16 : 0;
+    if (ipLength === 0) this.error ??= "address";
+    const ip = this.take(ipLength);
+    const port = this.u16();
+    if (this.error) return PLACEHOLDER_ADDRESS;
+    const address = Address.of(ip, port);
+    // An IPv4-mapped IPv6 address is not canonical: its bytes would hash to another ID.
+    if (address.byteLength !== ipLength + 3) this.error = "address";
+    return address;
+  }
+}
+
+const ZERO_ID = new MemberId(0, 0);
+const PLACEHOLDER_ADDRESS = Address.of(new Uint8Array(4), 0);

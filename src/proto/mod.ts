@@ -1,0 +1,52 @@
+/**
+ * The wire format of rateguard's gossip: addresses, member IDs, messages,
+ * and `encode`/`decode`. Pure: no I/O, no clock, no runtime globals.
+ *
+ * @example
+ * ```ts
+ * import { Address, decode, encode, MAX_DATAGRAM_BYTES } from "@rateguard/guard/core";
+ * const address = Address.parse("10.0.0.1:7946");
+ * const bytes = encode({
+ *   type: "gossip",
+ *   sender: { id: address.id, address, incarnation: 3 },
+ *   records: [],
+ * });
+ * console.assert(bytes.length <= MAX_DATAGRAM_BYTES);
+ * console.assert(decode(bytes).ok);
+ * console.assert(!decode(new Uint8Array([9, 9, 9])).ok);
+ * ```
+ *
+ * @module
+ */
+
+export { Address } from "./address.ts";
+export { fnv1a64, MemberId } from "./member_id.ts";
+export {
+  type Envelope,
+  MAX_DATAGRAM_BYTES,
+  MAX_MESSAGE_BYTES,
+  type MemberRecord,
+  type MemberState,
+  type Message,
+  MESSAGE_TYPES,
+  type MessageType,
+  type Peer,
+  type PingReqMessage,
+  type PlainMessage,
+  RECORD_KINDS,
+  type Sender,
+  type SequencedMessage,
+  TAG_BYTES,
+  WIRE_VERSION,
+} from "./message.ts";
+export {
+  decode,
+  type DecodeError,
+  type DecodeResult,
+  encode,
+  encodedSize,
+  FLAG_SIGNED,
+  prepareSigned,
+  recordSize,
+  splitSigned,
+} from "./codec.ts";

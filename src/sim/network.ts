@@ -1,0 +1,76 @@
+/**
+ * The simulator's in-memory network: what happens to a datagram between two
+ * nodes, decided by seeded randomness and named faults.
+ *
+ * @module
+ */
+
+import type { Prng } from "../core/prng.ts";
+
+/** Faults of the whole network; each defaults to none. */
+export interface NetworkFaults {
+  /** Share of datagrams lost, 0 to 1. */
+  readonly lossRate?: number;
+  /** Share of datagrams delivered twice, 0 to 1. */
+  readonly duplicateRate?: number;
+  /** Share of datagrams held back by up to `delayMaxMs` more, which reorders them. */
+  readonly delayRate?: number;
+  /** The longest extra delay. Default 0. */
+  readonly delayMaxMs?: number;
+  /** One-way latency of every datagram. Default 1. */
+  readonly latencyMs?: number;
+  /** Uniform jitter added to the latency. Default 1. */
+  readonly jitterMs?: number;
+}
+
+/** Who may talk to whom: partitions into groups and links cut one way. */
+export class Topology {
+  #group = new Map<number, number>();
+  readonly #cut = new Set<string>();
+
+  /**
+   * Splits the nodes into `groups`; nodes in different groups do not hear
+   * each other, nodes in no group hear everyone.
+   */
+  partition(groups: readonly (readonly number[])[]): void {
+    this.#group = new Map();
+    groups.forEach((members, g) => members.forEach((node) => this.#group.set(node, g)));
+  }
+
+  /** Cuts the link from `from` to `to`, one way only. */
+  cut(from: number, to: number): void {
+    this.#cut.add(`${from}>${to}`);
+  }
+
+  /** Lifts every partition and cut. */
+  heal(): void {
+    this.#group = new Map();
+    this.#cut.clear();
+  }
+
+  /** Whether a datagram from `from` can reach `to`. */
+  connected(from: number, to: number): boolean {
+    const a = this.#group.get(from);
+    const b = this.#group.get(to);
+    if (a !== undefined && b !== undefined && a !== b) return false;
+    return !this.#cut.has(`${from}>${to}`);
+  }
+}
+
+/**
+ * The delays after which copies of one datagram arrive: none when it is
+ * lost, two when it is duplicated.
+ */
+export function deliveryDelays(faults: NetworkFaults, prng: Prng): number[] {
+  if (prng.nextFloat() < (faults.lossRate ?? 0)) return [];
+  const copies = prng.nextFloat() < (faults.duplicateRate ?? 0) ? 2 : 1;
+  const delays: number[] = [];
+  for (let i = 0; i < copies; i++) {
+    let delayMs = (faults.latencyMs ?? 1) + prng.nextFloat() * (faults.jitterMs ?? 1);
+    if (prng.nextFloat() < (faults.delayRate ?? 0)) {
+      delayMs += prng.nextFloat() * (faults.delayMaxMs ?? 0);
+    }
+    delays.push(delayMs);
+  }
+  return delays;
+}
