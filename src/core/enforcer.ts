@@ -8,6 +8,7 @@
  */
 
 import { admitTat, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
+import { type HashKey, hashId, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe } from "./limit.ts";
@@ -50,6 +51,15 @@ export interface EnforcerCounters {
   shadowDenied: number;
 }
 
+/** How an enforcer in a fleet finds keys for the allocator. */
+export interface FleetOptions {
+  /** The key of the 64-bit key hashes (the salt, or the public key). */
+  readonly hashKey: HashKey;
+}
+
+/** Keys nearing their cold share queued at most between two ticks. */
+const MAX_CANDIDATES = 256;
+
 /** The largest cost one check may carry. */
 const MAX_COST = 4_294_967_295;
 
@@ -68,17 +78,40 @@ export class Enforcer {
   readonly #table: KeyTable;
   readonly #overflow: Slot;
   readonly #overflowScale: number;
+  readonly #fleet: FleetOptions | undefined;
+  readonly #byHash = new Map<number, Slot>();
+  #candidates: Slot[] = [];
 
   /**
    * An enforcer over `book`, keeping state for at most `capacity` keys. Keys
    * beyond that share one allowance at `overflowScale` times the strictest
-   * class's rate.
+   * class's rate (or at the book's scale, if lower). With `fleet`, keys are
+   * hashed when they take a place, and keys nearing their share are queued
+   * for the allocator.
    */
-  constructor(book: LimitBook, options: { capacity: number; overflowScale: number }) {
+  constructor(book: LimitBook, options: { capacity: number; overflowScale: number; fleet?: FleetOptions }) {
     this.#book = book;
-    this.#table = new KeyTable(options.capacity);
+    this.#fleet = options.fleet;
+    this.#table = new KeyTable(
+      options.capacity,
+      options.fleet && ((slot) => this.#byHash.delete(hashId(slot.hash!))),
+    );
     this.#overflowScale = options.overflowScale;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
+    this.#overflow.candidate = true; // never nominated: it is no one key
+  }
+
+  /** The slot of the key with this hash (its {@link hashId}), in a fleet. */
+  slotByHash(id: number): Slot | undefined {
+    return this.#byHash.get(id);
+  }
+
+  /** Keys that neared their cold share since the last call, each once. */
+  takeCandidates(): Slot[] {
+    const taken = this.#candidates;
+    this.#candidates = [];
+    for (const slot of taken) slot.candidate = false;
+    return taken;
   }
 
   /** What was decided so far: a snapshot. */
@@ -107,7 +140,7 @@ export class Enforcer {
   checkTraced(className: string, key: string, cost: number, nowMs: number): Traced {
     if (cost !== 1) checkCost(cost);
     const slot = this.#slotFor(className, key, nowMs);
-    this.#refresh(slot);
+    this.#refresh(slot, nowMs);
     const shadow = slot.rule.shadow;
     const before = slot.shadowTatMs;
     const decision = this.#decide(slot, cost, nowMs);
@@ -177,24 +210,43 @@ export class Enforcer {
     };
   }
 
+  /** The rate, per second, a key of a class is admitted at now: its share, before the burst. */
+  currentRate(className: string, key: string): number {
+    checkKey(key, "share");
+    const slot = this.#table.get(className, key);
+    const rule = slot && slot.epoch === this.#book.epoch ? slot.rule : this.#book.resolve(className, key);
+    return 1_000 / rule.intervalMs;
+  }
+
   /** Forgets replenished keys; returns how many were freed. */
   prune(nowMs: number): number {
     return this.#table.prune(nowMs);
   }
 
   #decide(slot: Slot, cost: number, nowMs: number): Decision {
-    this.#refresh(slot);
+    this.#refresh(slot, nowMs);
     const rule = slot.rule;
+    slot.requests += cost;
     if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowMs);
     const next = admitTat(slot.tatMs, rule, cost, nowMs);
     if (next === next) { // not NaN: admitted
       slot.tatMs = next;
       this.#admitted++;
+      // A key whose TAT runs more than half its burst ahead is spending at
+      // about its rate: nearing its cold share, it asks to be coordinated.
+      if (!slot.candidate && next - nowMs > 0.5 * rule.toleranceMs && this.#fleet) this.#nominate(slot);
       return allowedDecision(next, rule, nowMs);
     }
     this.#denied++;
+    if (!slot.candidate && this.#fleet) this.#nominate(slot);
     if (this.dryRun) return new Decision(true, 0, 0, Math.max(0, slot.tatMs - nowMs));
     return deniedDecision(slot.tatMs, rule, cost, nowMs);
+  }
+
+  #nominate(slot: Slot): void {
+    if (slot.hot !== undefined || this.#candidates.length >= MAX_CANDIDATES) return;
+    slot.candidate = true;
+    this.#candidates.push(slot);
   }
 
   #runShadow(slot: Slot, cost: number, nowMs: number): void {
@@ -205,11 +257,12 @@ export class Enforcer {
     else this.#shadowDenied++;
   }
 
-  #refresh(slot: Slot): void {
+  #refresh(slot: Slot, nowMs: number): void {
     if (slot.epoch !== this.#book.epoch) {
-      slot.rule = slot === this.#overflow
-        ? this.#overflowRule()
-        : this.#book.resolve(slot.className, slot.key);
+      slot.setRule(
+        slot === this.#overflow ? this.#overflowRule() : slot.hot?.rule ?? this.#book.resolve(slot.className, slot.key),
+        nowMs,
+      );
       slot.epoch = this.#book.epoch;
     }
     if (slot.rule.unknownClass) this.#unknownClass++;
@@ -224,7 +277,13 @@ export class Enforcer {
     }
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
-    if (this.#table.insert(slot, nowMs)) return slot;
+    if (this.#table.insert(slot, nowMs)) {
+      if (this.#fleet) {
+        slot.hash = keyHash64(this.#fleet.hashKey, className, key);
+        this.#byHash.set(hashId(slot.hash), slot);
+      }
+      return slot;
+    }
     this.#overflowed++;
     if (!book.hasClass(className)) this.#unknownClass++;
     return this.#overflow;
@@ -261,13 +320,13 @@ export class Enforcer {
     }
     return items.map((item) => {
       const slot = this.#slotFor(item.class ?? "", item.key, nowMs);
-      this.#refresh(slot);
+      this.#refresh(slot, nowMs);
       return slot;
     });
   }
 
   #overflowRule(): Rule {
-    return ruleOf(this.#book.strictestLimit(), undefined, false, this.#overflowScale);
+    return ruleOf(this.#book.strictestLimit(), undefined, false, Math.min(this.#overflowScale, this.#book.scale));
   }
 }
 

@@ -13,7 +13,14 @@
  * @module
  */
 
+import type { Hash64 } from "./hash.ts";
 import type { Rule } from "./rules.ts";
+
+/** What the allocator keeps on a hot key's slot: the rule of its current share. */
+export interface HotShare {
+  /** The key's share of the fleet-wide limit, as a rule. */
+  readonly rule: Rule;
+}
 
 /** The state of one key: its GCRA arrival times and the rule it runs under. */
 export class Slot {
@@ -29,6 +36,14 @@ export class Slot {
   tatMs: number = -Infinity;
   /** Theoretical arrival time under the shadow, ms. */
   shadowTatMs: number = -Infinity;
+  /** Checks since the allocator last read them: the key's demand. */
+  requests = 0;
+  /** The key's 64-bit hash, in a fleet; undefined for a standalone guard. */
+  hash: Hash64 | undefined = undefined;
+  /** The allocator's state while the key is hot (coordinated with the peers). */
+  hot: HotShare | undefined = undefined;
+  /** Queued for the allocator as nearing its cold share. */
+  candidate = false;
 
   /** A fresh slot: a full burst. */
   constructor(className: string, key: string, rule: Rule, epoch: number) {
@@ -38,9 +53,29 @@ export class Slot {
     this.epoch = epoch;
   }
 
-  /** Whether the slot is as good as fresh at `nowMs` and can be forgotten. */
+  /**
+   * Moves the slot to `rule`, keeping its debt in requests rather than in
+   * time: a key that owes ten requests owes ten under the new rate too. Kept
+   * in time, a key held at a tiny share would owe seconds at a larger one,
+   * and a share that grows would deny it for just as long.
+   */
+  setRule(rule: Rule, nowMs: number): void {
+    const old = this.rule;
+    this.rule = rule;
+    if (old.intervalMs === rule.intervalMs) return;
+    if (this.tatMs > nowMs) this.tatMs = nowMs + (this.tatMs - nowMs) * (rule.intervalMs / old.intervalMs);
+    const oldShadow = old.shadow, shadow = rule.shadow;
+    if (this.shadowTatMs > nowMs && oldShadow !== undefined && shadow !== undefined) {
+      this.shadowTatMs = nowMs + (this.shadowTatMs - nowMs) * (shadow.intervalMs / oldShadow.intervalMs);
+    }
+  }
+
+  /**
+   * Whether the slot is as good as fresh at `nowMs` and can be forgotten. A
+   * hot key never is: the allocator holds it until it cools down.
+   */
   replenished(nowMs: number): boolean {
-    return this.tatMs <= nowMs && this.shadowTatMs <= nowMs;
+    return this.tatMs <= nowMs && this.shadowTatMs <= nowMs && this.hot === undefined;
   }
 }
 
@@ -58,9 +93,12 @@ export class KeyTable {
   #cursorMap: Map<string, Slot> | undefined;
   #cursorClass = "";
 
-  /** A table with room for `capacity` keys. */
-  constructor(capacity: number) {
+  readonly #onEvict: ((slot: Slot) => void) | undefined;
+
+  /** A table with room for `capacity` keys; `onEvict` hears of every slot it frees. */
+  constructor(capacity: number, onEvict?: (slot: Slot) => void) {
     this.#capacity = capacity;
+    this.#onEvict = onEvict;
   }
 
   /** Keys holding state now. */
@@ -99,6 +137,7 @@ export class KeyTable {
       for (const [key, slot] of map) {
         if (slot.replenished(nowMs)) {
           map.delete(key);
+          this.#onEvict?.(slot);
           freed++;
         }
       }
@@ -126,6 +165,7 @@ export class KeyTable {
       if (next === undefined) continue;
       if (next.replenished(nowMs)) {
         this.#cursorMap!.delete(next.key);
+        this.#onEvict?.(next);
         this.#size--;
         if (this.#cursorMap!.size === 0 && this.#cursorClass !== "") {
           this.#byClass.delete(this.#cursorClass);

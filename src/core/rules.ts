@@ -54,12 +54,30 @@ export class LimitBook {
   #keyLimitCount = 0;
   #rules = new Map<string, Rule>();
   #unknown: Rule | undefined;
+  #scale = 1;
   readonly #options: LimitBookOptions;
 
   /** A book with `defaultLimit` for the default class `""`. */
   constructor(defaultLimit: Limit, options: LimitBookOptions) {
     this.#default = checkLimit(defaultLimit, "the default limit");
     this.#options = options;
+  }
+
+  /**
+   * The fraction of each limit that resolved rules admit on this instance:
+   * 1 for a standalone guard; in a fleet, the cold share α/N, or the floor
+   * β/N while every key is held.
+   */
+  get scale(): number {
+    return this.#scale;
+  }
+
+  /** Sets {@link scale}; every key's rule follows on its next check. */
+  setScale(scale: number): void {
+    if (!(scale > 0 && scale <= 1)) throw new RangeError(`a scale must be in (0, 1], got ${scale}`);
+    if (scale === this.#scale) return;
+    this.#scale = scale;
+    this.#changed();
   }
 
   /** The default class's limit. */
@@ -213,7 +231,7 @@ export class LimitBook {
   /** The rule a key of a class runs under now. */
   resolve(className: string, key: string): Rule {
     const own = this.#keyLimitCount === 0 ? undefined : this.#keyLimits.get(className)?.get(key);
-    if (own instanceof Limit) return ruleOf(own, undefined, false);
+    if (own instanceof Limit) return ruleOf(own, undefined, false, this.#scale);
     return this.classRule(own === undefined ? className : own.className);
   }
 
@@ -240,7 +258,8 @@ export class LimitBook {
   #build(className: string, unknown: boolean): Rule {
     const limit = className === "" ? this.#default : this.#classes.get(className)!;
     const shadow = this.#shadows.get(className);
-    return ruleOf(limit, shadow && ruleOf(shadow, undefined, false), unknown);
+    const scale = this.#scale;
+    return ruleOf(limit, shadow && ruleOf(shadow, undefined, false, scale), unknown, scale);
   }
 
   #changed(): void {

@@ -1,0 +1,299 @@
+/**
+ * Allocation: each node's share of every hot key's limit, from the demand
+ * the nodes gossip. It plugs into membership as its extension (demand
+ * reports ride on probes and acks, no datagram of their own) and into the
+ * enforcer through the slots of hot keys and the book's cold scale.
+ *
+ * A hot key's share on node i: a floor R·β/N reserved for every counted
+ * member, plus R·(1 − β)·d_i/Σd. Cold keys run at R·α/N and cost no
+ * network. While the node is held (joining, learning, without quorum,
+ * members full) every key runs at the floor.
+ *
+ * @module
+ */
+
+import type { Enforcer } from "../enforcer.ts";
+import { type Hash64, hashId } from "../hash.ts";
+import type { HotShare, Slot } from "../keytable.ts";
+import type { MemberChange, MembershipExtension } from "../membership/extension.ts";
+import type { Peer, Sender } from "../../proto/mod.ts";
+import type { PartitionPolicy } from "../partition.ts";
+import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
+import { CountedMembers, type CountedView } from "./members.ts";
+import { type DemandGroup, decodeReports, encodeReports, groupBytes, newerRound } from "./report.ts";
+
+/** Tunables of allocation; the defaults are the design's. */
+export interface AllocatorOptions {
+  /** What a lost member still counts for. */
+  readonly policy: PartitionPolicy;
+  /** Keys coordinated at once, at most 64. */
+  readonly hotKeys: number;
+  /** The protocol period: a round of demand reports. */
+  readonly protocolPeriodMs: number;
+  /** The cold fraction α (0.5). */
+  readonly alpha?: number;
+  /** The floor fraction β (0.05). */
+  readonly beta?: number;
+  /** How long a hot key stays cool before it is demoted (5 s). */
+  readonly cooldownMs?: number;
+  /** The time constant of the demand estimate (1 s). */
+  readonly demandTauMs?: number;
+}
+
+/** Why every key is held at the floor, if it is. */
+export interface Holds {
+  /** No peer reached yet. */
+  readonly joining: boolean;
+  /** A newcomer was refused for a full member table lately. */
+  readonly membersFull: boolean;
+  /** The member table's bound, N's least value while full. */
+  readonly maxMembers: number;
+}
+
+/** What allocation tells `stats()`. */
+export interface AllocationStats {
+  /** N, the members the limit is shared over. */
+  readonly countedSize: number;
+  /** Keys coordinated with the peers. */
+  readonly hotKeys: number;
+  /** Peers have not yet heard this node's demand. */
+  readonly learning: boolean;
+  /** Under Quorum, no majority in sight. */
+  readonly withoutQuorum: boolean;
+  /** Whether every key is held at the floor now. */
+  readonly held: boolean;
+  /** Milliseconds since the last round. */
+  readonly sinceLastRoundMs: number;
+}
+
+interface HotKey extends HotShare {
+  rule: Rule;
+  readonly slot: Slot;
+  readonly hash: Hash64;
+  /** Smoothed local demand, requests a second. */
+  demand: number;
+  /** Since when the key has been cool everywhere; undefined while busy. */
+  coolSinceMs: number | undefined;
+}
+
+interface OriginReports {
+  round: number;
+  receivedMs: number;
+  readonly origin: { readonly hi: number; readonly lo: number };
+  group: DemandGroup;
+  demands: Map<number, number>;
+}
+
+/** Reports of others relayed only while this fresh. */
+const RELAY_FRESH_MS = 2_000;
+
+/** See the module doc. */
+export class Allocator implements MembershipExtension {
+  readonly #book: LimitBook;
+  readonly #enforcer: Enforcer;
+  readonly #selfId: { readonly hi: number; readonly lo: number };
+  readonly #selfKey: string;
+  readonly #members: CountedMembers;
+  readonly #hot = new Map<number, HotKey>();
+  readonly #reports = new Map<string, OriginReports>();
+  readonly #remoteHot = new Map<number, number>(); // hash id → last heard, ms
+  readonly #alpha: number;
+  readonly #beta: number;
+  readonly #cooldownMs: number;
+  readonly #tauMs: number;
+  readonly #maxHot: number;
+  readonly #periodMs: number;
+  #round = 0;
+  #lastRoundMs = -Infinity;
+  #lastTickMs: number | undefined;
+  #joinedAtMs: number | undefined;
+  #everJoined = false;
+  #view: CountedView;
+  #held = true;
+  #learning = false;
+  #relayCursor = 0;
+
+  /** An allocator for the node with member ID `selfId`. */
+  constructor(book: LimitBook, enforcer: Enforcer, selfId: { hi: number; lo: number }, options: AllocatorOptions) {
+    this.#book = book;
+    this.#enforcer = enforcer;
+    this.#selfId = selfId;
+    this.#selfKey = idKey(selfId);
+    this.#members = new CountedMembers(options.policy);
+    this.#alpha = options.alpha ?? 0.5;
+    this.#beta = options.beta ?? 0.05;
+    this.#cooldownMs = options.cooldownMs ?? 5_000;
+    this.#tauMs = options.demandTauMs ?? 1_000;
+    this.#maxHot = options.hotKeys;
+    this.#periodMs = options.protocolPeriodMs;
+    this.#view = this.#members.view(0);
+  }
+
+  /** Membership's news of a member. */
+  memberChanged(change: MemberChange): void {
+    this.#members.apply(change);
+    const state = change.member.state;
+    if (state === "left" || state === "forgotten") this.#reports.delete(change.member.id.toString());
+  }
+
+  /** The demand section for a probe or ack to `to`, within `maxBytes`. */
+  outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
+    const own = this.#ownGroup();
+    let budget = maxBytes - 2 - groupBytes(own.records.length);
+    if (budget < 0) return undefined;
+    const groups = [own];
+    // Relay others' fresh reports, round-robin, so that news from any node
+    // reaches all in about log N periods rather than N.
+    const toKey = to.id.toString();
+    const origins = [...this.#reports.values()];
+    for (let i = 0; i < origins.length && groups.length < 255; i++) {
+      const o = origins[(this.#relayCursor + i) % origins.length];
+      const size = groupBytes(o.group.records.length);
+      if (nowMs - o.receivedMs > RELAY_FRESH_MS || idKey(o.origin) === toKey || size > budget) continue;
+      groups.push(o.group);
+      budget -= size;
+    }
+    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
+    return encodeReports(groups);
+  }
+
+  /** A demand section another node sent. Malformed sections are dropped whole. */
+  incoming(nowMs: number, _from: Sender, bytes: Uint8Array): void {
+    const decoded = decodeReports(bytes);
+    if (!decoded.ok) return;
+    for (const group of decoded.groups) {
+      const key = idKey(group.origin);
+      if (key === this.#selfKey) continue;
+      const known = this.#reports.get(key);
+      // An older round, relayed late or replayed, changes nothing.
+      if (known && !newerRound(group.round, known.round)) continue;
+      const demands = new Map<number, number>();
+      for (const r of group.records) {
+        const id = hashId(r.hash);
+        demands.set(id, r.demand);
+        if (r.demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
+      }
+      this.#reports.set(key, { round: group.round, receivedMs: nowMs, origin: group.origin, group, demands });
+    }
+  }
+
+  /**
+   * Brings demand, the hot set and every share up to date. Called from the
+   * node's timer, a few times a protocol period.
+   */
+  tick(nowMs: number, holds: Holds): void {
+    const dtMs = this.#lastTickMs === undefined ? 0 : nowMs - this.#lastTickMs;
+    this.#lastTickMs = nowMs;
+    if (nowMs - this.#lastRoundMs >= this.#periodMs) {
+      this.#round = (this.#round + 1) & 0xffff;
+      this.#lastRoundMs = nowMs;
+    }
+    this.#view = this.#members.view(nowMs);
+    this.#updateHolds(nowMs, holds);
+    const n = holds.membersFull ? Math.max(this.#view.countedSize, holds.maxMembers) : this.#view.countedSize;
+    this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
+    this.#measure(dtMs);
+    this.#promote(nowMs);
+    for (const hot of this.#hot.values()) this.#reshare(hot, n, nowMs);
+  }
+
+  /** What `stats()` shows of allocation. */
+  stats(nowMs: number): AllocationStats {
+    return {
+      countedSize: this.#view.countedSize,
+      hotKeys: this.#hot.size,
+      learning: this.#learning,
+      withoutQuorum: this.#view.withoutQuorum,
+      held: this.#held,
+      sinceLastRoundMs: Math.max(0, nowMs - this.#lastRoundMs),
+    };
+  }
+
+  #updateHolds(nowMs: number, holds: Holds): void {
+    // Joining holds only a node that has never reached a peer: one whose
+    // peers all went away is not new, and its partition policy decides.
+    const joining = holds.joining && !this.#everJoined;
+    if (joining) this.#joinedAtMs = undefined;
+    else {
+      this.#joinedAtMs ??= nowMs;
+      this.#everJoined = true;
+    }
+    // Learning: until peers have had time to hear this node's demand, by
+    // direct exchange and relay, which takes about log2 N rounds.
+    const learnMs = this.#periodMs * (3 + Math.ceil(Math.log2(this.#view.inSight + 1)));
+    this.#learning = this.#joinedAtMs !== undefined && this.#view.inSight > 1 &&
+      nowMs - this.#joinedAtMs < learnMs;
+    this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull;
+  }
+
+  #measure(dtMs: number): void {
+    if (dtMs <= 0) return;
+    const keep = Math.exp(-dtMs / this.#tauMs);
+    for (const hot of this.#hot.values()) {
+      const rate = (hot.slot.requests * 1_000) / dtMs;
+      hot.slot.requests = 0;
+      hot.demand = keep * hot.demand + (1 - keep) * rate;
+    }
+  }
+
+  #promote(nowMs: number): void {
+    for (const slot of this.#enforcer.takeCandidates()) {
+      // Nearing the cold share: at least that much demand, to start from.
+      if (slot.hash !== undefined && slot.hot === undefined) this.#makeHot(slot, slot.rule.limit.ratePerSec() * this.#book.scale);
+    }
+    for (const [id, heardMs] of this.#remoteHot) {
+      if (this.#hot.has(id) || nowMs - heardMs > this.#cooldownMs) {
+        this.#remoteHot.delete(id);
+        continue;
+      }
+      const slot = this.#enforcer.slotByHash(id);
+      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0);
+    }
+  }
+
+  #makeHot(slot: Slot, demand: number): void {
+    if (this.#hot.size >= this.#maxHot) return;
+    slot.requests = 0;
+    const hot: HotKey = { rule: slot.rule, slot, hash: slot.hash!, demand, coolSinceMs: undefined };
+    slot.hot = hot;
+    this.#hot.set(hashId(hot.hash), hot);
+  }
+
+  #reshare(hot: HotKey, n: number, nowMs: number): void {
+    const slot = hot.slot;
+    const resolved = this.#book.resolve(slot.className, slot.key);
+    const limitPerSec = resolved.limit.ratePerSec();
+    const id = hashId(hot.hash);
+    let others = 0;
+    for (const [key, o] of this.#reports) {
+      if (this.#view.counts(key)) others += o.demands.get(id) ?? 0;
+    }
+    const floor = (limitPerSec * this.#beta) / n;
+    const total = hot.demand + others;
+    const share = this.#held ? floor : floor + limitPerSec * (1 - this.#beta) * (total > 0 ? hot.demand / total : 1 / n);
+    // Cool everywhere for the cooldown: back to the cold share.
+    const threshold = 0.5 * (limitPerSec * this.#alpha) / n;
+    if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
+    else hot.coolSinceMs = undefined;
+    if (hot.coolSinceMs !== undefined && nowMs - hot.coolSinceMs >= this.#cooldownMs) {
+      this.#hot.delete(id);
+      slot.hot = undefined;
+      slot.epoch = -1; // resolve the cold rule on the next check
+      return;
+    }
+    const scale = share / limitPerSec;
+    const shadow = resolved.shadow && ruleOf(resolved.shadow.limit, undefined, false, scale);
+    hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale);
+    slot.setRule(hot.rule, nowMs);
+  }
+
+  #ownGroup(): DemandGroup {
+    const records = [];
+    for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
+    return { origin: this.#selfId, round: this.#round, records };
+  }
+}
+
+function idKey(id: { readonly hi: number; readonly lo: number }): string {
+  return id.hi.toString(16).padStart(8, "0") + id.lo.toString(16).padStart(8, "0");
+}

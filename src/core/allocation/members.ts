@@ -1,0 +1,93 @@
+/**
+ * The members as allocation counts them: who shares the limit (N), whose
+ * demand is summed, and whether this node sees a quorum. The partition
+ * policy decides what a member lost from sight still counts for.
+ *
+ * @module
+ */
+
+import type { MemberChange } from "../membership/extension.ts";
+import type { PartitionPolicy } from "../partition.ts";
+
+/** What allocation remembers of a peer. */
+interface PeerState {
+  /** What membership last said of it. */
+  state: "alive" | "suspect" | "dead" | "left";
+  /** Since when, in this node's time. */
+  sinceMs: number;
+}
+
+/** The counted view of the cluster at one moment. */
+export interface CountedView {
+  /** N: the members the limit is shared over, this node included. */
+  readonly countedSize: number;
+  /** Members in sight (alive or suspect), this node included. */
+  readonly inSight: number;
+  /** Under Quorum, whether this node sees no strict majority of the members it knows. */
+  readonly withoutQuorum: boolean;
+  /** Whether a peer's demand counts in the sums. */
+  counts(id: string): boolean;
+}
+
+/** Members by their ID's string, as allocation sees them. */
+export class CountedMembers {
+  readonly #peers = new Map<string, PeerState>();
+  readonly #policy: PartitionPolicy;
+
+  /** Members counted under `policy`. */
+  constructor(policy: PartitionPolicy) {
+    this.#policy = policy;
+  }
+
+  /** Takes news from membership. */
+  apply(change: MemberChange): void {
+    const id = change.member.id.toString();
+    const state = change.member.state;
+    if (state === "forgotten") {
+      this.#peers.delete(id);
+      return;
+    }
+    const known = this.#peers.get(id);
+    if (known?.state === state) return;
+    // Suspicion is not loss: a suspect keeps its standing (and the time it
+    // was last alive) until it is declared dead.
+    if (known && state === "suspect" && known.state === "alive") {
+      known.state = state;
+      return;
+    }
+    this.#peers.set(id, { state, sinceMs: change.nowMs });
+  }
+
+  /** Forgets every peer, for a node that starts over. */
+  clear(): void {
+    this.#peers.clear();
+  }
+
+  /** The view at `nowMs`. */
+  view(nowMs: number): CountedView {
+    const policy = this.#policy;
+    let inSight = 1;
+    let held = 0;
+    let known = 1;
+    for (const p of this.#peers.values()) {
+      if (p.state === "alive" || p.state === "suspect") inSight++;
+      else if (p.state === "dead" && policy.kind === "holdDown" && nowMs - p.sinceMs < policy.holdMs) held++;
+      if (p.state !== "left") known++;
+    }
+    const peers = this.#peers;
+    const withoutQuorum = policy.kind === "quorum" && 2 * inSight <= known;
+    return {
+      // Without a quorum the floor is split over every member known, lost
+      // ones included: the minority's floors are the ε of "R + ε".
+      countedSize: withoutQuorum ? known : inSight + held,
+      inSight,
+      withoutQuorum,
+      counts(id: string): boolean {
+        const p = peers.get(id);
+        if (p === undefined) return false;
+        if (p.state === "alive" || p.state === "suspect") return true;
+        return p.state === "dead" && policy.kind === "holdDown" && nowMs - p.sinceMs < policy.holdMs;
+      },
+    };
+  }
+}

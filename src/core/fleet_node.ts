@@ -1,0 +1,136 @@
+/**
+ * One instance of a fleet, sans I/O: membership, allocation and enforcement
+ * behind the same face as a membership node (datagrams and timeouts in,
+ * datagrams out), plus the request path. The runtime puts sockets and a
+ * clock under it; the simulator, an in-memory network and virtual time.
+ *
+ * @module
+ */
+
+import { Allocator, type AllocationStats } from "./allocation/allocator.ts";
+import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
+import type { Decision } from "./gcra.ts";
+import { type MembershipOptions, type MembershipStats, Node, type Transmit } from "./membership/mod.ts";
+import type { Address } from "../proto/mod.ts";
+import type { PartitionPolicy } from "./partition.ts";
+import type { LimitBook } from "./rules.ts";
+
+/** What a fleet node is made of and how it is tuned. */
+export interface FleetNodeOptions {
+  /** Where the other members reach this one. */
+  readonly address: Address;
+  /** The limits. */
+  readonly book: LimitBook;
+  /** The request path; built with `fleet` options so keys are hashed. */
+  readonly enforcer: Enforcer;
+  /** What a lost member still counts for. */
+  readonly policy: PartitionPolicy;
+  /** Keys coordinated at once (64). */
+  readonly hotKeys: number;
+  /** Membership's tunables; `extension` is the allocator's. */
+  readonly membership?: Omit<MembershipOptions, "extension">;
+}
+
+/** Everything a fleet node can tell about itself. */
+export interface FleetStats extends EnforcerCounters, AllocationStats, MembershipStats {
+  /** Keys holding state. */
+  readonly trackedKeys: number;
+}
+
+/** Allocation ticks this many times a protocol period: stats are at most this stale. */
+const TICKS_PER_PERIOD = 4;
+
+/** See the module doc. */
+export class FleetNode {
+  readonly #node: Node;
+  readonly #allocator: Allocator;
+  readonly #enforcer: Enforcer;
+  readonly #tickMs: number;
+  readonly #maxMembers: number;
+  #nextTickMs = 0;
+
+  /** A node that has not yet joined anyone: add seeds, then drive it. */
+  constructor(options: FleetNodeOptions) {
+    const periodMs = options.membership?.protocolPeriodMs ?? 200;
+    this.#enforcer = options.enforcer;
+    this.#allocator = new Allocator(options.book, options.enforcer, options.address.id, {
+      policy: options.policy,
+      hotKeys: options.hotKeys,
+      protocolPeriodMs: periodMs,
+    });
+    this.#node = new Node(options.address, { ...options.membership, extension: this.#allocator });
+    this.#tickMs = periodMs / TICKS_PER_PERIOD;
+    this.#maxMembers = options.membership?.maxMembers ?? 8_192;
+  }
+
+  /** Where the other members reach this node. */
+  get address(): Address {
+    return this.#node.address;
+  }
+
+  /** A peer to join through. */
+  addSeed(address: Address): void {
+    this.#node.addSeed(address);
+  }
+
+  /** Checks a request; synchronous, no I/O, whatever the cluster's state. */
+  check(className: string, key: string, cost: number, nowMs: number): Decision {
+    return this.#enforcer.check(className, key, cost, nowMs);
+  }
+
+  /** As {@link check}, with the shadow's decision. */
+  checkTraced(className: string, key: string, cost: number, nowMs: number): Traced {
+    return this.#enforcer.checkTraced(className, key, cost, nowMs);
+  }
+
+  /** Several checks, all or nothing. */
+  checkAll(items: readonly BatchItem[], nowMs: number): BatchDecision {
+    return this.#enforcer.checkAll(items, nowMs);
+  }
+
+  /** A datagram from `from`. */
+  handleDatagram(nowMs: number, from: Address, bytes: Uint8Array): void {
+    this.#node.handleDatagram(nowMs, from, bytes);
+  }
+
+  /** Runs what is due: membership's timers, and allocation's tick. */
+  handleTimeout(nowMs: number): void {
+    this.#node.handleTimeout(nowMs);
+    if (nowMs >= this.#nextTickMs) {
+      const m = this.#node.stats(nowMs);
+      this.#allocator.tick(nowMs, { joining: m.joining, membersFull: m.membersFull, maxMembers: this.#maxMembers });
+      this.#nextTickMs = nowMs + this.#tickMs;
+    }
+  }
+
+  /** The next datagram to send. */
+  pollTransmit(): Transmit | undefined {
+    return this.#node.pollTransmit();
+  }
+
+  /** When {@link handleTimeout} is next due. */
+  pollTimeout(): number | undefined {
+    const membership = this.#node.pollTimeout();
+    return membership === undefined ? undefined : Math.min(membership, this.#nextTickMs);
+  }
+
+  /** Tells the peers this node is going; drain {@link pollTransmit} afterwards. */
+  leave(nowMs: number): void {
+    this.#node.leave(nowMs);
+  }
+
+  /** The rate a key is admitted at here now, per second: its share, before the burst. */
+  share(className: string, key: string): number {
+    return this.#enforcer.currentRate(className, key);
+  }
+
+  /** A snapshot of what this node did and sees. */
+  stats(nowMs: number): FleetStats {
+    return {
+      ...this.#enforcer.counters,
+      ...this.#allocator.stats(nowMs),
+      ...this.#node.stats(nowMs),
+      trackedKeys: this.#enforcer.table.size,
+    };
+  }
+}
