@@ -67,6 +67,12 @@ const MAX_COST = 4_294_967_295;
 export class Enforcer {
   /** Admit everything, counting what would have been denied. */
   dryRun = false;
+  /**
+   * New keys start with one request of their burst rather than all of it:
+   * set while a node is held (joining, learning), so that a node that has
+   * just started or restarted adds no fresh bursts to what the fleet admits.
+   */
+  startLean = false;
   // Counters as plain fields: one increment on the request path, no
   // indirection through an object.
   #admitted = 0;
@@ -277,6 +283,7 @@ export class Enforcer {
     }
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
+    if (this.startLean) slot.tatMs = nowMs + slot.rule.toleranceMs - slot.rule.intervalMs;
     if (this.#table.insert(slot, nowMs)) {
       if (this.#fleet) {
         slot.hash = keyHash64(this.#fleet.hashKey, className, key);

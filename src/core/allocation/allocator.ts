@@ -72,6 +72,10 @@ interface HotKey extends HotShare {
   readonly hash: Hash64;
   /** Smoothed local demand, requests a second. */
   demand: number;
+  /** The demand at the start of each of the last rounds, by round modulo its length. */
+  readonly history: Float64Array;
+  /** Until when the key keeps its cold share, while the peers' reports of it arrive. */
+  settlingUntilMs: number;
   /** Since when the key has been cool everywhere; undefined while busy. */
   coolSinceMs: number | undefined;
 }
@@ -83,6 +87,9 @@ interface OriginReports {
   group: DemandGroup;
   demands: Map<number, number>;
 }
+
+/** Rounds of a hot key's own demand kept, to compare like with like. */
+const HISTORY_ROUNDS = 16;
 
 /** Reports of others relayed only while this fresh. */
 const RELAY_FRESH_MS = 2_000;
@@ -108,6 +115,7 @@ export class Allocator implements MembershipExtension {
   #lastTickMs: number | undefined;
   #joinedAtMs: number | undefined;
   #everJoined = false;
+  #quorumAtMs = -Infinity;
   #view: CountedView;
   #held = true;
   #learning = false;
@@ -187,13 +195,14 @@ export class Allocator implements MembershipExtension {
     if (nowMs - this.#lastRoundMs >= this.#periodMs) {
       this.#round = (this.#round + 1) & 0xffff;
       this.#lastRoundMs = nowMs;
+      for (const hot of this.#hot.values()) hot.history[this.#round % HISTORY_ROUNDS] = hot.demand;
     }
     this.#view = this.#members.view(nowMs);
     this.#updateHolds(nowMs, holds);
     const n = holds.membersFull ? Math.max(this.#view.countedSize, holds.maxMembers) : this.#view.countedSize;
     this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
     this.#measure(dtMs);
-    this.#promote(nowMs);
+    this.#promote(nowMs, this.#settleMs());
     for (const hot of this.#hot.values()) this.#reshare(hot, n, nowMs);
   }
 
@@ -220,10 +229,14 @@ export class Allocator implements MembershipExtension {
     }
     // Learning: until peers have had time to hear this node's demand, by
     // direct exchange and relay, which takes about log2 N rounds.
-    const learnMs = this.#periodMs * (3 + Math.ceil(Math.log2(this.#view.inSight + 1)));
-    this.#learning = this.#joinedAtMs !== undefined && this.#view.inSight > 1 &&
-      nowMs - this.#joinedAtMs < learnMs;
+    // A node back from a minority is like a newcomer: its peers' figures of
+    // it are stale, and so are its of them.
+    if (this.#view.withoutQuorum) this.#quorumAtMs = Infinity;
+    else if (this.#quorumAtMs === Infinity) this.#quorumAtMs = nowMs;
+    const since = Math.max(this.#joinedAtMs ?? Infinity, this.#quorumAtMs === Infinity ? -Infinity : this.#quorumAtMs);
+    this.#learning = this.#joinedAtMs !== undefined && this.#view.inSight > 1 && nowMs - since < this.#settleMs();
     this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull;
+    this.#enforcer.startLean = joining || this.#learning;
   }
 
   #measure(dtMs: number): void {
@@ -236,10 +249,20 @@ export class Allocator implements MembershipExtension {
     }
   }
 
-  #promote(nowMs: number): void {
+  /**
+   * How long news takes to reach every peer: a round to send, and about
+   * log2 N more by relay. A node that has just joined, or a key that has
+   * just turned hot, waits that long before it trusts the sums.
+   */
+  #settleMs(): number {
+    return this.#periodMs * (3 + Math.ceil(Math.log2(this.#view.inSight + 1)));
+  }
+
+  #promote(nowMs: number, settleMs: number): void {
     for (const slot of this.#enforcer.takeCandidates()) {
       // Nearing the cold share: at least that much demand, to start from.
-      if (slot.hash !== undefined && slot.hot === undefined) this.#makeHot(slot, slot.rule.limit.ratePerSec() * this.#book.scale);
+      const demand = slot.rule.limit.ratePerSec() * this.#book.scale;
+      if (slot.hash !== undefined && slot.hot === undefined) this.#makeHot(slot, demand, nowMs + settleMs);
     }
     for (const [id, heardMs] of this.#remoteHot) {
       if (this.#hot.has(id) || nowMs - heardMs > this.#cooldownMs) {
@@ -247,14 +270,22 @@ export class Allocator implements MembershipExtension {
         continue;
       }
       const slot = this.#enforcer.slotByHash(id);
-      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0);
+      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0, nowMs + settleMs);
     }
   }
 
-  #makeHot(slot: Slot, demand: number): void {
+  #makeHot(slot: Slot, demand: number, settlingUntilMs: number): void {
     if (this.#hot.size >= this.#maxHot) return;
     slot.requests = 0;
-    const hot: HotKey = { rule: slot.rule, slot, hash: slot.hash!, demand, coolSinceMs: undefined };
+    const hot: HotKey = {
+      rule: slot.rule,
+      slot,
+      hash: slot.hash!,
+      demand,
+      history: new Float64Array(HISTORY_ROUNDS).fill(demand),
+      settlingUntilMs,
+      coolSinceMs: undefined,
+    };
     slot.hot = hot;
     this.#hot.set(hashId(hot.hash), hot);
   }
@@ -265,12 +296,26 @@ export class Allocator implements MembershipExtension {
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
     let others = 0;
+    let oldestMs = nowMs;
     for (const [key, o] of this.#reports) {
-      if (this.#view.counts(key)) others += o.demands.get(id) ?? 0;
+      const d = o.demands.get(id);
+      if (d === undefined || !this.#view.counts(key)) continue;
+      others += d;
+      if (o.receivedMs < oldestMs) oldestMs = o.receivedMs;
     }
     const floor = (limitPerSec * this.#beta) / n;
-    const total = hot.demand + others;
-    const share = this.#held ? floor : floor + limitPerSec * (1 - this.#beta) * (total > 0 ? hot.demand / total : 1 / n);
+    // The peers' figures are as old as their last reports, more under loss.
+    // Against them, this node takes its own demand as of then, or as of now
+    // if lower: its fresh figure against their stale ones would take too
+    // much while demand rises everywhere.
+    const roundsAgo = Math.min(HISTORY_ROUNDS - 1, Math.ceil((nowMs - oldestMs) / this.#periodMs) + 1);
+    const then = hot.history[(this.#round - roundsAgo + HISTORY_ROUNDS) % HISTORY_ROUNDS];
+    const own = Math.min(hot.demand, then);
+    const total = own + others;
+    let share = this.#held ? floor : floor + limitPerSec * (1 - this.#beta) * (total > 0 ? own / total : 1 / n);
+    // Until the peers' reports of a new hot key have had time to arrive, it
+    // keeps its cold share: alone in its sums, it would take nearly all.
+    if (nowMs < hot.settlingUntilMs) share = Math.min(share, (limitPerSec * this.#alpha) / n);
     // Cool everywhere for the cooldown: back to the cold share.
     const threshold = 0.5 * (limitPerSec * this.#alpha) / n;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;

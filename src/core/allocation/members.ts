@@ -21,7 +21,10 @@ interface PeerState {
 export interface CountedView {
   /** N: the members the limit is shared over, this node included. */
   readonly countedSize: number;
-  /** Members in sight (alive or suspect), this node included. */
+  /**
+   * Members in sight, this node included: alive ones and, but under
+   * Optimistic, suspects, which keep their standing until declared dead.
+   */
   readonly inSight: number;
   /** Under Quorum, whether this node sees no strict majority of the members it knows. */
   readonly withoutQuorum: boolean;
@@ -66,16 +69,31 @@ export class CountedMembers {
   /** The view at `nowMs`. */
   view(nowMs: number): CountedView {
     const policy = this.#policy;
+    const holdDown = policy.kind === "holdDown";
+    // Optimistic takes a suspect's share at once; HoldDown and Quorum keep
+    // it out of use until the suspect is declared dead, so that the minority
+    // of a split, which loses its quorum on suspicion alone, has stopped
+    // before the majority takes what it leaves.
+    const keepsSuspects = policy.kind !== "optimistic";
+    const sees = (p: PeerState) => p.state === "alive" || (keepsSuspects && p.state === "suspect");
+    const holds = (p: PeerState) => holdDown && p.state === "dead" && nowMs - p.sinceMs < policy.holdMs;
     let inSight = 1;
+    let alive = 1;
     let held = 0;
     let known = 1;
     for (const p of this.#peers.values()) {
-      if (p.state === "alive" || p.state === "suspect") inSight++;
-      else if (p.state === "dead" && policy.kind === "holdDown" && nowMs - p.sinceMs < policy.holdMs) held++;
+      if (p.state === "alive") alive++;
+      if (sees(p)) inSight++;
+      else if (holds(p)) held++;
       if (p.state !== "left") known++;
     }
     const peers = this.#peers;
-    const withoutQuorum = policy.kind === "quorum" && 2 * inSight <= known;
+    // A quorum needs a majority of the known members alive: a suspect does
+    // not vouch for one. Counting suspects, the minority of a split would
+    // keep its shares until the suspicions ran out, while the majority,
+    // whose suspicions end sooner (more members confirm them), already
+    // took the freed share.
+    const withoutQuorum = policy.kind === "quorum" && 2 * alive <= known;
     return {
       // Without a quorum the floor is split over every member known, lost
       // ones included: the minority's floors are the ε of "R + ε".
@@ -84,9 +102,7 @@ export class CountedMembers {
       withoutQuorum,
       counts(id: string): boolean {
         const p = peers.get(id);
-        if (p === undefined) return false;
-        if (p.state === "alive" || p.state === "suspect") return true;
-        return p.state === "dead" && policy.kind === "holdDown" && nowMs - p.sinceMs < policy.holdMs;
+        return p !== undefined && (sees(p) || holds(p));
       },
     };
   }

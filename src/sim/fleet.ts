@@ -1,0 +1,244 @@
+/**
+ * A fleet of rateguard instances on virtual time: membership, allocation
+ * and enforcement of every node, an in-memory network with named faults,
+ * and traffic offered to one key at a rate per node. Deterministic from one
+ * seed. The accuracy table is made from its runs.
+ *
+ * @module
+ */
+
+import { Enforcer } from "../core/enforcer.ts";
+import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
+import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import type { Limit } from "../core/limit.ts";
+import { PartitionPolicy } from "../core/partition.ts";
+import { Prng } from "../core/prng.ts";
+import { LimitBook } from "../core/rules.ts";
+import { Address } from "../proto/mod.ts";
+import { EventHeap } from "./heap.ts";
+import { deliveryDelays, type NetworkFaults, Topology } from "./network.ts";
+
+/** How a fleet is set up. */
+export interface FleetOptions {
+  /** Decides the whole run. */
+  readonly seed: number;
+  /** Nodes started at time 0; node 0 joins through node 1, the others through node 0. */
+  readonly size: number;
+  /** The key's limit across the fleet. */
+  readonly limit: Limit;
+  /** The partition policy of every node (default: hold down for 10 s). */
+  readonly policy?: PartitionPolicy;
+  /** The protocol period (200 ms). */
+  readonly protocolPeriodMs?: number;
+  /** Network faults from the start. */
+  readonly faults?: NetworkFaults;
+}
+
+/** The key every node's traffic goes to. */
+export const KEY = "api:tenant-42";
+
+interface Member {
+  readonly index: number;
+  readonly address: Address;
+  node: FleetNode | undefined;
+  book: LimitBook | undefined;
+  /** Requests a second this node is offered. */
+  demand: number;
+  nextRequestMs: number;
+  pausedUntilMs: number;
+  /** Requests that arrived during a pause, checked when it ends. */
+  queued: number;
+  admitted: number;
+  denied: number;
+  shadowDenied: number;
+}
+
+type Delivery = { atMs: number; to: number; from: Address; bytes: Uint8Array };
+
+/** Nodes of a fleet, the network between them, and their traffic, on virtual time. */
+export class Fleet {
+  readonly #members: Member[] = [];
+  readonly #byAddress = new Map<string, number>();
+  readonly #deliveries = new EventHeap<Delivery>();
+  readonly #netPrng: Prng;
+  readonly #prng: Prng;
+  readonly #options: FleetOptions;
+  readonly topology: Topology = new Topology();
+  faults: NetworkFaults;
+  #nowMs = 0;
+  #limit: Limit;
+
+  /** A fleet of `size` nodes, all started at time 0. */
+  constructor(options: FleetOptions) {
+    this.#options = options;
+    this.#prng = new Prng(options.seed);
+    this.#netPrng = this.#prng.fork();
+    this.faults = options.faults ?? {};
+    this.#limit = options.limit;
+    for (let i = 0; i < options.size; i++) this.add();
+  }
+
+  /** Virtual time, ms. */
+  get nowMs(): number {
+    return this.#nowMs;
+  }
+
+  /** How many nodes were ever added. */
+  get size(): number {
+    return this.#members.length;
+  }
+
+  /** Adds a node (started now) and returns its index. */
+  add(): number {
+    const index = this.#members.length;
+    const address = addressOf(index);
+    const member: Member = {
+      index,
+      address,
+      node: undefined,
+      book: undefined,
+      demand: 0,
+      nextRequestMs: 0,
+      pausedUntilMs: 0,
+      queued: 0,
+      admitted: 0,
+      denied: 0,
+      shadowDenied: 0,
+    };
+    this.#members.push(member);
+    this.#byAddress.set(address.toString(), index);
+    this.#start(member);
+    return index;
+  }
+
+  /** Offers `perSec` requests a second to node `index`, evenly spaced. */
+  setDemand(index: number, perSec: number): void {
+    const m = this.#members[index];
+    m.demand = perSec;
+    // A phase of its own per node, so the nodes' requests do not line up.
+    m.nextRequestMs = this.#nowMs + (perSec > 0 ? this.#prng.nextFloat() * (1_000 / perSec) : 0);
+  }
+
+  /** Sets the key's limit on node `index` only (a live change, rolled out one node at a time). */
+  setLimit(index: number, limit: Limit): void {
+    this.#members[index].book?.setLimit(limit);
+  }
+
+  /** Gives the default class a shadow on every node. */
+  setShadow(limit: Limit | null): void {
+    for (const m of this.#members) m.book?.setShadow("", limit);
+  }
+
+  /** Stops node `index` from processing anything until `untilMs`; its requests queue meanwhile. */
+  pause(index: number, untilMs: number): void {
+    this.#members[index].pausedUntilMs = untilMs;
+  }
+
+  /** Kills node `index` at once: no goodbye, state lost. */
+  crash(index: number): void {
+    this.#members[index].node = undefined;
+    this.#members[index].book = undefined;
+  }
+
+  /** Starts node `index` again at the same address with fresh state. */
+  restart(index: number): void {
+    this.#start(this.#members[index]);
+  }
+
+  /** Node `index` leaves gracefully and stops. */
+  leave(index: number): void {
+    const m = this.#members[index];
+    if (!m.node) return;
+    m.node.leave(this.#nowMs);
+    this.#flush(m);
+    m.node = undefined;
+    m.book = undefined;
+  }
+
+  /** Node `index`'s stats, if it runs. */
+  stats(index: number): FleetStats | undefined {
+    return this.#members[index].node?.stats(this.#nowMs);
+  }
+
+  /** The admitted, denied and shadow-denied counts of node `index` since the last call, reset. */
+  take(index: number): { admitted: number; denied: number; shadowDenied: number } {
+    const m = this.#members[index];
+    const out = { admitted: m.admitted, denied: m.denied, shadowDenied: m.shadowDenied };
+    m.admitted = m.denied = m.shadowDenied = 0;
+    return out;
+  }
+
+  /** Runs the fleet until `untilMs`, a millisecond at a time. */
+  runUntil(untilMs: number): void {
+    while (this.#nowMs < untilMs) {
+      const now = this.#nowMs;
+      for (let d = this.#deliveries.peek(); d !== undefined && d.atMs <= now; d = this.#deliveries.peek()) {
+        this.#deliveries.pop();
+        const m = this.#members[d.to];
+        if (m.node && m.pausedUntilMs <= now) m.node.handleDatagram(now, d.from, d.bytes);
+      }
+      for (const m of this.#members) this.#step(m, now);
+      this.#nowMs = now + 1;
+    }
+  }
+
+  #step(m: Member, now: number): void {
+    const node = m.node;
+    if (!node) return;
+    if (m.pausedUntilMs > now) {
+      // Paused: requests arrive and wait; nothing is processed.
+      while (m.demand > 0 && m.nextRequestMs <= now) {
+        m.queued++;
+        m.nextRequestMs += 1_000 / m.demand;
+      }
+      return;
+    }
+    if ((node.pollTimeout() ?? Infinity) <= now) node.handleTimeout(now);
+    for (; m.queued > 0; m.queued--) this.#check(m, node, now);
+    while (m.demand > 0 && m.nextRequestMs <= now) {
+      this.#check(m, node, now);
+      m.nextRequestMs += 1_000 / m.demand;
+    }
+    this.#flush(m);
+  }
+
+  #check(m: Member, node: FleetNode, now: number): void {
+    const { decision, shadow } = node.checkTraced("", KEY, 1, now);
+    if (decision.allowed) m.admitted++;
+    else m.denied++;
+    if (shadow !== undefined && !shadow.allowed) m.shadowDenied++;
+  }
+
+  #flush(m: Member): void {
+    const node = m.node!;
+    for (let t = node.pollTransmit(); t !== undefined; t = node.pollTransmit()) {
+      const to = this.#byAddress.get(t.to.toString());
+      if (to === undefined || !this.topology.connected(m.index, to)) continue;
+      for (const delayMs of deliveryDelays(this.faults, this.#netPrng)) {
+        this.#deliveries.push({ atMs: this.#nowMs + Math.max(1, Math.round(delayMs)), to, from: m.address, bytes: t.bytes });
+      }
+    }
+  }
+
+  #start(m: Member): void {
+    const book = new LimitBook(this.#limit, { maxClasses: 64, maxKeyLimits: 4_096 });
+    const enforcer = new Enforcer(book, { capacity: 8_192, overflowScale: 0.5, fleet: { hashKey: PUBLIC_HASH_KEY } });
+    const node = new FleetNode({
+      address: m.address,
+      book,
+      enforcer,
+      policy: this.#options.policy ?? PartitionPolicy.holdDown(),
+      hotKeys: 64,
+      membership: { seed: this.#prng.nextU32(), protocolPeriodMs: this.#options.protocolPeriodMs ?? 200 },
+    });
+    const seed = m.index === 0 ? 1 : 0;
+    if (seed < Math.max(this.#options.size, this.#members.length)) node.addSeed(addressOf(seed));
+    m.node = node;
+    m.book = book;
+  }
+}
+
+/** The address of node `index`: 10.0.x.y:7946. */
+export function addressOf(index: number): Address {
+  return Address.parse(`10.0.${index >> 8}.${(index & 255) + 1}:7946`);
+}
