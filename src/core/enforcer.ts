@@ -8,7 +8,7 @@
  */
 
 import { admitTat, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
-import { type HashKey, hashId, keyHash64 } from "./hash.ts";
+import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe } from "./limit.ts";
@@ -95,7 +95,10 @@ export class Enforcer {
    * hashed when they take a place, and keys nearing their share are queued
    * for the allocator.
    */
-  constructor(book: LimitBook, options: { capacity: number; overflowScale: number; fleet?: FleetOptions }) {
+  constructor(
+    book: LimitBook,
+    options: { capacity: number; overflowScale: number; fleet?: FleetOptions },
+  ) {
     this.#book = book;
     this.#fleet = options.fleet;
     this.#table = new KeyTable(
@@ -220,7 +223,9 @@ export class Enforcer {
   currentRate(className: string, key: string): number {
     checkKey(key, "share");
     const slot = this.#table.get(className, key);
-    const rule = slot && slot.epoch === this.#book.epoch ? slot.rule : this.#book.resolve(className, key);
+    const rule = slot && slot.epoch === this.#book.epoch
+      ? slot.rule
+      : this.#book.resolve(className, key);
     return 1_000 / rule.intervalMs;
   }
 
@@ -240,7 +245,9 @@ export class Enforcer {
       this.#admitted++;
       // A key whose TAT runs more than half its burst ahead is spending at
       // about its rate: nearing its cold share, it asks to be coordinated.
-      if (!slot.candidate && next - nowMs > 0.5 * rule.toleranceMs && this.#fleet) this.#nominate(slot);
+      if (!slot.candidate && next - nowMs > 0.5 * rule.toleranceMs && this.#fleet) {
+        this.#nominate(slot);
+      }
       return allowedDecision(next, rule, nowMs);
     }
     this.#denied++;
@@ -266,7 +273,9 @@ export class Enforcer {
   #refresh(slot: Slot, nowMs: number): void {
     if (slot.epoch !== this.#book.epoch) {
       slot.setRule(
-        slot === this.#overflow ? this.#overflowRule() : slot.hot?.rule ?? this.#book.resolve(slot.className, slot.key),
+        slot === this.#overflow
+          ? this.#overflowRule()
+          : slot.hot?.rule ?? this.#book.resolve(slot.className, slot.key),
         nowMs,
       );
       slot.epoch = this.#book.epoch;
@@ -333,7 +342,12 @@ export class Enforcer {
   }
 
   #overflowRule(): Rule {
-    return ruleOf(this.#book.strictestLimit(), undefined, false, Math.min(this.#overflowScale, this.#book.scale));
+    return ruleOf(
+      this.#book.strictestLimit(),
+      undefined,
+      false,
+      Math.min(this.#overflowScale, this.#book.scale),
+    );
   }
 }
 

@@ -7,10 +7,15 @@
  * @module
  */
 
-import { Allocator, type AllocationStats } from "./allocation/allocator.ts";
+import { type AllocationStats, Allocator } from "./allocation/allocator.ts";
 import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
 import type { Decision } from "./gcra.ts";
-import { type MembershipOptions, type MembershipStats, Node, type Transmit } from "./membership/mod.ts";
+import {
+  type MembershipOptions,
+  type MembershipStats,
+  Node,
+  type Transmit,
+} from "./membership/mod.ts";
 import type { Address } from "../proto/mod.ts";
 import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
@@ -27,6 +32,8 @@ export interface FleetNodeOptions {
   readonly policy: PartitionPolicy;
   /** Keys coordinated at once (64). */
   readonly hotKeys: number;
+  /** Whether allocation relays other nodes' reports (default true). */
+  readonly relay?: boolean;
   /** Membership's tunables; `extension` is the allocator's. */
   readonly membership?: Omit<MembershipOptions, "extension">;
 }
@@ -57,6 +64,7 @@ export class FleetNode {
       policy: options.policy,
       hotKeys: options.hotKeys,
       protocolPeriodMs: periodMs,
+      relay: options.relay,
     });
     this.#node = new Node(options.address, { ...options.membership, extension: this.#allocator });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
@@ -98,7 +106,11 @@ export class FleetNode {
     this.#node.handleTimeout(nowMs);
     if (nowMs >= this.#nextTickMs) {
       const m = this.#node.stats(nowMs);
-      this.#allocator.tick(nowMs, { joining: m.joining, membersFull: m.membersFull, maxMembers: this.#maxMembers });
+      this.#allocator.tick(nowMs, {
+        joining: m.joining,
+        membersFull: m.membersFull,
+        maxMembers: this.#maxMembers,
+      });
       this.#nextTickMs = nowMs + this.#tickMs;
     }
   }

@@ -63,10 +63,13 @@ export class Slot {
     const old = this.rule;
     this.rule = rule;
     if (old.intervalMs === rule.intervalMs) return;
-    if (this.tatMs > nowMs) this.tatMs = nowMs + (this.tatMs - nowMs) * (rule.intervalMs / old.intervalMs);
+    if (this.tatMs > nowMs) {
+      this.tatMs = nowMs + (this.tatMs - nowMs) * (rule.intervalMs / old.intervalMs);
+    }
     const oldShadow = old.shadow, shadow = rule.shadow;
     if (this.shadowTatMs > nowMs && oldShadow !== undefined && shadow !== undefined) {
-      this.shadowTatMs = nowMs + (this.shadowTatMs - nowMs) * (shadow.intervalMs / oldShadow.intervalMs);
+      this.shadowTatMs = nowMs +
+        (this.shadowTatMs - nowMs) * (shadow.intervalMs / oldShadow.intervalMs);
     }
   }
 

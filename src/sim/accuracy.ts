@@ -73,9 +73,16 @@ export interface Outcome {
   readonly deniedPerSec: number;
 }
 
-/** Runs one scenario with `seed`. */
-export function run(s: Scenario, seed: number): Outcome {
-  const fleet = new Fleet({ seed, size: s.nodes, limit: s.startLimit ?? LIMIT, policy: s.policy, faults: s.faults });
+/** Runs one scenario with `seed`; `relay: false` turns off the relay of demand reports. */
+export function run(s: Scenario, seed: number, options: { relay?: boolean } = {}): Outcome {
+  const fleet = new Fleet({
+    seed,
+    size: s.nodes,
+    limit: s.startLimit ?? LIMIT,
+    policy: s.policy,
+    faults: s.faults,
+    relay: options.relay,
+  });
   const endMs = s.endMs ?? 50_000;
   const script = [
     [TRAFFIC_AT_MS, (f: Fleet) => {
@@ -112,7 +119,13 @@ export function run(s: Scenario, seed: number): Outcome {
   return summarise(s, perSecond, denied, shadowDenied, endMs);
 }
 
-function summarise(s: Scenario, perSecond: number[], denied: number[], shadowDenied: number[], endMs: number): Outcome {
+function summarise(
+  s: Scenario,
+  perSecond: number[],
+  denied: number[],
+  shadowDenied: number[],
+  endMs: number,
+): Outcome {
   const index = (ms: number) => Math.max(0, Math.floor((ms - TRAFFIC_AT_MS) / 1_000));
   const [from, to] = s.steady ?? [endMs - 10_000, endMs];
   const window = (xs: number[]) => xs.slice(index(from), index(to));
@@ -141,8 +154,14 @@ function summarise(s: Scenario, perSecond: number[], denied: number[], shadowDen
 const even = () => 400;
 const skewed = (i: number) => (i === 0 ? 1_200 : 150);
 const atMost = (x: number) => (r: Outcome) => r.steady <= x && r.peak <= x + 0.05;
-const about = (x: number) => (r: Outcome) => Math.abs(r.steady - x) <= 0.02 && r.peak <= Math.max(x, 1) + 0.05;
-const split = (policy: PartitionPolicy, bound: string, holds: (r: Outcome) => boolean, label: string): Scenario => ({
+const about = (x: number) => (r: Outcome) =>
+  Math.abs(r.steady - x) <= 0.02 && r.peak <= Math.max(x, 1) + 0.05;
+const split = (
+  policy: PartitionPolicy,
+  bound: string,
+  holds: (r: Outcome) => boolean,
+  label: string,
+): Scenario => ({
   id: `split-${policy.toString().replace(/[:]/g, "-")}`,
   label,
   bound,
@@ -161,8 +180,22 @@ const split = (policy: PartitionPolicy, bound: string, holds: (r: Outcome) => bo
 
 /** The rows at five nodes. */
 export const SCENARIOS_5: readonly Scenario[] = [
-  { id: "even", label: "Even demand, 5 × 400", bound: "R", holds: about(1), nodes: 5, demand: even },
-  { id: "skewed", label: "Skewed demand, 1200 + 4 × 150", bound: "R", holds: about(1), nodes: 5, demand: skewed },
+  {
+    id: "even",
+    label: "Even demand, 5 × 400",
+    bound: "R",
+    holds: about(1),
+    nodes: 5,
+    demand: even,
+  },
+  {
+    id: "skewed",
+    label: "Skewed demand, 1200 + 4 × 150",
+    bound: "R",
+    holds: about(1),
+    nodes: 5,
+    demand: skewed,
+  },
   {
     id: "one-of-five",
     label: "Demand on 1 of 5 nodes",
@@ -190,14 +223,24 @@ export const SCENARIOS_5: readonly Scenario[] = [
     faults: { duplicateRate: 0.2, delayRate: 0.5, delayMaxMs: 1_200 },
   },
   split(PartitionPolicy.optimistic(), "up to k × R = 2 R", atMost(2), "3/2 split, Optimistic"),
-  split(PartitionPolicy.holdDown(10_000), "≈ R for 10 s, then up to 2 R", atMost(2), "3/2 split, HoldDown(10 s)"),
+  split(
+    PartitionPolicy.holdDown(10_000),
+    "≈ R for 10 s, then up to 2 R",
+    atMost(2),
+    "3/2 split, HoldDown(10 s)",
+  ),
   split(
     PartitionPolicy.holdDown(60_000),
     "≈ R",
     atMost(1.01),
     "3/2 split, HoldDown(60 s), longer than the split",
   ),
-  split(PartitionPolicy.quorum(), "R + the minority's floors = 1.02 R", atMost(1.03), "3/2 split, Quorum"),
+  split(
+    PartitionPolicy.quorum(),
+    "R + the minority's floors = 1.02 R",
+    atMost(1.03),
+    "3/2 split, Quorum",
+  ),
   {
     id: "one-way",
     label: "One-way link, 0 → 1 lost",
@@ -222,12 +265,12 @@ export const SCENARIOS_5: readonly Scenario[] = [
   },
   {
     id: "rolling",
-    label: "Rolling restart, one node every 8 s",
+    label: "Rolling restart, one node every 8 s (settles: from the last restart)",
     bound: "≤ R, no second without service",
     holds: (r) => r.peak <= 1.05 && r.secondsWithout === 0,
     nodes: 5,
     demand: even,
-    eventAtMs: EVENT_AT_MS,
+    eventAtMs: EVENT_AT_MS + 8_000 * 4,
     endMs: 70_000,
     script: [0, 1, 2, 3, 4].flatMap((i) => [
       [EVENT_AT_MS + 8_000 * i, (f: Fleet) => f.crash(i)] as const,
@@ -287,7 +330,9 @@ export const SCENARIOS_5: readonly Scenario[] = [
     nodes: 5,
     demand: even,
     eventAtMs: EVENT_AT_MS,
-    script: [0, 1, 2, 3, 4].map((i) => [EVENT_AT_MS + 1_000 * i, (f: Fleet) => f.setLimit(i, Limit.perSecond(R / 2).burst(50))]),
+    script: [0, 1, 2, 3, 4].map((
+      i,
+    ) => [EVENT_AT_MS + 1_000 * i, (f: Fleet) => f.setLimit(i, Limit.perSecond(R / 2).burst(50))]),
   },
   {
     id: "raise",
@@ -298,6 +343,90 @@ export const SCENARIOS_5: readonly Scenario[] = [
     demand: even,
     startLimit: Limit.perSecond(R / 2).burst(50),
     eventAtMs: EVENT_AT_MS,
-    script: [0, 1, 2, 3, 4].map((i) => [EVENT_AT_MS + 1_000 * i, (f: Fleet) => f.setLimit(i, LIMIT)]),
+    script: [0, 1, 2, 3, 4].map((
+      i,
+    ) => [EVENT_AT_MS + 1_000 * i, (f: Fleet) => f.setLimit(i, LIMIT)]),
+  },
+];
+
+/** The shadow row's two runs: a shadow at R/5 beside the real limit, and R/5 enforced. */
+export const SHADOW_LIMIT: Limit = Limit.perSecond(R / 5).burst(50);
+
+/** Skewed demand under R with a shadow at R/5: what the shadow would deny. */
+export const SHADOW_RUN: Scenario = {
+  id: "shadow",
+  label: "Shadow at R/5, skewed demand on R",
+  bound: "the shadow counts what enforcing would deny, or more",
+  holds: () => true,
+  nodes: 5,
+  demand: skewed,
+  script: [[TRAFFIC_AT_MS - 1_000, (f) => f.setShadow(SHADOW_LIMIT)]],
+};
+
+/** The same demand with R/5 enforced: what enforcing would deny. */
+export const ENFORCED_RUN: Scenario = {
+  ...SHADOW_RUN,
+  id: "enforced",
+  startLimit: SHADOW_LIMIT,
+  script: [],
+};
+
+/**
+ * At fifty nodes each node's burst of 50 adds up to 2.5 R back to back when
+ * traffic starts or jumps: the design bound is R plus a burst on each node.
+ */
+const BOUND_50 = "R (+ 50 bursts)";
+const about50 = (r: Outcome) =>
+  Math.abs(r.steady - 1) <= 0.02 && r.peak <= 1 + (50 * 50) / R + 0.05;
+
+/** The rows at fifty nodes: the same scenarios, where relaying news matters. */
+export const SCENARIOS_50: readonly Scenario[] = [
+  {
+    ...SCENARIOS_5[1],
+    id: "skewed-50",
+    label: "50 nodes: skewed, 1200 + 49 × 150",
+    bound: BOUND_50,
+    holds: about50,
+    nodes: 50,
+  },
+  {
+    ...SCENARIOS_5.find((s) => s.id === "crash")!,
+    id: "crash-50",
+    label: "50 nodes: node 49 crashes for good (the other 49)",
+    bound: BOUND_50,
+    holds: about50,
+    nodes: 50,
+    measured: (i) => i !== 49,
+    script: [[EVENT_AT_MS, (f) => f.crash(49)]],
+  },
+  {
+    ...SCENARIOS_5.find((s) => s.id === "leave")!,
+    id: "leave-50",
+    label: "50 nodes: node 49 leaves for good (the other 49)",
+    bound: BOUND_50,
+    holds: about50,
+    nodes: 50,
+    measured: (i) => i !== 49,
+    script: [[EVENT_AT_MS, (f) => f.leave(49)]],
+  },
+  {
+    ...SCENARIOS_5.find((s) => s.id === "jump")!,
+    id: "jump-50",
+    label: "50 nodes: traffic jumps 100×, cold to hot",
+    bound: BOUND_50,
+    holds: about50,
+    nodes: 50,
+    demand: () => 0.4,
+    script: [[EVENT_AT_MS, (f) => Array.from({ length: 50 }, (_, i) => f.setDemand(i, 40))]],
+  },
+  {
+    ...SCENARIOS_5.find((s) => s.id === "late-join")!,
+    id: "late-join-50",
+    label: "50 nodes: a node joins 10 s late",
+    bound: BOUND_50,
+    holds: about50,
+    nodes: 49,
+    demand: () => 40,
+    script: [[EVENT_AT_MS, (f) => f.setDemand(f.add(), 40)]],
   },
 ];

@@ -32,6 +32,8 @@ export interface FleetOptions {
   readonly protocolPeriodMs?: number;
   /** Network faults from the start. */
   readonly faults?: NetworkFaults;
+  /** Whether nodes relay each other's demand reports (default true). */
+  readonly relay?: boolean;
 }
 
 /** The key every node's traffic goes to. */
@@ -172,7 +174,11 @@ export class Fleet {
   runUntil(untilMs: number): void {
     while (this.#nowMs < untilMs) {
       const now = this.#nowMs;
-      for (let d = this.#deliveries.peek(); d !== undefined && d.atMs <= now; d = this.#deliveries.peek()) {
+      for (
+        let d = this.#deliveries.peek();
+        d !== undefined && d.atMs <= now;
+        d = this.#deliveries.peek()
+      ) {
         this.#deliveries.pop();
         const m = this.#members[d.to];
         if (m.node && m.pausedUntilMs <= now) m.node.handleDatagram(now, d.from, d.bytes);
@@ -215,21 +221,34 @@ export class Fleet {
       const to = this.#byAddress.get(t.to.toString());
       if (to === undefined || !this.topology.connected(m.index, to)) continue;
       for (const delayMs of deliveryDelays(this.faults, this.#netPrng)) {
-        this.#deliveries.push({ atMs: this.#nowMs + Math.max(1, Math.round(delayMs)), to, from: m.address, bytes: t.bytes });
+        this.#deliveries.push({
+          atMs: this.#nowMs + Math.max(1, Math.round(delayMs)),
+          to,
+          from: m.address,
+          bytes: t.bytes,
+        });
       }
     }
   }
 
   #start(m: Member): void {
     const book = new LimitBook(this.#limit, { maxClasses: 64, maxKeyLimits: 4_096 });
-    const enforcer = new Enforcer(book, { capacity: 8_192, overflowScale: 0.5, fleet: { hashKey: PUBLIC_HASH_KEY } });
+    const enforcer = new Enforcer(book, {
+      capacity: 8_192,
+      overflowScale: 0.5,
+      fleet: { hashKey: PUBLIC_HASH_KEY },
+    });
     const node = new FleetNode({
       address: m.address,
       book,
       enforcer,
       policy: this.#options.policy ?? PartitionPolicy.holdDown(),
       hotKeys: 64,
-      membership: { seed: this.#prng.nextU32(), protocolPeriodMs: this.#options.protocolPeriodMs ?? 200 },
+      relay: this.#options.relay,
+      membership: {
+        seed: this.#prng.nextU32(),
+        protocolPeriodMs: this.#options.protocolPeriodMs ?? 200,
+      },
     });
     const seed = m.index === 0 ? 1 : 0;
     if (seed < Math.max(this.#options.size, this.#members.length)) node.addSeed(addressOf(seed));

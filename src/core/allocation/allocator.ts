@@ -20,7 +20,13 @@ import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
-import { type DemandGroup, decodeReports, encodeReports, groupBytes, newerRound } from "./report.ts";
+import {
+  decodeReports,
+  type DemandGroup,
+  encodeReports,
+  groupBytes,
+  newerRound,
+} from "./report.ts";
 
 /** Tunables of allocation; the defaults are the design's. */
 export interface AllocatorOptions {
@@ -38,6 +44,12 @@ export interface AllocatorOptions {
   readonly cooldownMs?: number;
   /** The time constant of the demand estimate (1 s). */
   readonly demandTauMs?: number;
+  /**
+   * Whether to pass on other nodes' fresh reports (default true). Without
+   * relay, news of a node reaches only the peers it probes or is probed by:
+   * O(N) rounds to reach all. Kept as an option to measure the difference.
+   */
+  readonly relay?: boolean;
 }
 
 /** Why every key is held at the floor, if it is. */
@@ -110,6 +122,7 @@ export class Allocator implements MembershipExtension {
   readonly #tauMs: number;
   readonly #maxHot: number;
   readonly #periodMs: number;
+  readonly #relay: boolean;
   #round = 0;
   #lastRoundMs = -Infinity;
   #lastTickMs: number | undefined;
@@ -122,7 +135,12 @@ export class Allocator implements MembershipExtension {
   #relayCursor = 0;
 
   /** An allocator for the node with member ID `selfId`. */
-  constructor(book: LimitBook, enforcer: Enforcer, selfId: { hi: number; lo: number }, options: AllocatorOptions) {
+  constructor(
+    book: LimitBook,
+    enforcer: Enforcer,
+    selfId: { hi: number; lo: number },
+    options: AllocatorOptions,
+  ) {
     this.#book = book;
     this.#enforcer = enforcer;
     this.#selfId = selfId;
@@ -134,6 +152,7 @@ export class Allocator implements MembershipExtension {
     this.#tauMs = options.demandTauMs ?? 1_000;
     this.#maxHot = options.hotKeys;
     this.#periodMs = options.protocolPeriodMs;
+    this.#relay = options.relay ?? true;
     this.#view = this.#members.view(0);
   }
 
@@ -141,7 +160,9 @@ export class Allocator implements MembershipExtension {
   memberChanged(change: MemberChange): void {
     this.#members.apply(change);
     const state = change.member.state;
-    if (state === "left" || state === "forgotten") this.#reports.delete(change.member.id.toString());
+    if (state === "left" || state === "forgotten") {
+      this.#reports.delete(change.member.id.toString());
+    }
   }
 
   /** The demand section for a probe or ack to `to`, within `maxBytes`. */
@@ -153,11 +174,13 @@ export class Allocator implements MembershipExtension {
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
     const toKey = to.id.toString();
-    const origins = [...this.#reports.values()];
+    const origins = this.#relay ? [...this.#reports.values()] : [];
     for (let i = 0; i < origins.length && groups.length < 255; i++) {
       const o = origins[(this.#relayCursor + i) % origins.length];
       const size = groupBytes(o.group.records.length);
-      if (nowMs - o.receivedMs > RELAY_FRESH_MS || idKey(o.origin) === toKey || size > budget) continue;
+      if (nowMs - o.receivedMs > RELAY_FRESH_MS || idKey(o.origin) === toKey || size > budget) {
+        continue;
+      }
       groups.push(o.group);
       budget -= size;
     }
@@ -181,7 +204,13 @@ export class Allocator implements MembershipExtension {
         demands.set(id, r.demand);
         if (r.demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
-      this.#reports.set(key, { round: group.round, receivedMs: nowMs, origin: group.origin, group, demands });
+      this.#reports.set(key, {
+        round: group.round,
+        receivedMs: nowMs,
+        origin: group.origin,
+        group,
+        demands,
+      });
     }
   }
 
@@ -199,7 +228,9 @@ export class Allocator implements MembershipExtension {
     }
     this.#view = this.#members.view(nowMs);
     this.#updateHolds(nowMs, holds);
-    const n = holds.membersFull ? Math.max(this.#view.countedSize, holds.maxMembers) : this.#view.countedSize;
+    const n = holds.membersFull
+      ? Math.max(this.#view.countedSize, holds.maxMembers)
+      : this.#view.countedSize;
     this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
     this.#measure(dtMs);
     this.#promote(nowMs, this.#settleMs());
@@ -233,8 +264,12 @@ export class Allocator implements MembershipExtension {
     // it are stale, and so are its of them.
     if (this.#view.withoutQuorum) this.#quorumAtMs = Infinity;
     else if (this.#quorumAtMs === Infinity) this.#quorumAtMs = nowMs;
-    const since = Math.max(this.#joinedAtMs ?? Infinity, this.#quorumAtMs === Infinity ? -Infinity : this.#quorumAtMs);
-    this.#learning = this.#joinedAtMs !== undefined && this.#view.inSight > 1 && nowMs - since < this.#settleMs();
+    const since = Math.max(
+      this.#joinedAtMs ?? Infinity,
+      this.#quorumAtMs === Infinity ? -Infinity : this.#quorumAtMs,
+    );
+    this.#learning = this.#joinedAtMs !== undefined && this.#view.inSight > 1 &&
+      nowMs - since < this.#settleMs();
     this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull;
     this.#enforcer.startLean = joining || this.#learning;
   }
@@ -262,7 +297,9 @@ export class Allocator implements MembershipExtension {
     for (const slot of this.#enforcer.takeCandidates()) {
       // Nearing the cold share: at least that much demand, to start from.
       const demand = slot.rule.limit.ratePerSec() * this.#book.scale;
-      if (slot.hash !== undefined && slot.hot === undefined) this.#makeHot(slot, demand, nowMs + settleMs);
+      if (slot.hash !== undefined && slot.hot === undefined) {
+        this.#makeHot(slot, demand, nowMs + settleMs);
+      }
     }
     for (const [id, heardMs] of this.#remoteHot) {
       if (this.#hot.has(id) || nowMs - heardMs > this.#cooldownMs) {
@@ -308,11 +345,16 @@ export class Allocator implements MembershipExtension {
     // Against them, this node takes its own demand as of then, or as of now
     // if lower: its fresh figure against their stale ones would take too
     // much while demand rises everywhere.
-    const roundsAgo = Math.min(HISTORY_ROUNDS - 1, Math.ceil((nowMs - oldestMs) / this.#periodMs) + 1);
+    const roundsAgo = Math.min(
+      HISTORY_ROUNDS - 1,
+      Math.ceil((nowMs - oldestMs) / this.#periodMs) + 1,
+    );
     const then = hot.history[(this.#round - roundsAgo + HISTORY_ROUNDS) % HISTORY_ROUNDS];
     const own = Math.min(hot.demand, then);
     const total = own + others;
-    let share = this.#held ? floor : floor + limitPerSec * (1 - this.#beta) * (total > 0 ? own / total : 1 / n);
+    let share = this.#held
+      ? floor
+      : floor + limitPerSec * (1 - this.#beta) * (total > 0 ? own / total : 1 / n);
     // Until the peers' reports of a new hot key have had time to arrive, it
     // keeps its cold share: alone in its sums, it would take nearly all.
     if (nowMs < hot.settlingUntilMs) share = Math.min(share, (limitPerSec * this.#alpha) / n);

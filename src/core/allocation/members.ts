@@ -76,7 +76,8 @@ export class CountedMembers {
     // before the majority takes what it leaves.
     const keepsSuspects = policy.kind !== "optimistic";
     const sees = (p: PeerState) => p.state === "alive" || (keepsSuspects && p.state === "suspect");
-    const holds = (p: PeerState) => holdDown && p.state === "dead" && nowMs - p.sinceMs < policy.holdMs;
+    const holds = (p: PeerState) =>
+      holdDown && p.state === "dead" && nowMs - p.sinceMs < policy.holdMs;
     let inSight = 1;
     let alive = 1;
     let held = 0;

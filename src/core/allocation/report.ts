@@ -60,7 +60,9 @@ export function groupBytes(records: number): number {
 
 /** Encodes groups into one section; the caller keeps it within its budget with {@link groupBytes}. */
 export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
-  if (groups.length > 255) throw new RangeError(`at most 255 groups in a section, got ${groups.length}`);
+  if (groups.length > 255) {
+    throw new RangeError(`at most 255 groups in a section, got ${groups.length}`);
+  }
   let size = SECTION_HEADER_BYTES;
   for (const g of groups) size += groupBytes(g.records.length);
   const bytes = new Uint8Array(size);
@@ -70,7 +72,9 @@ export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
   let at = SECTION_HEADER_BYTES;
   for (const g of groups) {
     if (g.records.length > MAX_RECORDS_PER_GROUP) {
-      throw new RangeError(`at most ${MAX_RECORDS_PER_GROUP} records in a group, got ${g.records.length}`);
+      throw new RangeError(
+        `at most ${MAX_RECORDS_PER_GROUP} records in a group, got ${g.records.length}`,
+      );
     }
     view.setUint32(at, g.origin.hi);
     view.setUint32(at + 4, g.origin.lo);
@@ -97,12 +101,16 @@ export type ReportsResult =
 export function decodeReports(bytes: Uint8Array): ReportsResult {
   if (bytes.length < SECTION_HEADER_BYTES) return { ok: false, error: "truncated section header" };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint8(0) !== REPORT_VERSION) return { ok: false, error: `unknown report version ${view.getUint8(0)}` };
+  if (view.getUint8(0) !== REPORT_VERSION) {
+    return { ok: false, error: `unknown report version ${view.getUint8(0)}` };
+  }
   const count = view.getUint8(1);
   const groups: DemandGroup[] = [];
   let at = SECTION_HEADER_BYTES;
   for (let g = 0; g < count; g++) {
-    if (at + GROUP_HEADER_BYTES > bytes.length) return { ok: false, error: "truncated group header" };
+    if (at + GROUP_HEADER_BYTES > bytes.length) {
+      return { ok: false, error: "truncated group header" };
+    }
     const origin = { hi: view.getUint32(at), lo: view.getUint32(at + 4) };
     const round = view.getUint16(at + 8);
     if (view.getUint8(at + 10) !== 0) return { ok: false, error: "reserved group flags set" };
@@ -113,7 +121,9 @@ export function decodeReports(bytes: Uint8Array): ReportsResult {
     const records: DemandRecord[] = [];
     for (let r = 0; r < n; r++, at += RECORD_BYTES) {
       const demand = view.getFloat32(at + 8);
-      if (!(demand >= 0 && demand <= MAX_DEMAND)) return { ok: false, error: "demand out of range" };
+      if (!(demand >= 0 && demand <= MAX_DEMAND)) {
+        return { ok: false, error: "demand out of range" };
+      }
       records.push({ hash: { hi: view.getUint32(at), lo: view.getUint32(at + 4) }, demand });
     }
     groups.push({ origin, round, records });

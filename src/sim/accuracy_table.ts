@@ -1,0 +1,73 @@
+/**
+ * The accuracy table, rendered from runs of the scenarios, and written into
+ * the README and docs/accuracy.md between markers.
+ *
+ * @module
+ */
+
+import {
+  ENFORCED_RUN,
+  type Outcome,
+  run,
+  type Scenario,
+  SCENARIOS_5,
+  SCENARIOS_50,
+  SHADOW_RUN,
+} from "./accuracy.ts";
+
+/** The seed of the published table. */
+export const TABLE_SEED = 1;
+
+/** A scenario with its outcome. */
+export interface Row {
+  /** The scenario. */
+  readonly scenario: Scenario;
+  /** What it admitted. */
+  readonly outcome: Outcome;
+}
+
+/** Runs every scenario with `seed`; `onRow` hears of each as it finishes. */
+export function runAll(
+  seed: number,
+  onRow?: (row: Row) => void,
+): { rows: Row[]; shadow: Outcome; enforced: Outcome } {
+  const rows: Row[] = [];
+  for (const scenario of [...SCENARIOS_5, ...SCENARIOS_50]) {
+    const row = { scenario, outcome: run(scenario, seed) };
+    rows.push(row);
+    onRow?.(row);
+  }
+  return { rows, shadow: run(SHADOW_RUN, seed), enforced: run(ENFORCED_RUN, seed) };
+}
+
+/** The table as Markdown. */
+export function renderTable(result: { rows: Row[]; shadow: Outcome; enforced: Outcome }): string {
+  const r2 = (x: number) => `${x.toFixed(2)} R`;
+  const lines = [
+    "| Scenario | Design bound | Admitted, steady | Peak second | Seconds over 1.01 R | Settles in |",
+    "| --- | --- | ---: | ---: | ---: | ---: |",
+    ...result.rows.map(({ scenario: s, outcome: o }) =>
+      `| ${s.label} | ${s.bound} | ${r2(o.steady)} | ${
+        r2(o.peak)
+      } | ${o.secondsOver} | ${o.settlesInS} s |`
+    ),
+  ];
+  const shadow = result.shadow.shadowDeniedPerSec;
+  const enforced = result.enforced.deniedPerSec;
+  const diff = enforced === 0 ? 0 : ((shadow - enforced) / enforced) * 100;
+  lines.push(
+    "",
+    `Shadow at R/5 beside skewed demand on R: shadow denials vs. denials with R/5 enforced, ` +
+      `${shadow.toFixed(1)} vs. ${enforced.toFixed(1)} a second (${diff >= 0 ? "+" : ""}${
+        diff.toFixed(1)
+      }%).`,
+  );
+  return lines.join("\n");
+}
+
+/** Replaces the text between `<!-- accuracy:start -->` and `<!-- accuracy:end -->`. */
+export function replaceTable(document: string, table: string): string {
+  const re = /(<!-- accuracy:start -->\n)[\s\S]*?(\n<!-- accuracy:end -->)/;
+  if (!re.test(document)) throw new Error("no accuracy markers in the document");
+  return document.replace(re, `$1${table}$2`);
+}
