@@ -169,6 +169,7 @@ const restart: Scenario = {
     cluster.restart(3);
     const back = waitFor(cluster, () => cluster.converged(), 3_000);
     report.expect(back !== undefined, "the restarted node was not taken back");
+    report.metric("incarnation", cluster.node(3)?.incarnation ?? 0);
     report.expect((cluster.node(3)?.incarnation ?? 0) > 0, "it rejoined without a new incarnation");
     return report.done();
   },
@@ -186,6 +187,7 @@ const leave: Scenario = {
       if (change.member.address.toString() !== key) return;
       if (change.member.state === "suspect" || change.member.state === "dead") suspected = true;
     });
+    const leftAtMs = cluster.nowMs;
     cluster.leave(7);
     const others = [...Array(20).keys()].filter((i) => i !== 7);
     const knownAt = waitFor(
@@ -194,6 +196,7 @@ const leave: Scenario = {
       2 * PERIOD_MS,
       10,
     );
+    report.metric("knownByAllMs", (knownAt ?? NaN) - leftAtMs);
     report.expect(knownAt !== undefined, "not every node knew of the leave within two periods");
     cluster.runFor(10_000);
     report.expect(!suspected, "the node that left was suspected");
