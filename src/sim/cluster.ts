@@ -60,6 +60,10 @@ interface Slot {
   pausedUntilMs: number;
   inbox: { from: Address; bytes: Uint8Array }[];
   wakeAtMs: number;
+  /** The node's deadline, on its own clock, that `wakeAtMs` stands for. */
+  wakeLocalMs: number;
+  /** The node's clock never runs backwards, rounding included. */
+  lastLocalMs: number;
   generation: number;
   traffic: { datagrams: number; bytes: number; largestBytes: number };
 }
@@ -160,6 +164,8 @@ export class Cluster {
       pausedUntilMs: -Infinity,
       inbox: [],
       wakeAtMs: Infinity,
+      wakeLocalMs: Infinity,
+      lastLocalMs: 0,
       generation: 0,
       traffic: { datagrams: 0, bytes: 0, largestBytes: 0 },
     });
@@ -307,9 +313,13 @@ export class Cluster {
     this.#reschedule(slot);
   }
 
-  /** A node's own clock, which may run fast or slow. */
-  #localMs(slot: Slot): number {
-    return this.#nowMs * slot.rate;
+  /**
+   * A node's own clock, which may run fast or slow; woken for a deadline, it
+   * reads at least that deadline, whatever the rounding of the conversion.
+   */
+  #localMs(slot: Slot, atLeastMs = 0): number {
+    slot.lastLocalMs = Math.max(slot.lastLocalMs, this.#nowMs * slot.rate, atLeastMs);
+    return slot.lastLocalMs;
   }
 
   #process(event: SimEvent): void {
@@ -320,7 +330,7 @@ export class Cluster {
       if (event.generation !== slot.generation || event.atMs !== slot.wakeAtMs) return;
       slot.wakeAtMs = Infinity;
       if (this.#nowMs < slot.pausedUntilMs) return;
-      slot.node.handleTimeout(this.#localMs(slot));
+      slot.node.handleTimeout(this.#localMs(slot, slot.wakeLocalMs));
     } else if (this.#nowMs < slot.pausedUntilMs) {
       slot.inbox.push({ from: event.from, bytes: event.bytes });
       return;
@@ -363,6 +373,7 @@ export class Cluster {
     const atMs = Math.max(this.#nowMs, deadline / slot.rate);
     if (atMs === slot.wakeAtMs) return;
     slot.wakeAtMs = atMs;
+    slot.wakeLocalMs = deadline;
     this.#events.push({ atMs, kind: "wake", node: slot.index, generation: slot.generation });
   }
 }

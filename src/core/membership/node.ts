@@ -21,7 +21,7 @@ import { Prng } from "../prng.ts";
 import { Broadcasts, retransmitLimit } from "./broadcasts.ts";
 import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
-import { type Member, MemberTable } from "./table.ts";
+import { type Applied, type Member, MemberTable } from "./table.ts";
 import { Prober, type SendFields } from "./prober.ts";
 
 /** A datagram the node wants sent. */
@@ -161,16 +161,33 @@ export class Node {
       this.#aboutSelf({ state: "alive", ...sender });
       return;
     }
-    let refuted = this.#apply({ state: "alive", ...sender }, nowMs);
-    for (const record of message.records) {
+    let refuted = false;
+    for (const record of [{ state: "alive", ...sender } as const, ...message.records]) {
       if (!record.id.equals(record.address.id)) this.#mismatched++;
-      else if (this.#apply(record, nowMs)) refuted = true;
+      else if (this.#apply(record, nowMs) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
     this.#dispatch(nowMs, message, from);
-    if (refuted && message.type !== "ping" && message.type !== "join") {
-      // Whoever thought this node suspect or dead hears the refutation at once.
-      this.#send(nowMs, sender.address, { type: "gossip" });
+    if (refuted) this.#spreadRefutation(nowMs, message);
+  }
+
+  /**
+   * Sends a fresh refutation at once to whoever brought the news and to a
+   * few members at random: waiting for the next probes would leave it to a
+   * node whose awareness may have slowed them down ninefold, while the
+   * suspicion timeouts run on.
+   */
+  #spreadRefutation(nowMs: number, cause: Message): void {
+    const teller = cause.sender.address;
+    // A ping or a join is answered anyway, and the answer carries the news.
+    if (cause.type !== "ping" && cause.type !== "join") {
+      this.#send(nowMs, teller, { type: "gossip" });
+    }
+    const others = [...this.#table.values()].filter(
+      (m) => m.state === "alive" && !m.address.equals(teller),
+    );
+    for (const member of this.#prng.shuffle(others).slice(0, this.#config.indirectProbes)) {
+      this.#send(nowMs, member.address, { type: "gossip" });
     }
   }
 
@@ -297,14 +314,15 @@ export class Node {
     return { id: this.#self.id, address: this.#self, incarnation: this.#incarnation };
   }
 
-  /** Takes news of a member; returns whether it made this node refute. */
-  #apply(record: MemberRecord, nowMs: number): boolean {
-    if (record.address.equals(this.#self)) return this.#aboutSelf(record);
-    if (this.#table.apply(record, nowMs) === "confirmed") {
+  /** Takes news of a member; "refuted" when it was news of this node that it had to refute. */
+  #apply(record: MemberRecord, nowMs: number): Applied | "refuted" {
+    if (record.address.equals(this.#self)) return this.#aboutSelf(record) ? "refuted" : "stale";
+    const applied = this.#table.apply(record, nowMs);
+    if (applied === "confirmed") {
       // Others count independent suspicions too, so a new witness is news.
       this.#broadcasts.push(record.address.toString(), record);
     }
-    return false;
+    return applied;
   }
 
   #aboutSelf(record: MemberRecord): boolean {
@@ -322,9 +340,20 @@ export class Node {
   }
 
   #suspect(nowMs: number, member: Member): void {
-    if (member.state !== "alive") return;
+    if (member.state !== "alive" && member.state !== "suspect") return;
     const { address, id, incarnation } = member;
-    this.#table.apply({ state: "suspect", address, id, incarnation, from: this.#self.id }, nowMs);
+    const record: MemberRecord = {
+      state: "suspect",
+      address,
+      id,
+      incarnation,
+      from: this.#self.id,
+    };
+    // Already suspect, this failed probe is one more independent witness.
+    if (this.#apply(record, nowMs) === "stale") return;
+    // Lifeguard's buddy system: the suspect hears it first, so that it
+    // refutes before the news has gone round and the timeouts run out.
+    this.#send(nowMs, address, { type: "gossip" });
   }
 
   #changed(change: MemberChange, member: Member): void {

@@ -183,6 +183,9 @@ export class Prober {
     for (const helper of helpers) {
       this.#host.send(nowMs, helper.address, { type: "pingReq", seq: probe.seq, target });
     }
+    // A second direct try, as memberlist's fallback: on a lossy link it
+    // halves the probes that fail, at one datagram only when one went missing.
+    this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
   }
 
   #nextTarget(): Member | undefined {

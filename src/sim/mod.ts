@@ -1,0 +1,22 @@
+/**
+ * rateguard's deterministic simulator: membership nodes on virtual time over
+ * an in-memory network with named faults, and the scenarios that test them.
+ * One seed decides a whole run; a failure prints the command that replays it.
+ *
+ * @example
+ * ```ts
+ * import { Cluster, describe, runScenario } from "@rateguard/guard/sim";
+ * const cluster = new Cluster({ seed: 7, size: 5, faults: { lossRate: 0.1 } });
+ * cluster.runUntil(5_000);
+ * console.assert(cluster.converged());
+ * const result = runScenario("leave", 7);
+ * console.assert(result.ok, describe(result));
+ * ```
+ *
+ * @module
+ */
+
+export { Cluster, type ClusterOptions, type Observed, type Traffic } from "./cluster.ts";
+export { type NetworkFaults, Topology } from "./network.ts";
+export { describe, replayCommand, type ScenarioResult, waitFor } from "./report.ts";
+export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
