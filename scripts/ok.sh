@@ -38,6 +38,9 @@ mapfile -t pure_files < <(core_files)
 if [ "${#pure_files[@]}" -gt 0 ]; then check core-es2022 "$deno" check --config .ci/core.json "${pure_files[@]}"; fi
 check core-pure pure
 check publish "$deno" publish --dry-run --allow-dirty
+# The accuracy table is generated: fail when README or docs/accuracy.md
+# disagree with a fresh run (deterministic; run on Deno only, once).
+check accuracy "$deno" run -A src/sim/accuracy_cli.ts --check
 check doc-examples "$deno" test --doc -A mod.ts src README.md
 
 KEEP_RESULTS=1 bash scripts/test-all.sh

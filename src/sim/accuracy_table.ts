@@ -67,7 +67,8 @@ export function renderTable(result: { rows: Row[]; shadow: Outcome; enforced: Ou
 
 /** Replaces the text between `<!-- accuracy:start -->` and `<!-- accuracy:end -->`. */
 export function replaceTable(document: string, table: string): string {
-  const re = /(<!-- accuracy:start -->\n)[\s\S]*?(\n<!-- accuracy:end -->)/;
+  const re = /(<!-- accuracy:start -->\n)[\s\S]*?(<!-- accuracy:end -->)/;
   if (!re.test(document)) throw new Error("no accuracy markers in the document");
-  return document.replace(re, `$1${table}$2`);
+  // Blank lines around the table, as the Markdown formatter wants them.
+  return document.replace(re, `$1\n${table}\n\n$2`);
 }

@@ -157,6 +157,11 @@ export class Fleet {
     m.book = undefined;
   }
 
+  /** The rate node `index` admits `key` at now, per second. */
+  share(index: number, key: string): number {
+    return this.#members[index].node!.share("", key);
+  }
+
   /** Node `index`'s stats, if it runs. */
   stats(index: number): FleetStats | undefined {
     return this.#members[index].node?.stats(this.#nowMs);
