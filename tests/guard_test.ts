@@ -42,6 +42,28 @@ describe("Guard (standalone)", () => {
     assert.equal(guard.checkTraced("k").shadow, undefined);
   });
 
+  it("tells a key's share and describes itself as a fleet of one", async () => {
+    const guard = await Guard.builder().limit(100).class("slow", Limit.perMinute(60)).spawn();
+    assert.equal(guard.share("k"), 100);
+    assert.equal(guard.shareIn("slow", "k"), 1);
+    assert.equal(guard.shareIn("unknown", "k"), 100);
+    const s = guard.stats();
+    assert.deepEqual(
+      [
+        s.clusterSize,
+        s.countedSize,
+        s.suspects,
+        s.joining,
+        s.learning,
+        s.withoutQuorum,
+        s.membersFull,
+        s.hotKeys,
+      ],
+      [1, 1, 0, false, false, false, false, 0],
+    );
+    assert.throws(() => guard.share(""), TypeError);
+  });
+
   it("changes limits live", async () => {
     const guard = await Guard.builder().defaultLimit(slow(1)).spawn();
     guard.setClass("a", slow(5));

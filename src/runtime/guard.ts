@@ -38,6 +38,24 @@ export interface Stats {
   readonly dryRun: boolean;
   /** Whether the guard runs (false once it has left). */
   readonly running: boolean;
+  /** Members seen, this instance included: 1 for a standalone guard. */
+  readonly clusterSize: number;
+  /** N, the members the limit is shared over: 1 for a standalone guard. */
+  readonly countedSize: number;
+  /** Members not heard from lately. */
+  readonly suspects: number;
+  /** No peer reached yet: every key held at the floor. */
+  readonly joining: boolean;
+  /** Peers have not yet heard this instance's demand: every key held at the floor. */
+  readonly learning: boolean;
+  /** Under Quorum, no majority in sight: every key held at the floor. */
+  readonly withoutQuorum: boolean;
+  /** A newcomer was refused for a full member table lately: every key held at the floor. */
+  readonly membersFull: boolean;
+  /** Keys coordinated with the peers. */
+  readonly hotKeys: number;
+  /** Milliseconds since the last gossip round; far over the protocol period, the background task is stuck. */
+  readonly sinceLastRoundMs: number;
 }
 
 /** What the builder hands the guard. */
@@ -227,7 +245,27 @@ export class Guard {
       trackedKeys: this.#enforcer.table.size,
       dryRun: this.#enforcer.dryRun,
       running: this.#running,
+      // A standalone guard is a fleet of one that needs no rounds.
+      clusterSize: 1,
+      countedSize: 1,
+      suspects: 0,
+      joining: false,
+      learning: false,
+      withoutQuorum: false,
+      membersFull: false,
+      hotKeys: 0,
+      sinceLastRoundMs: 0,
     };
+  }
+
+  /** The rate `key` is admitted at here now, per second: its share, before the burst. */
+  share(key: string): number {
+    return this.#enforcer.currentRate("", key);
+  }
+
+  /** As {@link share}, for a key of a class. */
+  shareIn(className: string, key: string): number {
+    return this.#enforcer.currentRate(className, key);
   }
 
   /** Whether the guard still runs: false once it has left. */
