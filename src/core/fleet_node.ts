@@ -101,6 +101,16 @@ export class FleetNode {
     this.#node.handleDatagram(nowMs, from, bytes);
   }
 
+  /** Holds every key at the floor from now on: the driver of this node has failed. */
+  fail(nowMs: number): void {
+    const m = this.#node.stats(nowMs);
+    this.#allocator.fail(nowMs, {
+      joining: m.joining,
+      membersFull: m.membersFull,
+      maxMembers: this.#maxMembers,
+    });
+  }
+
   /** Runs what is due: membership's timers, and allocation's tick. */
   handleTimeout(nowMs: number): void {
     this.#node.handleTimeout(nowMs);

@@ -6,6 +6,11 @@
  */
 
 import { Enforcer } from "../core/enforcer.ts";
+import { FleetNode } from "../core/fleet_node.ts";
+import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { MAX_MEMBERS_LIMIT } from "../core/membership/mod.ts";
+import { Address } from "../proto/mod.ts";
+import { GossipTask } from "./gossip.ts";
 import { RateguardError } from "../core/errors.ts";
 import { describe, Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
@@ -55,6 +60,11 @@ export class GuardBuilder {
   #maxClasses = 64;
   #maxKeyLimits = 4_096;
   #policy = PartitionPolicy.holdDown();
+  #bind: { host: string; port: number } | undefined;
+  #advertise: Address | undefined;
+  #seeds: string[] = [];
+  #protocolPeriodMs = 200;
+  #maxMembers = 8_192;
   readonly #make: (parts: GuardParts) => Guard;
 
   /** Use `Guard.builder()`. */
@@ -155,18 +165,107 @@ export class GuardBuilder {
   }
 
   /**
-   * Builds the guard. Rejects with a `TypeError` when no limit was set, and a
-   * `RangeError` when `trackedKeys` is below `hotKeys`.
+   * The UDP address to gossip on, as `ip:port` (`[v6]:port`); port 0 picks a
+   * free one. Leave it out for a standalone guard. Binding `0.0.0.0` or `::`
+   * needs {@link advertise}.
+   */
+  bind(address: string): this {
+    const a = parseIpPort(address, "bind");
+    this.#bind = { host: a.toString().replace(/:\d+$/, "").replace(/^\[|\]$/g, ""), port: a.port };
+    return this;
+  }
+
+  /** Where the other instances reach this one, as `ip:port`; by default the bind address. */
+  advertise(address: string): this {
+    const a = parseIpPort(address, "advertise");
+    if (a.port === 0 || isUnspecified(a)) {
+      throw new RangeError(
+        `advertise: needs a routable address and a port, got ${JSON.stringify(address)}`,
+      );
+    }
+    this.#advertise = a;
+    return this;
+  }
+
+  /**
+   * Peers to join through, as `ip:port` or `host:port`; any live member will
+   * do. Names are looked up again while the guard runs, so one name for the
+   * whole fleet (a Kubernetes headless service) keeps up with it.
+   */
+  seeds(seeds: Iterable<string>): this {
+    const list = [...seeds];
+    for (const seed of list) {
+      if (
+        typeof seed !== "string" || !/^(?:\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(seed) ||
+        Number(seed.slice(seed.lastIndexOf(":") + 1)) > 65_535
+      ) {
+        throw new TypeError(`seeds: expected ip:port or host:port, got ${describe(seed)}`);
+      }
+    }
+    this.#seeds = list;
+    return this;
+  }
+
+  /** How often nodes exchange membership and demand, ms (default 200, from 10 to 60,000). */
+  protocolPeriodMs(ms: number): this {
+    this.#protocolPeriodMs = checkWhole(ms, "protocolPeriodMs", 10, 60_000);
+    return this;
+  }
+
+  /** Members tracked at most, the dead not yet forgotten and itself included (8192, from 1 to 65,536). */
+  maxMembers(n: number): this {
+    this.#maxMembers = checkWhole(n, "maxMembers", 1, MAX_MEMBERS_LIMIT);
+    return this;
+  }
+
+  /**
+   * Builds the guard; with `bind`, binds its socket and starts gossip.
+   * Rejects with a `TypeError` when no limit was set, a `RangeError` when
+   * `trackedKeys` is below `hotKeys` or an unspecified address is bound
+   * with no `advertise`, and an `Error` naming the address when the port
+   * cannot be bound.
    */
   spawn(): Promise<Guard> {
     try {
-      return Promise.resolve(this.#build());
+      const parts = this.#parts();
+      return this.#bind === undefined
+        ? Promise.resolve(this.#make(parts))
+        : this.#spawnFleet(parts);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  #build(): Guard {
+  async #spawnFleet(parts: GuardParts): Promise<Guard> {
+    const bind = this.#bind!;
+    const { book, enforcer, clock } = parts;
+    const membershipSeed = crypto.getRandomValues(new Uint32Array(1))[0];
+    let node: FleetNode | undefined;
+    const gossip = await GossipTask.start({
+      bindHost: bind.host,
+      bindPort: bind.port,
+      seeds: this.#seeds,
+      clock,
+      protocolPeriodMs: this.#protocolPeriodMs,
+      makeNode: (port) =>
+        node = new FleetNode({
+          address: this.#advertise ?? parseIpPort(formatHostPort(bind.host, port), "bind"),
+          book,
+          enforcer,
+          policy: this.#policy,
+          hotKeys: this.#hotKeys,
+          membership: {
+            seed: membershipSeed,
+            protocolPeriodMs: this.#protocolPeriodMs,
+            maxMembers: this.#maxMembers,
+          },
+        }),
+      onDeath: () => node?.fail(clock()),
+    });
+    return this.#make({ ...parts, gossip });
+  }
+
+  #parts(): GuardParts {
     if (this.#limit === undefined) {
       throw new TypeError(
         "Guard.builder(): set a limit with .limit(perSec) or .defaultLimit(limit) before spawn()",
@@ -189,13 +288,48 @@ export class GuardBuilder {
       maxKeyLimits: this.#maxKeyLimits,
     });
     book.setClasses(this.#classes);
+    if (
+      this.#bind &&
+      isUnspecified(parseIpPort(formatHostPort(this.#bind.host, this.#bind.port), "bind")) &&
+      !this.#advertise
+    ) {
+      throw new RangeError(
+        `bind ${formatHostPort(this.#bind.host, this.#bind.port)} listens on every address: ` +
+          "set advertise(ip:port), where the other instances reach this one",
+      );
+    }
+    const fleet = this.#bind ? { hashKey: PUBLIC_HASH_KEY } : undefined;
     const enforcer = new Enforcer(book, {
       capacity: 2 * this.#trackedKeys,
       overflowScale: COLD_FRACTION,
+      fleet,
     });
     enforcer.dryRun = this.#dryRun;
-    return this.#make({ book, enforcer, clock: monotonicClock, partitionPolicy: this.#policy });
+    return { book, enforcer, clock: monotonicClock, partitionPolicy: this.#policy };
   }
+}
+
+function parseIpPort(text: string, what: string): Address {
+  if (typeof text !== "string") {
+    throw new TypeError(`${what}: expected ip:port, got ${describe(text)}`);
+  }
+  try {
+    return Address.parse(text.trim());
+  } catch {
+    throw new TypeError(
+      `${what}: expected an IP literal and a port, as 10.0.0.3:7946 or [fd00::3]:7946, got ${
+        JSON.stringify(text)
+      }`,
+    );
+  }
+}
+
+function isUnspecified(a: Address): boolean {
+  return a.ip.every((b) => b === 0);
+}
+
+function formatHostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 function checkWhole(n: number, what: string, min: number, max: number): number {

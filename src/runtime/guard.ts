@@ -12,6 +12,7 @@ import type { KeyLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
 import type { Clock } from "./clock.ts";
+import type { GossipTask } from "./gossip.ts";
 import { GuardBuilder } from "./builder.ts";
 
 /** Options of a single check. */
@@ -68,6 +69,8 @@ export interface GuardParts {
   readonly clock: Clock;
   /** The partition policy, applied once the guard gossips. */
   readonly partitionPolicy: PartitionPolicy;
+  /** The background task, for a guard in a fleet; none for a standalone guard. */
+  readonly gossip?: GossipTask;
 }
 
 /**
@@ -95,6 +98,7 @@ export class Guard {
   readonly #enforcer: Enforcer;
   readonly #clock: Clock;
   readonly #policy: PartitionPolicy;
+  readonly #gossip: GossipTask | undefined;
   #running = true;
 
   /** Use {@link Guard.builder}. */
@@ -103,6 +107,7 @@ export class Guard {
     this.#enforcer = parts.enforcer;
     this.#clock = parts.clock;
     this.#policy = parts.partitionPolicy;
+    this.#gossip = parts.gossip;
   }
 
   /** A builder with the defaults; see {@link GuardBuilder}. */
@@ -233,9 +238,31 @@ export class Guard {
     return this.#policy;
   }
 
-  /** What this instance has decided so far. */
+  /** What this instance has decided so far, and how it sees the cluster. */
   stats(): Stats {
     const c = this.#enforcer.counters;
+    if (this.#gossip !== undefined) {
+      const f = this.#gossip.node.stats(this.#clock());
+      return {
+        admitted: c.admitted,
+        denied: c.denied,
+        overflowed: c.overflowed,
+        unknownClass: c.unknownClass,
+        shadowDenied: c.shadowDenied,
+        trackedKeys: this.#enforcer.table.size,
+        dryRun: this.#enforcer.dryRun,
+        running: this.#gossip.running,
+        clusterSize: f.clusterSize,
+        countedSize: f.countedSize,
+        suspects: f.suspects,
+        joining: f.joining,
+        learning: f.learning,
+        withoutQuorum: f.withoutQuorum,
+        membersFull: f.membersFull,
+        hotKeys: f.hotKeys,
+        sinceLastRoundMs: f.sinceLastRoundMs,
+      };
+    }
     return {
       admitted: c.admitted,
       denied: c.denied,
@@ -268,18 +295,34 @@ export class Guard {
     return this.#enforcer.currentRate(className, key);
   }
 
-  /** Whether the guard still runs: false once it has left. */
+  /**
+   * Whether the guard still runs: false once it has left, or if its
+   * background task died (a bug; the guard then holds every key at the floor).
+   */
   isRunning(): boolean {
-    return this.#running;
+    return this.#gossip ? this.#gossip.running : this.#running;
+  }
+
+  /** Members this instance sees, itself included: 1 for a standalone guard. */
+  clusterSize(): number {
+    return this.#gossip ? this.#gossip.node.stats(this.#clock()).clusterSize : 1;
+  }
+
+  /** Where the other instances reach this one, as `ip:port`; undefined for a standalone guard. */
+  address(): string | undefined {
+    return this.#gossip?.node.address.toString();
   }
 
   /**
-   * Stops the guard. A standalone guard has no peers to tell; checks still
-   * work afterwards, decided locally as before.
+   * Tells the peers this instance is going (they take its share within a
+   * round), then stops its timer and closes its socket. Checks still work
+   * afterwards, every key at the floor, which the peers no longer count.
    */
-  leave(): Promise<void> {
+  async leave(): Promise<void> {
     this.#running = false;
-    return Promise.resolve();
+    if (this.#gossip === undefined) return;
+    this.#gossip.node.fail(this.#clock());
+    await this.#gossip.leave();
   }
 
   /** `await using guard = ...` leaves when the scope ends. */

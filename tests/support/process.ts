@@ -5,11 +5,25 @@ import process from "node:process";
 
 const runtime = globalThis as unknown as { Deno?: { execPath(): string }; Bun?: unknown };
 
-/** The command that runs a TypeScript file under the current runtime. */
-export function scriptCommand(file: string, args: readonly string[]): [string, string[]] {
-  if (runtime.Deno) return [runtime.Deno.execPath(), ["run", "-A", file, ...args]];
-  if (runtime.Bun) return [process.execPath, [file, ...args]];
-  return ["node_modules/.bin/tsx", [file, ...args]];
+/** A runtime that can run the project's TypeScript. */
+export type RuntimeName = "deno" | "bun" | "node";
+
+/** The runtime running this test. */
+export const currentRuntime: RuntimeName = runtime.Deno ? "deno" : runtime.Bun ? "bun" : "node";
+
+/**
+ * The command that runs a TypeScript file under a runtime (the current one
+ * by default). Node runs it in one process with tsx as a loader, so that a
+ * signal reaches the script itself, not a wrapper.
+ */
+export function scriptCommand(
+  file: string,
+  args: readonly string[],
+  on: RuntimeName = currentRuntime,
+): [string, string[]] {
+  if (on === "deno") return ["node_modules/.bin/deno", ["run", "-A", file, ...args]];
+  if (on === "bun") return ["node_modules/.bin/bun", [file, ...args]];
+  return ["node", ["--import", "tsx", file, ...args]];
 }
 
 /** A started script: its output so far, and a way to wait for a line. */
@@ -17,6 +31,8 @@ export interface Started {
   readonly child: ChildProcess;
   stdout(): string;
   stderr(): string;
+  /** Writes a line to its stdin. */
+  send(line: string): void;
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   exited(timeoutMs?: number): Promise<number | null>;
   kill(): void;
@@ -26,12 +42,12 @@ export interface Started {
 export function start(
   file: string,
   args: readonly string[],
-  env: Record<string, string> = {},
+  options: { env?: Record<string, string>; runtime?: RuntimeName } = {},
 ): Started {
-  const [cmd, argv] = scriptCommand(file, args);
+  const [cmd, argv] = scriptCommand(file, args, options.runtime);
   const child = spawn(cmd, argv, {
-    env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let out = "";
   let err = "";
@@ -42,6 +58,9 @@ export function start(
     child,
     stdout: () => out,
     stderr: () => err,
+    send: (line) => {
+      child.stdin!.write(`${line}\n`);
+    },
     waitFor: (pattern, timeoutMs = 20_000) =>
       poll(
         () => pattern.exec(out),

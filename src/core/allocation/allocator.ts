@@ -129,6 +129,7 @@ export class Allocator implements MembershipExtension {
   #joinedAtMs: number | undefined;
   #everJoined = false;
   #quorumAtMs = -Infinity;
+  #failed = false;
   #view: CountedView;
   #held = true;
   #learning = false;
@@ -237,6 +238,15 @@ export class Allocator implements MembershipExtension {
     for (const hot of this.#hot.values()) this.#reshare(hot, n, nowMs);
   }
 
+  /**
+   * From now on, hold every key at the floor: the node's background task
+   * has died, and shares its peers no longer count must not go on.
+   */
+  fail(nowMs: number, holds: Holds): void {
+    this.#failed = true;
+    this.tick(nowMs, holds);
+  }
+
   /** What `stats()` shows of allocation. */
   stats(nowMs: number): AllocationStats {
     return {
@@ -270,7 +280,8 @@ export class Allocator implements MembershipExtension {
     );
     this.#learning = this.#joinedAtMs !== undefined && this.#view.inSight > 1 &&
       nowMs - since < this.#settleMs();
-    this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull;
+    this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull ||
+      this.#failed;
     this.#enforcer.startLean = joining || this.#learning;
   }
 

@@ -1,0 +1,211 @@
+/**
+ * The background task of a guard in a fleet: a UDP socket and a timer
+ * under a sans-I/O {@link FleetNode}. The timer fires a few times per
+ * protocol period and drives `handleTimeout`; the socket feeds
+ * `handleDatagram`; after either, whatever the node wants sent is sent. The
+ * request path never waits on any of it.
+ *
+ * @module
+ */
+
+import { lookup } from "node:dns/promises";
+import type { FleetNode } from "../core/fleet_node.ts";
+import { Address } from "../proto/mod.ts";
+import type { Clock } from "./clock.ts";
+import { bindDatagram, type DatagramSocket, type Remote } from "./socket.ts";
+
+/** How often seed names are looked up again: a headless service's instances come and go. */
+const RESOLVE_EVERY_MS = 30_000;
+
+/** Counters of the task itself. */
+export interface GossipCounters {
+  /** Socket errors survived (sends that failed, receive errors). */
+  readonly socketErrors: number;
+  /** Datagrams sent. */
+  readonly datagramsSent: number;
+  /** Bytes sent. */
+  readonly bytesSent: number;
+  /** Datagrams received. */
+  readonly datagramsReceived: number;
+}
+
+/** What the task needs to start. */
+export interface GossipOptions {
+  /** The IP literal to bind. */
+  readonly bindHost: string;
+  /** The port to bind; 0 picks one. */
+  readonly bindPort: number;
+  /** Makes the node once the port is known (the advertised address may take it). */
+  readonly makeNode: (boundPort: number) => FleetNode;
+  /** Seeds as `ip:port`, `[v6]:port` or `host:port`. */
+  readonly seeds: readonly string[];
+  /** The monotonic clock. */
+  readonly clock: Clock;
+  /** The protocol period. */
+  readonly protocolPeriodMs: number;
+  /** Called once if the task dies of a bug: the guard then holds every key at the floor. */
+  readonly onDeath: (error: unknown) => void;
+}
+
+/** A running background task. */
+export class GossipTask {
+  readonly node: FleetNode;
+  readonly #socket: DatagramSocket;
+  readonly #options: GossipOptions;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  #running = true;
+  #lastResolveMs = -Infinity;
+  #socketErrors = 0;
+  #sent = 0;
+  #bytesSent = 0;
+  #received = 0;
+
+  private constructor(node: FleetNode, socket: DatagramSocket, options: GossipOptions) {
+    this.node = node;
+    this.#socket = socket;
+    this.#options = options;
+  }
+
+  /** Binds the socket, makes the node, and starts the timer. */
+  static async start(options: GossipOptions): Promise<GossipTask> {
+    let task: GossipTask | undefined;
+    const socket = await bindDatagram(options.bindHost, options.bindPort, {
+      message: (bytes, from) => {
+        if (task !== undefined) task.#receive(bytes, from);
+      },
+      error: () => {
+        if (task !== undefined) task.#socketErrors++;
+      },
+    });
+    const node = options.makeNode(socket.port);
+    task = new GossipTask(node, socket, options);
+    task.#timer = setInterval(() => task!.#tick(), Math.max(5, options.protocolPeriodMs / 4));
+    task.#tick();
+    return task;
+  }
+
+  /** Whether the task runs: false once it left, or died. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /** The port the socket is bound to. */
+  get port(): number {
+    return this.#socket.port;
+  }
+
+  /** What the task has done. */
+  counters(): GossipCounters {
+    return {
+      socketErrors: this.#socketErrors,
+      datagramsSent: this.#sent,
+      bytesSent: this.#bytesSent,
+      datagramsReceived: this.#received,
+    };
+  }
+
+  /** Tells the peers this node is going, then stops the timer and closes the socket. */
+  async leave(): Promise<void> {
+    if (!this.#running && this.#timer === undefined) return;
+    this.#stop();
+    try {
+      this.node.leave(this.#options.clock());
+      this.#flush();
+    } finally {
+      await this.#socket.close();
+    }
+  }
+
+  #receive(bytes: Uint8Array, from: Remote): void {
+    if (!this.#running) return;
+    this.#received++;
+    let address: Address;
+    try {
+      address = Address.parse(
+        from.hostname.includes(":")
+          ? `[${from.hostname}]:${from.port}`
+          : `${from.hostname}:${from.port}`,
+      );
+    } catch {
+      return; // not an address a member can have; the node never hears it
+    }
+    this.#guard(() => {
+      this.node.handleDatagram(this.#options.clock(), address, bytes);
+      this.#flush();
+    });
+  }
+
+  #tick(): void {
+    if (!this.#running) return;
+    this.#guard(() => {
+      const now = this.#options.clock();
+      if (now - this.#lastResolveMs >= RESOLVE_EVERY_MS) {
+        this.#lastResolveMs = now;
+        void this.#resolveSeeds();
+      }
+      this.node.handleTimeout(now);
+      this.#flush();
+    });
+  }
+
+  async #resolveSeeds(): Promise<void> {
+    for (const seed of this.#options.seeds) {
+      try {
+        for (const address of await resolveSeed(seed)) this.node.addSeed(address);
+      } catch {
+        // A name that does not resolve now may later; the node goes on with what it has.
+      }
+    }
+  }
+
+  #flush(): void {
+    for (let t = this.node.pollTransmit(); t !== undefined; t = this.node.pollTransmit()) {
+      const ip = t.to.toString();
+      const colon = ip.lastIndexOf(":");
+      const hostname = ip.startsWith("[") ? ip.slice(1, colon - 1) : ip.slice(0, colon);
+      this.#socket.send(t.bytes, { hostname, port: t.to.port });
+      this.#sent++;
+      this.#bytesSent += t.bytes.length;
+    }
+  }
+
+  /** Runs a step of the node; a throw is a bug, and kills the task rather than the process. */
+  #guard(step: () => void): void {
+    try {
+      step();
+    } catch (e) {
+      this.#stop();
+      void this.#socket.close().catch(() => {});
+      this.#options.onDeath(e);
+    }
+  }
+
+  #stop(): void {
+    this.#running = false;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
+
+/**
+ * The addresses of a seed: itself for an IP literal, every address a name
+ * resolves to otherwise (Bun's UDP socket takes IP literals only, and one
+ * name for a whole fleet is the point).
+ */
+export async function resolveSeed(seed: string): Promise<Address[]> {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(seed);
+  if (!m || Number(m[3]) > 65_535) {
+    throw new TypeError(`a seed must be ip:port or host:port, got ${JSON.stringify(seed)}`);
+  }
+  const host = m[1] ?? m[2];
+  const port = Number(m[3]);
+  try {
+    return [Address.parse(m[1] ? `[${host}]:${port}` : `${host}:${port}`)];
+  } catch {
+    // Not an IP literal: a name.
+  }
+  const found = await lookup(host, { all: true });
+  return found.map((a) =>
+    Address.parse(a.family === 6 ? `[${a.address}]:${port}` : `${a.address}:${port}`)
+  );
+}

@@ -1,0 +1,105 @@
+// Test support: fleets of real processes on 127.0.0.1, each a
+// tests/support/fleet_member.ts, with their per-second reports.
+import { type RuntimeName, start, type Started } from "../support/process.ts";
+
+export interface Report {
+  atMs: number;
+  admitted: number;
+  denied: number;
+  clusterSize: number;
+  countedSize: number;
+  share: number;
+  running: boolean;
+}
+
+export interface Member {
+  readonly process: Started;
+  readonly address: string;
+  reports(): Report[];
+}
+
+export async function startMember(
+  options: { seeds?: string; rate: number; limit: number; runtime?: RuntimeName; policy?: string },
+): Promise<Member> {
+  const args = ["--limit", String(options.limit), "--rate", String(options.rate)];
+  if (options.seeds) args.push("--seeds", options.seeds);
+  if (options.policy) args.push("--policy", options.policy);
+  const p = start("tests/support/fleet_member.ts", args, { runtime: options.runtime });
+  try {
+    const [, address] = await p.waitFor(/"ready":"([^"]+)"/, 30_000);
+    return {
+      process: p,
+      address,
+      reports: () =>
+        p.stdout().split("\n").filter((l) => l.startsWith('{"atMs"')).map((l) =>
+          JSON.parse(l) as Report
+        ),
+    };
+  } catch (e) {
+    p.kill();
+    throw e;
+  }
+}
+
+/** Starts a fleet: the first member is everyone's seed. */
+export async function startFleet(
+  rates: readonly number[],
+  options: { limit: number; runtimes?: readonly RuntimeName[]; policy?: string },
+): Promise<Member[]> {
+  const members: Member[] = [];
+  try {
+    for (let i = 0; i < rates.length; i++) {
+      members.push(
+        await startMember({
+          seeds: i === 0 ? undefined : members[0].address,
+          rate: rates[i],
+          limit: options.limit,
+          runtime: options.runtimes?.[i],
+          policy: options.policy,
+        }),
+      );
+    }
+    return members;
+  } catch (e) {
+    for (const m of members) m.process.kill();
+    throw e;
+  }
+}
+
+export function stopAll(members: readonly Member[]): void {
+  for (const m of members) m.process.kill();
+}
+
+export const sleep = (ms: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The fleet's admitted count per wall-clock second over [fromMs, toMs), summed over members. */
+export function fleetRate(members: readonly Member[], fromMs: number, toMs: number): number {
+  let admitted = 0;
+  for (const m of members) {
+    for (const r of m.reports()) if (r.atMs >= fromMs && r.atMs < toMs) admitted += r.admitted;
+  }
+  return (admitted * 1000) / (toMs - fromMs);
+}
+
+/** The most recent report of a member. */
+export function latest(m: Member): Report | undefined {
+  const all = m.reports();
+  return all[all.length - 1];
+}
+
+/** Waits until every member reports `clusterSize` members. */
+export async function waitForSize(
+  members: readonly Member[],
+  size: number,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (members.every((m) => latest(m)?.clusterSize === size)) return;
+    await sleep(200);
+  }
+  throw new Error(
+    `cluster did not reach ${size}: ${members.map((m) => latest(m)?.clusterSize).join(",")}`,
+  );
+}

@@ -1,0 +1,76 @@
+// A test-only fleet member: runs a guard in a fleet and offers load to one
+// key at a given rate, printing a JSON line a second of what it admitted.
+//
+//   fleet_member.ts --bind 127.0.0.1:0 --seeds 127.0.0.1:7001 --limit 300 --rate 200
+//
+// The first line is {"ready": "<advertised address>"}. SIGTERM leaves and exits 0.
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { Guard, PartitionPolicy } from "../../mod.ts";
+
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: {
+    bind: { type: "string", default: "127.0.0.1:0" },
+    seeds: { type: "string", default: "" },
+    limit: { type: "string", default: "300" },
+    rate: { type: "string", default: "0" },
+    policy: { type: "string", default: "holddown:2s" },
+    period: { type: "string", default: "100" },
+  },
+});
+
+const guard = await Guard.builder()
+  .bind(values.bind!)
+  .seeds(values.seeds!.split(",").filter((s) => s !== ""))
+  .limit(Number(values.limit))
+  .burst(10)
+  .partitionPolicy(PartitionPolicy.parse(values.policy!))
+  .protocolPeriodMs(Number(values.period))
+  .spawn();
+console.log(JSON.stringify({ ready: guard.address() }));
+
+let rate = Number(values.rate);
+let admitted = 0;
+let denied = 0;
+let owed = 0;
+let last = performance.now();
+const load = setInterval(() => {
+  const now = performance.now();
+  owed += ((now - last) * rate) / 1000;
+  last = now;
+  for (; owed >= 1; owed--) {
+    if (guard.check("k").allowed) admitted++;
+    else denied++;
+  }
+}, 5);
+const report = setInterval(() => {
+  const s = guard.stats();
+  console.log(JSON.stringify({
+    atMs: Date.now(),
+    admitted,
+    denied,
+    clusterSize: s.clusterSize,
+    countedSize: s.countedSize,
+    share: guard.share("k"),
+    running: guard.isRunning(),
+  }));
+  admitted = denied = 0;
+}, 1000);
+
+// Commands on stdin: "rate <n>" changes the load; "leave" leaves and exits.
+process.stdin.on("data", async (chunk) => {
+  for (const line of String(chunk).split("\n")) {
+    const [cmd, arg] = line.trim().split(" ");
+    if (cmd === "rate") rate = Number(arg);
+    if (cmd === "leave") await stop();
+  }
+});
+
+async function stop(): Promise<void> {
+  clearInterval(load);
+  clearInterval(report);
+  await guard.leave();
+  process.exit(0);
+}
+process.on("SIGTERM", () => void stop());
