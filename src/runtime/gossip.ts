@@ -68,18 +68,19 @@ export class GossipTask {
 
   /** Binds the socket, makes the node, and starts the timer. */
   static async start(options: GossipOptions): Promise<GossipTask> {
-    let task: GossipTask | undefined;
+    // The socket delivers from the moment it is bound; the task exists a
+    // moment later, once the node can be made with the bound port.
+    const ref: { task?: GossipTask } = {};
     const socket = await bindDatagram(options.bindHost, options.bindPort, {
       message: (bytes, from) => {
-        if (task !== undefined) task.#receive(bytes, from);
+        if (ref.task) ref.task.#receive(bytes, from);
       },
       error: () => {
-        if (task !== undefined) task.#socketErrors++;
+        if (ref.task) ref.task.#socketErrors++;
       },
     });
-    const node = options.makeNode(socket.port);
-    task = new GossipTask(node, socket, options);
-    task.#timer = setInterval(() => task!.#tick(), Math.max(5, options.protocolPeriodMs / 4));
+    const task = ref.task = new GossipTask(options.makeNode(socket.port), socket, options);
+    task.#timer = setInterval(() => task.#tick(), Math.max(5, options.protocolPeriodMs / 4));
     task.#tick();
     return task;
   }
