@@ -12,7 +12,7 @@ import type { KeyLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
 import type { Clock } from "./clock.ts";
-import type { GossipTask } from "./gossip.ts";
+import type { GossipCounters, GossipTask } from "./gossip.ts";
 import { GuardBuilder } from "./builder.ts";
 
 /** Options of a single check. */
@@ -306,6 +306,14 @@ export class Guard {
   /** Members this instance sees, itself included: 1 for a standalone guard. */
   clusterSize(): number {
     return this.#gossip ? this.#gossip.node.stats(this.#clock()).clusterSize : 1;
+  }
+
+  /**
+   * What the background task sent and received, and the socket errors it
+   * survived; undefined for a standalone guard.
+   */
+  traffic(): GossipCounters | undefined {
+    return this.#gossip?.counters();
   }
 
   /** Where the other instances reach this one, as `ip:port`; undefined for a standalone guard. */

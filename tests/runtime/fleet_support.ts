@@ -4,6 +4,13 @@ import { type RuntimeName, start, type Started } from "../support/process.ts";
 
 export interface Report {
   atMs: number;
+  traffic: {
+    datagramsSent: number;
+    bytesSent: number;
+    datagramsReceived: number;
+    socketErrors: number;
+  };
+  cpuMicros: number;
   admitted: number;
   denied: number;
   clusterSize: number;
@@ -19,9 +26,17 @@ export interface Member {
 }
 
 export async function startMember(
-  options: { seeds?: string; rate: number; limit: number; runtime?: RuntimeName; policy?: string },
+  options: {
+    seeds?: string;
+    rate: number;
+    limit: number;
+    runtime?: RuntimeName;
+    policy?: string;
+    periodMs?: number;
+  },
 ): Promise<Member> {
   const args = ["--limit", String(options.limit), "--rate", String(options.rate)];
+  if (options.periodMs) args.push("--period", String(options.periodMs));
   if (options.seeds) args.push("--seeds", options.seeds);
   if (options.policy) args.push("--policy", options.policy);
   const p = start("tests/support/fleet_member.ts", args, { runtime: options.runtime });
@@ -44,7 +59,7 @@ export async function startMember(
 /** Starts a fleet: the first member is everyone's seed. */
 export async function startFleet(
   rates: readonly number[],
-  options: { limit: number; runtimes?: readonly RuntimeName[]; policy?: string },
+  options: { limit: number; runtimes?: readonly RuntimeName[]; policy?: string; periodMs?: number },
 ): Promise<Member[]> {
   const members: Member[] = [];
   try {
@@ -56,6 +71,7 @@ export async function startFleet(
           limit: options.limit,
           runtime: options.runtimes?.[i],
           policy: options.policy,
+          periodMs: options.periodMs,
         }),
       );
     }

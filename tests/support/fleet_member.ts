@@ -35,7 +35,7 @@ let admitted = 0;
 let denied = 0;
 let owed = 0;
 let last = performance.now();
-const load = setInterval(() => {
+const offer = () => {
   const now = performance.now();
   owed += ((now - last) * rate) / 1000;
   last = now;
@@ -43,7 +43,9 @@ const load = setInterval(() => {
     if (guard.check("k").allowed) admitted++;
     else denied++;
   }
-}, 5);
+};
+// No load, no timer: an idle member's CPU is its guard's alone.
+let load = rate > 0 ? setInterval(offer, 5) : undefined;
 const report = setInterval(() => {
   const s = guard.stats();
   console.log(JSON.stringify({
@@ -54,6 +56,8 @@ const report = setInterval(() => {
     countedSize: s.countedSize,
     share: guard.share("k"),
     running: guard.isRunning(),
+    traffic: guard.traffic(),
+    cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
   }));
   admitted = denied = 0;
 }, 1000);
@@ -62,13 +66,17 @@ const report = setInterval(() => {
 process.stdin.on("data", async (chunk) => {
   for (const line of String(chunk).split("\n")) {
     const [cmd, arg] = line.trim().split(" ");
-    if (cmd === "rate") rate = Number(arg);
+    if (cmd === "rate") {
+      rate = Number(arg);
+      last = performance.now();
+      load ??= setInterval(offer, 5);
+    }
     if (cmd === "leave") await stop();
   }
 });
 
 async function stop(): Promise<void> {
-  clearInterval(load);
+  if (load !== undefined) clearInterval(load);
   clearInterval(report);
   await guard.leave();
   process.exit(0);
