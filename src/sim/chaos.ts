@@ -62,7 +62,7 @@ const FAULTS: readonly Fault[] = [
     cluster.leave(node);
     return `${node} leaves`;
   },
-  function lateJoin(cluster, prng) {
+  function lateJoin(cluster) {
     const node = cluster.addNode({ seeds: SEEDS });
     return `${node} joins`;
   },

@@ -251,6 +251,43 @@ const flood: Scenario = {
   },
 };
 
+const oneWay: Scenario = {
+  name: "one-way",
+  description: "of 5 nodes, datagrams from 0 to 1 are lost for 2 minutes: helpers route around it",
+  run(seed) {
+    const report = new Report(this.name, seed);
+    const cluster = settled(seed, 5, report);
+    let deaths = 0;
+    cluster.onChange(({ change }) => void (change.member.state === "dead" && deaths++));
+    cluster.topology.cut(0, 1);
+    cluster.runFor(120_000);
+    report.metric("deaths", deaths);
+    report.expect(deaths === 0, `${deaths} false deaths`);
+    return report.done();
+  },
+};
+
+const duplicateDelay: Scenario = {
+  name: "duplicate-delay",
+  description: "10 nodes, 20% of datagrams twice and half delayed up to 6 periods, for 2 minutes",
+  run(seed) {
+    const report = new Report(this.name, seed);
+    const cluster = settled(seed, 10, report);
+    let deaths = 0;
+    cluster.onChange(({ change }) => void (change.member.state === "dead" && deaths++));
+    cluster.setFaults({ duplicateRate: 0.2, delayRate: 0.5, delayMaxMs: 6 * PERIOD_MS });
+    cluster.runFor(120_000);
+    report.metric("deaths", deaths);
+    report.expect(deaths === 0, `${deaths} false deaths`);
+    cluster.setFaults({});
+    report.expect(
+      waitFor(cluster, () => cluster.converged(), 10_000) !== undefined,
+      "no agreement",
+    );
+    return report.done();
+  },
+};
+
 /** Every named scenario. */
 export const SCENARIOS: readonly Scenario[] = [
   converge(5, 2_000),
@@ -258,6 +295,8 @@ export const SCENARIOS: readonly Scenario[] = [
   crash(5),
   crash(50),
   lossNoFalseDeaths,
+  oneWay,
+  duplicateDelay,
   pause,
   partition,
   restart,
