@@ -228,7 +228,7 @@ export class Cluster {
   leave(index: number): void {
     const slot = this.#slot(index);
     if (!slot.node) return;
-    slot.node.leave(this.#localMs(slot));
+    slot.node.leave();
     this.#flush(slot);
     this.crash(index);
   }

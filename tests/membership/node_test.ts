@@ -183,7 +183,7 @@ describe("Node", () => {
 
   it("leaves by telling every live member, then stops", () => {
     const node = nodeKnowing(4);
-    node.leave(100);
+    node.leave();
     const out = sent(node);
     assert.deepEqual(out.map((s) => s.to).sort(), [
       "10.0.0.2:7946",
