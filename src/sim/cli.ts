@@ -22,14 +22,14 @@ import { describe, type ScenarioResult } from "./report.ts";
 import { runScenario, SCENARIOS } from "./scenarios.ts";
 
 function usage(): string {
-  const names = SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`);
+  const names = SCENARIOS.map((s) => `  ${s.name.padEnd(16)} ${s.description}`);
   return [
     "usage: deno task sim <scenario|all|chaos|swarm|figures> [--seed N] [--runs N]",
     "",
     "scenarios:",
     ...names,
     `  ${
-      "chaos".padEnd(12)
+      "chaos".padEnd(16)
     } a random mix of every fault for a minute, then agreement after healing`,
   ].join("\n");
 }
