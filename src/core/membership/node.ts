@@ -105,6 +105,8 @@ export class Node {
   #identityConflicts = 0;
 
   /**
+   * A node alone, until it is given seeds or hears from a member.
+   *
    * @param address Where the other members reach this node (its advertised address).
    * @param options Tunables; see `MembershipOptions`.
    * @throws {RangeError} if an option is out of range.
