@@ -70,9 +70,12 @@ function main(args: string[]): number {
     console.log(`${results.filter((r) => r.ok).length} of ${runs} runs agreed after healing`);
   } else if (command && SCENARIOS.some((s) => s.name === command)) {
     report(runScenario(command, seed));
+  } else if (command) {
+    console.error(`no scenario or command "${command}"\n\n${usage()}`);
+    return 2;
   } else {
     console.log(usage());
-    return command ? 2 : 0;
+    return 0;
   }
   return results.every((r) => r.ok) ? 0 : 1;
 }
