@@ -170,15 +170,41 @@ describe("Node", () => {
     assert.equal(nack?.to, "10.0.0.2:7946");
   });
 
-  it("answers a join with its whole membership over several datagrams", () => {
+  it("answers each join with one page of its membership, all pages covering it", () => {
     const node = nodeKnowing(150);
-    node.handleDatagram(0, addr(200), encode({ type: "join", sender: sender(200), records: [] }));
-    const replies = sent(node).filter((s) => s.to === "10.0.0.200:7946");
-    assert.ok(replies.length >= 2);
-    const told = new Set(
-      replies.flatMap((s) => s.message.records.map((r) => r.address.toString())),
-    );
+    const told = new Set<string>();
+    let pages = 1;
+    for (let page = 0; page < pages; page++) {
+      const join = encode({ type: "join", page, sender: sender(200), records: [] });
+      node.handleDatagram(0, addr(200), join);
+      const replies = sent(node);
+      assert.equal(replies.length, 1, "one datagram per request");
+      const { message } = replies[0];
+      assert.ok(message.type === "state" && message.page === page);
+      pages = message.pages;
+      for (const r of message.records) told.add(r.address.toString());
+    }
+    assert.ok(pages >= 2);
     for (let i = 2; i <= 150; i++) assert.ok(told.has(`10.0.0.${i}:7946`), `member ${i}`);
+  });
+
+  it("asks for the next page once, again after a period without it, and stops at the last", () => {
+    const node = nodeKnowing(3);
+    const state = (page: number) =>
+      encode({ type: "state", page, pages: 3, sender: sender(2), records: [] });
+    node.handleDatagram(10, addr(2), state(0));
+    node.handleDatagram(11, addr(2), state(0));
+    const asks = sent(node).filter((s) => s.message.type === "join");
+    assert.deepEqual(asks.map((s) => s.message.type === "join" && s.message.page), [1]);
+    node.handleTimeout(300);
+    const again = sent(node).filter((s) => s.message.type === "join");
+    assert.deepEqual(again.map((s) => s.message.type === "join" && s.message.page), [1]);
+    node.handleDatagram(320, addr(2), state(1));
+    node.handleDatagram(330, addr(2), state(2));
+    const last = sent(node).filter((s) => s.message.type === "join");
+    assert.deepEqual(last.map((s) => s.message.type === "join" && s.message.page), [2]);
+    node.handleTimeout(1_000);
+    assert.ok(sent(node).every((s) => s.message.type !== "join"), "the transfer is over");
   });
 
   it("leaves by telling every live member, then stops", () => {

@@ -39,16 +39,19 @@ const envelope = fc.record({
 
 export const message: fc.Arbitrary<Message> = fc.tuple(
   envelope,
-  fc.constantFrom("ping", "ack", "nack", "pingReq", "join", "gossip" as const),
+  fc.constantFrom("ping", "ack", "nack", "pingReq", "join", "state", "gossip" as const),
   u32,
   peer,
-).map(([e, type, seq, target]): Message => {
+  fc.tuple(fc.nat({ max: 0xffff }), fc.nat({ max: 0xffff })),
+).map(([e, type, seq, target, [page, pages]]): Message => {
   const base = {
     sender: e.sender,
     records: e.records,
     ...(e.extension ? { extension: e.extension } : {}),
   };
   if (type === "pingReq") return { ...base, type, seq, target };
-  if (type === "join" || type === "gossip") return { ...base, type };
-  return { ...base, type: type as "ping" | "ack" | "nack", seq };
+  if (type === "join") return { ...base, type, page };
+  if (type === "state") return { ...base, type, page, pages };
+  if (type === "gossip") return { ...base, type };
+  return { ...base, type, seq };
 });

@@ -68,8 +68,13 @@ export class Composer {
     return encode({ ...base, records, ...(payload ? { extension: payload } : {}) } as Message);
   }
 
-  /** Every live member for a joiner, over as many gossip datagrams as it takes. */
-  fullState(to: Address, peerIncarnation: number): Uint8Array[] {
+  /**
+   * Page `page` of this node's live members, for a joiner. Pages are cut by
+   * bytes in table order and counted afresh for every request, so a member
+   * that comes or goes meanwhile may be missed once; anti-entropy mends that.
+   * A page past the last comes empty, with the true count.
+   */
+  statePage(to: Address, peerIncarnation: number, page: number): Uint8Array {
     const records: MemberRecord[] = [];
     const about = this.#newsFor(to, peerIncarnation);
     if (about) records.push(about);
@@ -78,19 +83,21 @@ export class Composer {
       if (live && !member.address.equals(to)) records.push(recordOf(member));
     }
     const sender = this.#parts.sender();
-    const room = MAX_MESSAGE_BYTES - encodedSize({ type: "gossip", sender, records: [] }) -
-      SECTION_HEADER_BYTES;
-    const datagrams: Uint8Array[] = [];
-    let i = 0;
-    do {
-      const chunk: MemberRecord[] = [];
-      for (let used = 0; i < records.length && used + recordSize(records[i]) <= room; i++) {
-        used += recordSize(records[i]);
-        chunk.push(records[i]);
+    const empty = { type: "state", sender, page, pages: 1, records: [] } as const;
+    const room = MAX_MESSAGE_BYTES - encodedSize(empty) - SECTION_HEADER_BYTES;
+    const starts = [0];
+    for (let i = 0, used = 0; i < records.length; i++) {
+      const size = recordSize(records[i]);
+      if (used + size > room) {
+        starts.push(i);
+        used = 0;
       }
-      datagrams.push(encode({ type: "gossip", sender, records: chunk }));
-    } while (i < records.length);
-    return datagrams;
+      used += size;
+    }
+    const chunk = page < starts.length
+      ? records.slice(starts[page], starts[page + 1] ?? records.length)
+      : [];
+    return encode({ ...empty, pages: starts.length, records: chunk });
   }
 
   /**

@@ -13,6 +13,7 @@ import {
   type MemberRecord,
   type Message,
   type Sender,
+  type StateMessage,
 } from "../../proto/mod.ts";
 import { Prng } from "../prng.ts";
 import { Broadcasts } from "./broadcasts.ts";
@@ -57,6 +58,9 @@ export interface MembershipStats {
   /** Whether `leave()` was called. */
   readonly left: boolean;
 }
+
+/** Times a page of a membership transfer is asked for again before giving up. */
+const PAGE_TRIES = 3;
 
 /** Members told directly of a leave; the rest hear it by gossip. */
 const LEAVE_FANOUT = 64;
@@ -103,6 +107,8 @@ export class Node {
   #malformed = 0;
   #mismatched = 0;
   #identityConflicts = 0;
+  /** The membership transfer under way: whom to ask for which page. */
+  #sync: { from: Address; page: number; askedAtMs: number; tries: number } | undefined;
 
   /**
    * A node alone, until it is given seeds or hears from a member.
@@ -225,9 +231,13 @@ export class Node {
         }
         return;
       case "join":
-        for (const bytes of this.#composer.fullState(to, peerIncarnation)) {
-          this.#outbox.push({ to, bytes });
-        }
+        this.#outbox.push({
+          to,
+          bytes: this.#composer.statePage(to, peerIncarnation, message.page),
+        });
+        return;
+      case "state":
+        this.#nextPage(nowMs, to, message);
         return;
       case "gossip":
         return;
@@ -246,6 +256,7 @@ export class Node {
       return;
     }
     this.#prober.probeNext(nowMs, this.#nextTickMs);
+    this.#retryPage(nowMs);
     if (nowMs - this.#lastSeedContactMs >= this.#config.seedIntervalMs) {
       this.#contactSeed(nowMs, (seed) => {
         const member = this.#table.get(seed.toString());
@@ -383,9 +394,39 @@ export class Node {
       if (!wanted(seed)) continue;
       this.#seedCursor = (this.#seedCursor + i + 1) % count;
       this.#lastSeedContactMs = nowMs;
-      this.#send(nowMs, seed, { type: "join" });
+      this.#send(nowMs, seed, { type: "join", page: 0 });
       return;
     }
+  }
+
+  /**
+   * Asks for the page after `state`, from the member that sent it. One
+   * transfer at a time, and never a page twice: a duplicated or late answer
+   * must not start a second chain of requests.
+   */
+  #nextPage(nowMs: number, from: Address, state: StateMessage): void {
+    const sync = this.#sync;
+    const next = state.page + 1;
+    if (sync && !(sync.from.equals(from) && next > sync.page)) return;
+    if (next >= state.pages) {
+      this.#sync = undefined;
+      return;
+    }
+    this.#sync = { from, page: next, askedAtMs: nowMs, tries: 0 };
+    this.#send(nowMs, from, { type: "join", page: next });
+  }
+
+  /** Asks again for a page that did not come within a period; gives up after a few tries. */
+  #retryPage(nowMs: number): void {
+    const sync = this.#sync;
+    if (!sync || nowMs - sync.askedAtMs < this.#config.protocolPeriodMs) return;
+    if (sync.tries >= PAGE_TRIES) {
+      this.#sync = undefined;
+      return;
+    }
+    sync.tries++;
+    sync.askedAtMs = nowMs;
+    this.#send(nowMs, sync.from, { type: "join", page: sync.page });
   }
 
   #send(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): void {

@@ -17,7 +17,8 @@ import type { Member } from "./table.ts";
 export type SendFields =
   | { readonly type: "ping" | "ack" | "nack"; readonly seq: number }
   | { readonly type: "pingReq"; readonly seq: number; readonly target: Peer }
-  | { readonly type: "join" | "gossip" };
+  | { readonly type: "join"; readonly page: number }
+  | { readonly type: "gossip" };
 
 /** The node's side of the prober. */
 export interface ProberHost {
