@@ -68,6 +68,26 @@ describe("the extension seam", () => {
   });
 });
 
+describe("joining", () => {
+  it("a newcomer learns a membership of many pages, page after page, within a period", () => {
+    const seed = new Node(addr(1), { seed: 1 });
+    const sender = { address: addr(9), id: addr(9).id, incarnation: 0 };
+    for (let i = 0; i < 10; i++) {
+      const records = Array.from({ length: 50 }, (_, j) => {
+        const address = Address.of(new Uint8Array([10, 2, i, j]), 7946);
+        return { state: "alive" as const, address, id: address.id, incarnation: 0 };
+      });
+      seed.handleDatagram(0, addr(9), encode({ type: "gossip", sender, records }));
+    }
+    drain(seed);
+    const newcomer = new Node(Address.parse("[2001:db8::7]:7946"), { seed: 2 });
+    newcomer.addSeed(seed.address);
+    run([seed, newcomer], 190);
+    assert.equal(newcomer.members().filter((m) => m.state === "alive").length, 502);
+    assert.equal(seed.members().find((m) => m.address.family === 6)?.state, "alive");
+  });
+});
+
 describe("datagram size", () => {
   it("every datagram a node sends fits in 1400 bytes once signed, whatever it hears", () => {
     const input = fc.oneof(
