@@ -45,6 +45,8 @@ export class Prng {
   #s3: number;
 
   /**
+   * A generator whose whole stream follows from `seed`.
+   *
    * @param seed Any integer; only its low 32 bits are used.
    * @throws {TypeError} if `seed` is not an integer.
    */

@@ -6,6 +6,7 @@
  * sender    = incarnation u32 | id u64 | address
  * address   = family u8 (4|6) | ip (4|16 bytes) | port u16
  * fields    = ping, ack, nack: seq u32 · pingReq: seq u32 | id u64 | address
+ *             join: page u16 · state: page u16 | pages u16 · gossip: none
  * section   = kind u8 | length u16 | body (length bytes)
  * record    = state u8 | incarnation u32 | id u64 | address | from u64 (suspect only)
  * ```
@@ -79,6 +80,8 @@ export function recordSize(record: MemberRecord): number {
 export function encodedSize(message: Message): number {
   let size = HEADER_BYTES + 4 + ID_BYTES + message.sender.address.byteLength;
   if (message.type === "pingReq") size += 4 + ID_BYTES + message.target.address.byteLength;
+  else if (message.type === "state") size += 4;
+  else if (message.type === "join") size += 2;
   else if ("seq" in message) size += 4;
   if (message.records.length > 0) {
     size += SECTION_HEADER_BYTES;
@@ -121,6 +124,11 @@ export function encode(message: Message): Uint8Array {
   if (message.type === "pingReq") {
     w.u32(message.seq, "seq");
     w.peer(message.target);
+  } else if (message.type === "join") {
+    w.u16(message.page, "page");
+  } else if (message.type === "state") {
+    w.u16(message.page, "page");
+    w.u16(message.pages, "pages");
   } else if ("seq" in message) {
     w.u32(message.seq, "seq");
   }
@@ -164,7 +172,12 @@ export function decode(datagram: Uint8Array): DecodeResult {
   if (type === "pingReq") {
     const seq = r.u32();
     message = { type, seq, target: r.peer(), sender, records: [] };
-  } else if (type === "join" || type === "gossip") {
+  } else if (type === "join") {
+    message = { type, page: r.u16(), sender, records: [] };
+  } else if (type === "state") {
+    const page = r.u16();
+    message = { type, page, pages: r.u16(), sender, records: [] };
+  } else if (type === "gossip") {
     message = { type, sender, records: [] };
   } else {
     message = { type, seq: r.u32(), sender, records: [] };
@@ -244,6 +257,14 @@ class Writer {
 
   u8(value: number): void {
     this.buffer[this.#at++] = value;
+  }
+
+  u16(value: number, name: string): void {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffff) {
+      throw new RangeError(`${name} must be an unsigned 16-bit integer, got ${value}`);
+    }
+    this.#view.setUint16(this.#at, value);
+    this.#at += 2;
   }
 
   u32(value: number, name: string): void {

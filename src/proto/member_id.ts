@@ -33,6 +33,8 @@ export class MemberId {
   readonly lo: number;
 
   /**
+   * An ID from its two halves.
+   *
    * @throws {RangeError} if a half is not an unsigned 32-bit integer.
    */
   constructor(hi: number, lo: number) {

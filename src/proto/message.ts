@@ -29,10 +29,12 @@ export const MESSAGE_TYPES = {
   pingReq: 3,
   /** A helper's word that the target of an indirect probe did not answer in time (Lifeguard). */
   nack: 4,
-  /** Asks for the receiver's whole membership; answered with gossip datagrams. */
+  /** Asks for one page of the receiver's live members; answered with a `state`. */
   join: 5,
-  /** Records that want no answer: a share of a full state, a leave, a refutation. */
+  /** Records that want no answer: a leave, a refutation, a suspect's notice. */
   gossip: 6,
+  /** One page of the sender's live members, answering a `join`. */
+  state: 7,
 } as const;
 
 /** The name of a message type. */
@@ -109,11 +111,37 @@ export interface PingReqMessage extends Envelope {
   readonly target: Peer;
 }
 
-/** A join request, or records that want no answer. */
-export interface PlainMessage extends Envelope {
-  /** "join" or "gossip". */
-  readonly type: "join" | "gossip";
+/**
+ * A request for one page of the receiver's membership. One datagram answers
+ * one request, so a forged join cannot make a node flood its victim.
+ */
+export interface JoinMessage extends Envelope {
+  /** Always "join". */
+  readonly type: "join";
+  /** Which page, from 0; a u16. */
+  readonly page: number;
+}
+
+/** One page of the sender's live members. */
+export interface StateMessage extends Envelope {
+  /** Always "state". */
+  readonly type: "state";
+  /** Which page this is, from 0; a u16. */
+  readonly page: number;
+  /** How many pages there are, at least 1; a u16. */
+  readonly pages: number;
+}
+
+/** Records that want no answer. */
+export interface GossipMessage extends Envelope {
+  /** Always "gossip". */
+  readonly type: "gossip";
 }
 
 /** Any message of the wire format. */
-export type Message = SequencedMessage | PingReqMessage | PlainMessage;
+export type Message =
+  | SequencedMessage
+  | PingReqMessage
+  | JoinMessage
+  | StateMessage
+  | GossipMessage;

@@ -32,10 +32,10 @@ export {
   type MessageType,
   type Peer,
   type PingReqMessage,
-  type PlainMessage,
   RECORD_KINDS,
   type Sender,
   type SequencedMessage,
+  type StateMessage,
   TAG_BYTES,
   WIRE_VERSION,
 } from "./message.ts";

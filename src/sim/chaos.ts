@@ -62,7 +62,7 @@ const FAULTS: readonly Fault[] = [
     cluster.leave(node);
     return `${node} leaves`;
   },
-  function lateJoin(cluster, prng) {
+  function lateJoin(cluster) {
     const node = cluster.addNode({ seeds: SEEDS });
     return `${node} joins`;
   },
@@ -73,10 +73,11 @@ export function chaos(seed: number, log: (line: string) => void = () => {}): Sce
   const report = new Report("chaos", seed);
   const prng = new Prng(seed ^ 0x5eed);
   const size = 4 + prng.below(9);
+  const share = (max: number) => Math.round(prng.nextFloat() * max * 1_000) / 1_000;
   const faults = {
-    lossRate: prng.nextFloat() * 0.15,
-    duplicateRate: prng.nextFloat() * 0.2,
-    delayRate: prng.nextFloat() * 0.3,
+    lossRate: share(0.15),
+    duplicateRate: share(0.2),
+    delayRate: share(0.3),
     delayMaxMs: prng.below(1_200),
   };
   log(`${size} nodes, faults ${JSON.stringify(faults)}, clock drift up to 2%`);

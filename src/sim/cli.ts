@@ -7,29 +7,30 @@
  *     sim all [--seed N]        every named scenario
  *     sim chaos --seed N        one random run of every fault, with its log
  *     sim swarm [--runs N] [--seed N]  N chaos runs from consecutive seeds
- *     sim figures               the figures of docs/membership.md
+ *     sim figures [--write F]   the figures of docs/membership.md, written into F
  *
  * Exits with 1 when a run fails, after printing the command that replays it.
  *
  * @module
  */
 
+import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { chaos } from "./chaos.ts";
-import { figuresMarkdown } from "./figures.ts";
+import { figuresMarkdown, withFigures } from "./figures.ts";
 import { describe, type ScenarioResult } from "./report.ts";
 import { runScenario, SCENARIOS } from "./scenarios.ts";
 
 function usage(): string {
-  const names = SCENARIOS.map((s) => `  ${s.name.padEnd(12)} ${s.description}`);
+  const names = SCENARIOS.map((s) => `  ${s.name.padEnd(16)} ${s.description}`);
   return [
-    "usage: deno task sim <scenario|all|chaos|swarm|figures> [--seed N] [--runs N]",
+    "usage: deno task sim <scenario|all|chaos|swarm|figures> [--seed N] [--runs N] [--write FILE]",
     "",
     "scenarios:",
     ...names,
     `  ${
-      "chaos".padEnd(12)
+      "chaos".padEnd(16)
     } a random mix of every fault for a minute, then agreement after healing`,
   ].join("\n");
 }
@@ -38,7 +39,7 @@ function main(args: string[]): number {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { seed: { type: "string" }, runs: { type: "string" } },
+    options: { seed: { type: "string" }, runs: { type: "string" }, write: { type: "string" } },
   });
   const command = positionals[0];
   // A swarm without a seed starts anywhere; the seeds it prints replay it.
@@ -54,7 +55,11 @@ function main(args: string[]): number {
     console.log(describe(result));
   };
   if (command === "figures") {
-    console.log(figuresMarkdown());
+    const figures = figuresMarkdown();
+    if (values.write) {
+      writeFileSync(values.write, withFigures(readFileSync(values.write, "utf8"), figures));
+    }
+    console.log(figures);
     return 0;
   } else if (command === "all") {
     for (const scenario of SCENARIOS) report(scenario.run(seed));
@@ -70,9 +75,12 @@ function main(args: string[]): number {
     console.log(`${results.filter((r) => r.ok).length} of ${runs} runs agreed after healing`);
   } else if (command && SCENARIOS.some((s) => s.name === command)) {
     report(runScenario(command, seed));
+  } else if (command) {
+    console.error(`no scenario or command "${command}"\n\n${usage()}`);
+    return 2;
   } else {
     console.log(usage());
-    return command ? 2 : 0;
+    return 0;
   }
   return results.every((r) => r.ok) ? 0 : 1;
 }

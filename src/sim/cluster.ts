@@ -97,7 +97,11 @@ export class Cluster {
   #faults: NetworkFaults;
   #nowMs = 0;
 
-  /** @throws {RangeError} if `size` or `clockDrift` is out of range. */
+  /**
+   * A cluster of `size` nodes, all started at time 0.
+   *
+   * @throws {RangeError} if `size` or `clockDrift` is out of range.
+   */
   constructor(options: ClusterOptions) {
     const size = options.size ?? 0;
     if (!Number.isInteger(size) || size < 0 || size > 60_000) {
@@ -228,7 +232,7 @@ export class Cluster {
   leave(index: number): void {
     const slot = this.#slot(index);
     if (!slot.node) return;
-    slot.node.leave(this.#localMs(slot));
+    slot.node.leave();
     this.#flush(slot);
     this.crash(index);
   }

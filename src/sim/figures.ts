@@ -82,21 +82,61 @@ export function figuresMarkdown(): string {
   const traffic = [5, 50].map((n) => healthyTraffic(n));
   const detection = [5, 50].map((n) => crashDetection(n));
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
-  return [
-    "| Healthy cluster | Datagrams per node per period | Bytes per node per period | Largest datagram |",
-    "| --- | --- | --- | --- |",
-    ...traffic.map((t) =>
-      `| ${t.size} nodes | ${t.datagramsPerPeriod.toFixed(2)} | ${
-        t.bytesPerPeriod.toFixed(0)
-      } | ${t.largestBytes} B |`
-    ),
-    "",
-    "| Crash of one node | First node to declare it dead (mean) | Every node (mean) | Every node (slowest of the runs) |",
-    "| --- | --- | --- | --- |",
-    ...detection.map((d) =>
-      `| ${d.size} nodes, ${d.runs} seeds | ${s(d.firstMeanMs)} | ${s(d.allMeanMs)} | ${
-        s(d.allMaxMs)
-      } |`
-    ),
-  ].join("\n");
+  const trafficTable = table([
+    [
+      "Healthy cluster",
+      "Datagrams per node per period",
+      "Bytes per node per period",
+      "Largest datagram",
+    ],
+    ...traffic.map((t) => [
+      `${t.size} nodes`,
+      t.datagramsPerPeriod.toFixed(2),
+      t.bytesPerPeriod.toFixed(0),
+      `${t.largestBytes} B`,
+    ]),
+  ]);
+  const detectionTable = table([
+    [
+      "Crash of one node",
+      "First node to declare it dead (mean)",
+      "Every node (mean)",
+      "Every node (slowest of the runs)",
+    ],
+    ...detection.map((d) => [
+      `${d.size} nodes, ${d.runs} seeds`,
+      s(d.firstMeanMs),
+      s(d.allMeanMs),
+      s(d.allMaxMs),
+    ]),
+  ]);
+  return `${trafficTable}\n\n${detectionTable}`;
+}
+
+/** A Markdown table padded as `deno fmt` pads it, so that written figures pass the format check. */
+function table(rows: string[][]): string {
+  const widths = rows[0].map((_, c) => Math.max(3, ...rows.map((row) => row[c].length)));
+  const line = (cells: string[]) =>
+    `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(" | ")} |`;
+  return [line(rows[0]), line(widths.map((w) => "-".repeat(w))), ...rows.slice(1).map(line)].join(
+    "\n",
+  );
+}
+
+const BEGIN = "<!-- figures:begin";
+const END = "<!-- figures:end -->";
+
+/**
+ * `document` with `figures` between its figure markers.
+ *
+ * @throws {RangeError} if `document` has no markers.
+ */
+export function withFigures(document: string, figures: string): string {
+  const begin = document.indexOf(BEGIN);
+  const end = document.indexOf(END);
+  if (begin < 0 || end < begin) {
+    throw new RangeError(`no "${BEGIN} … ${END}" markers in the document`);
+  }
+  const head = document.slice(0, document.indexOf("\n", begin) + 1);
+  return `${head}\n${figures}\n\n${document.slice(end)}`;
 }

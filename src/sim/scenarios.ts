@@ -89,31 +89,67 @@ export function settled(seed: number, size: number, report: Report, options = {}
   return cluster;
 }
 
-const lossNoFalseDeaths: Scenario = {
+/**
+ * A scenario where a fault makes probes fail for a while and nobody may be
+ * declared dead: suspicions must all be refuted in time.
+ */
+function noFalseDeaths(options: {
+  name: string;
+  description: string;
+  size: number;
+  durationMs: number;
+  fault: (cluster: Cluster) => void;
+}): Scenario {
+  return {
+    name: options.name,
+    description: options.description,
+    run(seed) {
+      const report = new Report(this.name, seed);
+      const cluster = settled(seed, options.size, report);
+      let suspicions = 0;
+      let deaths = 0;
+      cluster.onChange(({ change }) => {
+        if (change.member.state === "suspect") suspicions++;
+        if (change.member.state === "dead") deaths++;
+      });
+      options.fault(cluster);
+      cluster.runFor(options.durationMs);
+      report.metric("suspicions", suspicions);
+      report.metric("deaths", deaths);
+      report.expect(deaths === 0, `${deaths} false deaths`);
+      cluster.setFaults({});
+      cluster.topology.heal();
+      const agreed = waitFor(cluster, () => cluster.converged(), 10_000);
+      report.expect(agreed !== undefined, "no agreement once the fault was over");
+      return report.done();
+    },
+  };
+}
+
+const lossNoFalseDeaths = noFalseDeaths({
   name: "loss-30",
   description: "10 nodes, 30% of datagrams lost for 10 minutes: suspicions, but no death",
-  run(seed) {
-    const report = new Report(this.name, seed);
-    const cluster = settled(seed, 10, report);
-    let suspicions = 0;
-    let deaths = 0;
-    cluster.onChange(({ change }) => {
-      if (change.member.state === "suspect") suspicions++;
-      if (change.member.state === "dead") deaths++;
-    });
-    cluster.setFaults({ lossRate: 0.3 });
-    cluster.runFor(600_000);
-    report.metric("suspicions", suspicions);
-    report.metric("deaths", deaths);
-    report.expect(deaths === 0, `${deaths} false deaths`);
-    cluster.setFaults({});
-    report.expect(
-      waitFor(cluster, () => cluster.converged(), 10_000) !== undefined,
-      "no convergence",
-    );
-    return report.done();
-  },
-};
+  size: 10,
+  durationMs: 600_000,
+  fault: (cluster) => cluster.setFaults({ lossRate: 0.3 }),
+});
+
+const oneWay = noFalseDeaths({
+  name: "one-way",
+  description: "of 5 nodes, datagrams from 0 to 1 are lost for 2 minutes: helpers route around it",
+  size: 5,
+  durationMs: 120_000,
+  fault: (cluster) => cluster.topology.cut(0, 1),
+});
+
+const duplicateDelay = noFalseDeaths({
+  name: "duplicate-delay",
+  description: "10 nodes, 20% of datagrams twice and half delayed up to 6 periods, for 2 minutes",
+  size: 10,
+  durationMs: 120_000,
+  fault: (cluster) =>
+    cluster.setFaults({ duplicateRate: 0.2, delayRate: 0.5, delayMaxMs: 6 * PERIOD_MS }),
+});
 
 const pause: Scenario = {
   name: "pause",
@@ -258,6 +294,8 @@ export const SCENARIOS: readonly Scenario[] = [
   crash(5),
   crash(50),
   lossNoFalseDeaths,
+  oneWay,
+  duplicateDelay,
   pause,
   partition,
   restart,

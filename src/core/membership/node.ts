@@ -10,15 +10,14 @@ import {
   type Address,
   decode,
   encode,
-  encodedSize,
-  MAX_MESSAGE_BYTES,
   type MemberRecord,
   type Message,
-  recordSize,
   type Sender,
+  type StateMessage,
 } from "../../proto/mod.ts";
 import { Prng } from "../prng.ts";
-import { Broadcasts, retransmitLimit } from "./broadcasts.ts";
+import { Broadcasts } from "./broadcasts.ts";
+import { Composer, recordOf } from "./compose.ts";
 import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
 import { type Applied, type Member, MemberTable } from "./table.ts";
@@ -60,9 +59,9 @@ export interface MembershipStats {
   readonly left: boolean;
 }
 
-/** Room of each probe and ack that membership keeps for its own records. */
-const MEMBERSHIP_RESERVE_BYTES = 256;
-const SECTION_HEADER_BYTES = 3;
+/** Times a page of a membership transfer is asked for again before giving up. */
+const PAGE_TRIES = 3;
+
 /** Members told directly of a leave; the rest hear it by gossip. */
 const LEAVE_FANOUT = 64;
 
@@ -96,6 +95,7 @@ export class Node {
   readonly #table: MemberTable;
   readonly #broadcasts = new Broadcasts();
   readonly #prober: Prober;
+  readonly #composer: Composer;
   readonly #outbox: Transmit[] = [];
   #outboxHead = 0;
   readonly #seeds: Address[] = [];
@@ -107,8 +107,12 @@ export class Node {
   #malformed = 0;
   #mismatched = 0;
   #identityConflicts = 0;
+  /** The membership transfer under way: whom to ask for which page. */
+  #sync: { from: Address; page: number; askedAtMs: number; tries: number } | undefined;
 
   /**
+   * A node alone, until it is given seeds or hears from a member.
+   *
    * @param address Where the other members reach this node (its advertised address).
    * @param options Tunables; see `MembershipOptions`.
    * @throws {RangeError} if an option is out of range.
@@ -124,6 +128,14 @@ export class Node {
       send: (nowMs, to, fields) => this.#send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
+    });
+    this.#composer = new Composer({
+      config: this.#config,
+      extension: this.#extension,
+      table: this.#table,
+      broadcasts: this.#broadcasts,
+      randomMember: () => this.#prober.randomMember(),
+      sender: () => this.#sender(),
     });
   }
 
@@ -147,8 +159,12 @@ export class Node {
     this.#seeds.push(address);
   }
 
-  /** Takes a datagram received from `from` (the source address of the packet). */
-  handleDatagram(nowMs: number, from: Address, bytes: Uint8Array): void {
+  /**
+   * Takes a datagram received from `_from`, the packet's source address.
+   * Answers go to the address the sender advertises in the datagram, which
+   * is the one its ID derives from and may differ from `_from` behind a NAT.
+   */
+  handleDatagram(nowMs: number, _from: Address, bytes: Uint8Array): void {
     if (this.#left) return;
     const decoded = decode(bytes);
     if (!decoded.ok || !decoded.value.sender.id.equals(decoded.value.sender.address.id)) {
@@ -167,7 +183,7 @@ export class Node {
       else if (this.#apply(record, nowMs) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
-    this.#dispatch(nowMs, message, from);
+    this.#dispatch(nowMs, message);
     if (refuted) this.#spreadRefutation(nowMs, message);
   }
 
@@ -191,7 +207,7 @@ export class Node {
     }
   }
 
-  #dispatch(nowMs: number, message: Message, _from: Address): void {
+  #dispatch(nowMs: number, message: Message): void {
     const to = message.sender.address;
     const peerIncarnation = message.sender.incarnation;
     switch (message.type) {
@@ -215,7 +231,13 @@ export class Node {
         }
         return;
       case "join":
-        this.#sendFullState(nowMs, to, peerIncarnation);
+        this.#outbox.push({
+          to,
+          bytes: this.#composer.statePage(to, peerIncarnation, message.page),
+        });
+        return;
+      case "state":
+        this.#nextPage(nowMs, to, message);
         return;
       case "gossip":
         return;
@@ -234,6 +256,7 @@ export class Node {
       return;
     }
     this.#prober.probeNext(nowMs, this.#nextTickMs);
+    this.#retryPage(nowMs);
     if (nowMs - this.#lastSeedContactMs >= this.#config.seedIntervalMs) {
       this.#contactSeed(nowMs, (seed) => {
         const member = this.#table.get(seed.toString());
@@ -266,7 +289,7 @@ export class Node {
    * Announces that this node is going: peers drop it within a round, with no
    * suspicion. The node then stops; drain `pollTransmit()` before closing.
    */
-  leave(nowMs: number): void {
+  leave(): void {
     if (this.#left) return;
     const goodbye: MemberRecord = { state: "left", ...this.#sender() };
     const live = [...this.#table.values()].filter((m) =>
@@ -279,7 +302,6 @@ export class Node {
       });
     }
     this.#left = true;
-    void nowMs;
   }
 
   /** Every member this node holds, the dead not yet forgotten included, itself excluded. */
@@ -359,9 +381,8 @@ export class Node {
   #changed(change: MemberChange, member: Member): void {
     if (change.member.state !== "forgotten") {
       this.#broadcasts.push(member.key, recordOf(member));
-      if (change.member.state === "alive" && (change.previous ?? "dead") !== "suspect") {
-        this.#prober.add(member);
-      }
+      const wasLive = change.previous === "alive" || change.previous === "suspect";
+      if (change.member.state === "alive" && !wasLive) this.#prober.add(member);
     }
     this.#extension?.memberChanged?.(change);
   }
@@ -373,104 +394,42 @@ export class Node {
       if (!wanted(seed)) continue;
       this.#seedCursor = (this.#seedCursor + i + 1) % count;
       this.#lastSeedContactMs = nowMs;
-      this.#send(nowMs, seed, { type: "join" });
+      this.#send(nowMs, seed, { type: "join", page: 0 });
       return;
     }
   }
 
-  #send(
-    nowMs: number,
-    to: Address,
-    fields: SendFields,
-    peerIncarnation?: number,
-  ): void {
-    const base = { ...fields, sender: this.#sender(), records: [] } as Message;
-    let room = MAX_MESSAGE_BYTES - encodedSize(base) - SECTION_HEADER_BYTES;
-    let extension: Uint8Array | undefined;
-    const outgoing = this.#extension?.outgoing;
-    if (outgoing && (fields.type === "ping" || fields.type === "ack")) {
-      const maxBytes = room - SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
-      extension = outgoing.call(this.#extension, nowMs, { id: to.id, address: to }, maxBytes);
-      if (extension && extension.length > maxBytes) extension = undefined;
-      if (extension) room -= SECTION_HEADER_BYTES + extension.length;
-    }
-    const records = this.#piggyback(to, room, peerIncarnation);
-    const message = { ...base, records, ...(extension ? { extension } : {}) } as Message;
-    this.#outbox.push({ to, bytes: encode(message) });
-  }
-
   /**
-   * Records for a datagram to `to`: first what this node believes of `to`
-   * when `to` may not know it (a suspicion or death to refute: Lifeguard's
-   * buddy system), then queued news, then a few alive records at random
-   * (anti-entropy, which mends what lost datagrams left out).
+   * Asks for the page after `state`, from the member that sent it. One
+   * transfer at a time, and never a page twice: a duplicated or late answer
+   * must not start a second chain of requests.
    */
-  #piggyback(to: Address, budgetBytes: number, peerIncarnation?: number): MemberRecord[] {
-    const records: MemberRecord[] = [];
-    const key = to.toString();
-    const about = this.#newsFor(to, peerIncarnation);
-    if (about) {
-      records.push(about);
-      budgetBytes -= recordSize(about);
+  #nextPage(nowMs: number, from: Address, state: StateMessage): void {
+    const sync = this.#sync;
+    const next = state.page + 1;
+    if (sync && !(sync.from.equals(from) && next > sync.page)) return;
+    if (next >= state.pages) {
+      this.#sync = undefined;
+      return;
     }
-    const limit = retransmitLimit(this.#config.retransmitMult, this.#table.live + 1);
-    for (const record of this.#broadcasts.take(budgetBytes, { limit, skip: about && key })) {
-      records.push(record);
-      budgetBytes -= recordSize(record);
-    }
-    const included = new Set(records.map((r) => r.address.toString()));
-    for (let i = 0; i < this.#config.antiEntropyRecords; i++) {
-      const member = this.#prober.randomMember();
-      if (!member || member.state !== "alive" || member.key === key || included.has(member.key)) {
-        continue;
-      }
-      const record = recordOf(member);
-      if (recordSize(record) > budgetBytes) break;
-      records.push(record);
-      included.add(member.key);
-      budgetBytes -= recordSize(record);
-    }
-    return records;
+    this.#sync = { from, page: next, askedAtMs: nowMs, tries: 0 };
+    this.#send(nowMs, from, { type: "join", page: next });
   }
 
-  /** What this node believes of `to`, if `to` should hear it. */
-  #newsFor(to: Address, peerIncarnation?: number): MemberRecord | undefined {
-    const member = this.#table.get(to.toString());
-    if (!member) return undefined;
-    const newer = peerIncarnation !== undefined && member.incarnation > peerIncarnation;
-    return member.state !== "alive" || newer ? recordOf(member) : undefined;
-  }
-
-  /** Answers a join with every live member, over as many datagrams as it takes. */
-  #sendFullState(nowMs: number, to: Address, peerIncarnation: number): void {
-    const records: MemberRecord[] = [];
-    const about = this.#newsFor(to, peerIncarnation);
-    if (about) records.push(about);
-    for (const member of this.#table.values()) {
-      const live = member.state === "alive" || member.state === "suspect";
-      if (live && !member.address.equals(to)) records.push(recordOf(member));
+  /** Asks again for a page that did not come within a period; gives up after a few tries. */
+  #retryPage(nowMs: number): void {
+    const sync = this.#sync;
+    if (!sync || nowMs - sync.askedAtMs < this.#config.protocolPeriodMs) return;
+    if (sync.tries >= PAGE_TRIES) {
+      this.#sync = undefined;
+      return;
     }
-    const sender = this.#sender();
-    const room = MAX_MESSAGE_BYTES - encodedSize({ type: "gossip", sender, records: [] }) -
-      SECTION_HEADER_BYTES;
-    let i = 0;
-    do {
-      const chunk: MemberRecord[] = [];
-      for (let used = 0; i < records.length && used + recordSize(records[i]) <= room; i++) {
-        used += recordSize(records[i]);
-        chunk.push(records[i]);
-      }
-      this.#outbox.push({ to, bytes: encode({ type: "gossip", sender, records: chunk }) });
-    } while (i < records.length);
-    void nowMs;
+    sync.tries++;
+    sync.askedAtMs = nowMs;
+    this.#send(nowMs, sync.from, { type: "join", page: sync.page });
   }
-}
 
-/** The record that states what the table believes of `member`. */
-function recordOf(member: Member): MemberRecord {
-  const { address, id, incarnation } = member;
-  if (member.state === "suspect") {
-    return { state: "suspect", address, id, incarnation, from: member.suspectedBy! };
+  #send(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): void {
+    this.#outbox.push({ to, bytes: this.#composer.compose(nowMs, to, fields, peerIncarnation) });
   }
-  return { state: member.state, address, id, incarnation };
 }

@@ -17,7 +17,8 @@ import type { Member } from "./table.ts";
 export type SendFields =
   | { readonly type: "ping" | "ack" | "nack"; readonly seq: number }
   | { readonly type: "pingReq"; readonly seq: number; readonly target: Peer }
-  | { readonly type: "join" | "gossip" };
+  | { readonly type: "join"; readonly page: number }
+  | { readonly type: "gossip" };
 
 /** The node's side of the prober. */
 export interface ProberHost {
@@ -45,6 +46,9 @@ interface Relay {
   readonly seq: number;
   readonly nackAtMs: number;
 }
+
+/** When a helper gives up on the target, as a fraction of the probe timeout. */
+const NACK_AT = 0.8;
 
 /** Indirect probes this node runs for others at once; more are dropped. */
 const MAX_RELAYS = 64;
@@ -149,7 +153,9 @@ export class Prober {
   relay(nowMs: number, request: { requester: Address; seq: number; target: Address }): void {
     if (this.#relays.size >= MAX_RELAYS) return;
     const seq = this.#nextSeq();
-    const nackAtMs = nowMs + this.#config.probeTimeoutMs;
+    // The requester gives up at the end of its period, a probe timeout after
+    // asking: the nack must reach it before then to count, so it leaves early.
+    const nackAtMs = nowMs + this.#config.probeTimeoutMs * NACK_AT;
     this.#relays.set(seq, { requester: request.requester, seq: request.seq, nackAtMs });
     this.#host.send(nowMs, request.target, { type: "ping", seq });
   }

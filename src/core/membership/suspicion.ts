@@ -45,6 +45,8 @@ export class Suspicion {
   readonly #witnesses = new Set<string>();
 
   /**
+   * A suspicion with its first witness.
+   *
    * @param startedAtMs When this node began to suspect.
    * @param options Who started it, the bounds, and how many confirmations to expect.
    */

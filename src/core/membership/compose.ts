@@ -1,0 +1,154 @@
+/**
+ * Composing datagrams: which records ride along, in what order, and how the
+ * layer above's bytes share the room. Every datagram stays within
+ * `MAX_MESSAGE_BYTES`, so that a signed copy fits in `MAX_DATAGRAM_BYTES`.
+ *
+ * @module
+ */
+
+import {
+  type Address,
+  encode,
+  encodedSize,
+  MAX_MESSAGE_BYTES,
+  type MemberRecord,
+  type Message,
+  recordSize,
+  type Sender,
+} from "../../proto/mod.ts";
+import { type Broadcasts, retransmitLimit } from "./broadcasts.ts";
+import type { MembershipConfig } from "./config.ts";
+import type { MembershipExtension } from "./extension.ts";
+import type { SendFields } from "./prober.ts";
+import type { Member, MemberTable } from "./table.ts";
+
+/** Room of each probe and ack that membership keeps for its own records. */
+export const MEMBERSHIP_RESERVE_BYTES = 256;
+const SECTION_HEADER_BYTES = 3;
+
+/** What the composer reads from its node. */
+export interface ComposerParts {
+  readonly config: MembershipConfig;
+  readonly extension: MembershipExtension | undefined;
+  readonly table: MemberTable;
+  readonly broadcasts: Broadcasts;
+  /** A random member of the probe round, for anti-entropy. */
+  readonly randomMember: () => Member | undefined;
+  /** This node as a sender, at its current incarnation. */
+  readonly sender: () => Sender;
+}
+
+/** Builds one node's datagrams. */
+export class Composer {
+  readonly #parts: ComposerParts;
+
+  /** @param parts The node's state the composer reads. */
+  constructor(parts: ComposerParts) {
+    this.#parts = parts;
+  }
+
+  /**
+   * Encodes a message to `to`: the extension's bytes on probes and acks,
+   * then as many records as fit.
+   *
+   * @param peerIncarnation The incarnation `to` claimed, when answering it.
+   */
+  compose(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): Uint8Array {
+    const { extension } = this.#parts;
+    const base = { ...fields, sender: this.#parts.sender(), records: [] } as Message;
+    let room = MAX_MESSAGE_BYTES - encodedSize(base) - SECTION_HEADER_BYTES;
+    let payload: Uint8Array | undefined;
+    if (extension?.outgoing && (fields.type === "ping" || fields.type === "ack")) {
+      const maxBytes = room - SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
+      payload = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
+      if (payload && payload.length > maxBytes) payload = undefined;
+      if (payload) room -= SECTION_HEADER_BYTES + payload.length;
+    }
+    const records = this.#piggyback(to, room, peerIncarnation);
+    return encode({ ...base, records, ...(payload ? { extension: payload } : {}) } as Message);
+  }
+
+  /**
+   * Page `page` of this node's live members, for a joiner. Pages are cut by
+   * bytes in table order and counted afresh for every request, so a member
+   * that comes or goes meanwhile may be missed once; anti-entropy mends that.
+   * A page past the last comes empty, with the true count.
+   */
+  statePage(to: Address, peerIncarnation: number, page: number): Uint8Array {
+    const records: MemberRecord[] = [];
+    const about = this.#newsFor(to, peerIncarnation);
+    if (about) records.push(about);
+    for (const member of this.#parts.table.values()) {
+      const live = member.state === "alive" || member.state === "suspect";
+      if (live && !member.address.equals(to)) records.push(recordOf(member));
+    }
+    const sender = this.#parts.sender();
+    const empty = { type: "state", sender, page, pages: 1, records: [] } as const;
+    const room = MAX_MESSAGE_BYTES - encodedSize(empty) - SECTION_HEADER_BYTES;
+    const starts = [0];
+    for (let i = 0, used = 0; i < records.length; i++) {
+      const size = recordSize(records[i]);
+      if (used + size > room) {
+        starts.push(i);
+        used = 0;
+      }
+      used += size;
+    }
+    const chunk = page < starts.length
+      ? records.slice(starts[page], starts[page + 1] ?? records.length)
+      : [];
+    return encode({ ...empty, pages: starts.length, records: chunk });
+  }
+
+  /**
+   * Records for a datagram to `to`: first what this node believes of `to`
+   * when `to` may not know it (a suspicion or death to refute: Lifeguard's
+   * buddy system), then queued news, then a few alive records at random
+   * (anti-entropy, which mends what lost datagrams left out).
+   */
+  #piggyback(to: Address, budgetBytes: number, peerIncarnation?: number): MemberRecord[] {
+    const { config, table, broadcasts } = this.#parts;
+    const records: MemberRecord[] = [];
+    const key = to.toString();
+    const about = this.#newsFor(to, peerIncarnation);
+    if (about) {
+      records.push(about);
+      budgetBytes -= recordSize(about);
+    }
+    const limit = retransmitLimit(config.retransmitMult, table.live + 1);
+    for (const record of broadcasts.take(budgetBytes, { limit, skip: about && key })) {
+      records.push(record);
+      budgetBytes -= recordSize(record);
+    }
+    const included = new Set(records.map((r) => r.address.toString()));
+    for (let i = 0; i < config.antiEntropyRecords; i++) {
+      const member = this.#parts.randomMember();
+      if (!member || member.state !== "alive" || member.key === key || included.has(member.key)) {
+        continue;
+      }
+      const record = recordOf(member);
+      if (recordSize(record) > budgetBytes) break;
+      records.push(record);
+      included.add(member.key);
+      budgetBytes -= recordSize(record);
+    }
+    return records;
+  }
+
+  /** What this node believes of `to`, if `to` should hear it. */
+  #newsFor(to: Address, peerIncarnation?: number): MemberRecord | undefined {
+    const member = this.#parts.table.get(to.toString());
+    if (!member) return undefined;
+    const newer = peerIncarnation !== undefined && member.incarnation > peerIncarnation;
+    return member.state !== "alive" || newer ? recordOf(member) : undefined;
+  }
+}
+
+/** The record that states what the table believes of `member`. */
+export function recordOf(member: Member): MemberRecord {
+  const { address, id, incarnation } = member;
+  if (member.state === "suspect") {
+    return { state: "suspect", address, id, incarnation, from: member.suspectedBy! };
+  }
+  return { state: member.state, address, id, incarnation };
+}

@@ -1,0 +1,51 @@
+// Drives a single Node by hand: crafted datagrams in, decoded messages out.
+import {
+  Address,
+  decode,
+  encode,
+  type MemberRecord,
+  type Message,
+  type Node,
+  type Transmit,
+} from "../../src/core/membership/mod.ts";
+
+export const addr = (i: number): Address => Address.parse(`10.0.0.${i}:7946`);
+
+export function sender(i: number, incarnation = 0): Message["sender"] {
+  const address = addr(i);
+  return { id: address.id, address, incarnation };
+}
+
+export function record(
+  i: number,
+  state: "alive" | "dead" | "left",
+  incarnation = 0,
+): MemberRecord {
+  const address = addr(i);
+  return { state, address, id: address.id, incarnation };
+}
+
+export function suspect(i: number, by: number, incarnation = 0): MemberRecord {
+  const address = addr(i);
+  return { state: "suspect", address, id: address.id, incarnation, from: addr(by).id };
+}
+
+/** A gossip datagram from node `from` carrying `records`. */
+export function gossip(from: number, records: MemberRecord[], incarnation = 0): Uint8Array {
+  return encode({ type: "gossip", sender: sender(from, incarnation), records });
+}
+
+export function drain(node: Node): Transmit[] {
+  const out: Transmit[] = [];
+  for (let t = node.pollTransmit(); t; t = node.pollTransmit()) out.push(t);
+  return out;
+}
+
+/** Every datagram the node has to send, decoded, with its destination. */
+export function sent(node: Node): { to: string; message: Message }[] {
+  return drain(node).map((t) => {
+    const result = decode(t.bytes);
+    if (!result.ok) throw new Error(`the node sent an undecodable datagram: ${result.error}`);
+    return { to: t.to.toString(), message: result.value };
+  });
+}

@@ -1,0 +1,123 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  Address,
+  decode,
+  encode,
+  encodedSize,
+  MAX_DATAGRAM_BYTES,
+  MAX_MESSAGE_BYTES,
+  type Message,
+  prepareSigned,
+  splitSigned,
+  TAG_BYTES,
+  WIRE_VERSION,
+} from "../../src/proto/mod.ts";
+import { message } from "./arbitraries.ts";
+
+const a = Address.parse("10.0.0.1:7946");
+const ping: Message = {
+  type: "ping",
+  seq: 42,
+  sender: { id: a.id, address: a, incarnation: 3 },
+  records: [],
+};
+
+describe("encode and decode", () => {
+  it("decode(encode(m)) equals m for every message that fits, and encode refuses the rest", () => {
+    fc.assert(
+      fc.property(message, (m) => {
+        if (encodedSize(m) > MAX_MESSAGE_BYTES) {
+          assert.throws(() => encode(m), RangeError);
+          return;
+        }
+        const bytes = encode(m);
+        assert.equal(bytes.length, encodedSize(m));
+        assert.ok(bytes.length <= MAX_DATAGRAM_BYTES - TAG_BYTES);
+        assert.deepEqual(decode(bytes), { ok: true, value: m });
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it("never throws on arbitrary bytes, and whatever it accepts encodes back to the same", () => {
+    const anyBytes = fc.oneof(
+      fc.uint8Array({ maxLength: 1600 }),
+      // Bytes that start like a datagram of this version reach deeper.
+      fc.tuple(fc.nat({ max: 7 }), fc.uint8Array({ maxLength: 200 })).map(([type, rest]) =>
+        new Uint8Array([WIRE_VERSION, 0, type, ...rest])
+      ),
+    );
+    fc.assert(
+      fc.property(anyBytes, (bytes) => {
+        const result = decode(bytes);
+        if (result.ok) assert.deepEqual(decode(encode(result.value)), result);
+        else assert.equal(typeof result.error, "string");
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("refuses a datagram cut inside its last section", () => {
+    // Whole trailing sections can go unnoticed (signing is what detects
+    // tampering), but a section cut short never passes.
+    fc.assert(fc.property(message, (m) => {
+      fc.pre(encodedSize(m) <= MAX_MESSAGE_BYTES && m.records.length > 0 && !m.extension);
+      const bytes = encode(m);
+      for (const cut of [1, 2, 5, 17]) {
+        assert.equal(decode(bytes.subarray(0, bytes.length - cut)).ok, false, `cut ${cut}`);
+      }
+    }));
+  });
+
+  it("says why it refuses", () => {
+    const bytes = encode(ping);
+    const altered = (at: number, value: number) => bytes.map((b, i) => (i === at ? value : b));
+    assert.deepEqual(decode(new Uint8Array([1])), { ok: false, error: "too-short" });
+    assert.deepEqual(decode(new Uint8Array(MAX_DATAGRAM_BYTES + 1)), {
+      ok: false,
+      error: "too-long",
+    });
+    assert.deepEqual(decode(altered(0, 2)), { ok: false, error: "version" });
+    assert.deepEqual(decode(altered(1, 0x80)), { ok: false, error: "flags" });
+    assert.deepEqual(decode(altered(2, 99)), { ok: false, error: "type" });
+    assert.deepEqual(decode(altered(15, 5)), { ok: false, error: "address" });
+  });
+
+  it("skips sections of kinds it does not know, so later versions can add some", () => {
+    const unknown = new Uint8Array([200, 0, 3, 1, 2, 3]);
+    const bytes = new Uint8Array([...encode(ping), ...unknown]);
+    assert.deepEqual(decode(bytes), { ok: true, value: ping });
+  });
+
+  it("names the number that is not a u32", () => {
+    assert.throws(() => encode({ ...ping, seq: -1 }), /seq/);
+    assert.throws(
+      () => encode({ ...ping, sender: { ...ping.sender, incarnation: 2 ** 32 } }),
+      /sender\.incarnation/,
+    );
+  });
+});
+
+describe("signed datagrams", () => {
+  it("carry a tag after the message, which decode skips and splitSigned finds", () => {
+    const bytes = encode(ping);
+    const signed = prepareSigned(bytes);
+    assert.equal(signed.length, bytes.length + TAG_BYTES);
+    signed.set(new Uint8Array(TAG_BYTES).fill(0xab), bytes.length);
+    assert.deepEqual(decode(signed), { ok: true, value: ping });
+    const parts = splitSigned(signed);
+    assert.ok(parts);
+    assert.equal(parts.covered.length, bytes.length);
+    assert.deepEqual(parts.tag, new Uint8Array(TAG_BYTES).fill(0xab));
+    assert.equal(splitSigned(bytes), undefined);
+  });
+
+  it("fit in MAX_DATAGRAM_BYTES whatever the message", () => {
+    fc.assert(fc.property(message, (m) => {
+      fc.pre(encodedSize(m) <= MAX_MESSAGE_BYTES);
+      assert.ok(prepareSigned(encode(m)).length <= MAX_DATAGRAM_BYTES);
+    }));
+  });
+});
