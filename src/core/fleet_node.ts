@@ -137,8 +137,8 @@ export class FleetNode {
   }
 
   /** Tells the peers this node is going; drain {@link pollTransmit} afterwards. */
-  leave(nowMs: number): void {
-    this.#node.leave(nowMs);
+  leave(): void {
+    this.#node.leave();
   }
 
   /** The rate a key is admitted at here now, per second: its share, before the burst. */

@@ -110,7 +110,7 @@ export class GossipTask {
     if (!this.#running && this.#timer === undefined) return;
     this.#stop();
     try {
-      this.node.leave(this.#options.clock());
+      this.node.leave();
       this.#flush();
     } finally {
       await this.#socket.close();

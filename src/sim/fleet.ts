@@ -151,7 +151,7 @@ export class Fleet {
   leave(index: number): void {
     const m = this.#members[index];
     if (!m.node) return;
-    m.node.leave(this.#nowMs);
+    m.node.leave();
     this.#flush(m);
     m.node = undefined;
     m.book = undefined;
