@@ -8,7 +8,7 @@ const LIMIT = 300;
 
 describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
   it("shares one limit under even and skewed load", async () => {
-    const fleet = await startFleet([200, 200, 200], { limit: LIMIT });
+    const fleet = await startFleet([300, 300, 300], { limit: LIMIT });
     try {
       await waitForSize(fleet, 3);
       await sleep(4_000);
