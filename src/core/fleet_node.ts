@@ -60,7 +60,10 @@ export class FleetNode {
   constructor(options: FleetNodeOptions) {
     const periodMs = options.membership?.protocolPeriodMs ?? 200;
     this.#enforcer = options.enforcer;
-    this.#allocator = new Allocator(options.book, options.enforcer, options.address.id, {
+    this.#allocator = new Allocator(options.book, options.enforcer, {
+      id: options.address.id,
+      incarnation: () => this.#node.incarnation,
+    }, {
       policy: options.policy,
       hotKeys: options.hotKeys,
       protocolPeriodMs: periodMs,

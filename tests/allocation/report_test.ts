@@ -6,13 +6,14 @@ import {
   type DemandGroup,
   encodeReports,
   groupBytes,
-  newerRound,
+  newerReport,
 } from "../../src/core/allocation/report.ts";
 
 const u32 = fc.integer({ min: 0, max: 0xffff_ffff });
 const group = fc.record({
   origin: fc.record({ hi: u32, lo: u32 }),
-  round: fc.integer({ min: 0, max: 0xffff }),
+  incarnation: u32,
+  round: u32,
   records: fc.array(
     fc.record({
       hash: fc.record({ hi: u32, lo: u32 }),
@@ -59,25 +60,32 @@ describe("demand reports on the wire", () => {
 
   it("refuses what it cannot vouch for", () => {
     assert.equal(decodeReports(new Uint8Array([2, 0])).ok, false, "an unknown version");
-    const one = encodeReports([{ origin: { hi: 1, lo: 2 }, round: 3, records: [] }]);
+    const one = encodeReports([{
+      origin: { hi: 1, lo: 2 },
+      incarnation: 0,
+      round: 3,
+      records: [],
+    }]);
     const flagged = one.slice();
-    flagged[2 + 10] = 1;
+    flagged[2 + 16] = 1;
     assert.equal(decodeReports(flagged).ok, false, "reserved flags");
     assert.equal(decodeReports(new Uint8Array([...one, 0])).ok, false, "trailing bytes");
     const nan = encodeReports([{
       origin: { hi: 1, lo: 2 },
+      incarnation: 0,
       round: 3,
       records: [{ hash: { hi: 0, lo: 0 }, demand: 1 }],
     }]);
-    new DataView(nan.buffer).setFloat32(2 + 12 + 8, NaN);
+    new DataView(nan.buffer).setFloat32(2 + 18 + 8, NaN);
     assert.equal(decodeReports(nan).ok, false, "a NaN demand");
   });
 
-  it("orders rounds on a circle", () => {
-    assert.ok(newerRound(5, 4));
-    assert.ok(!newerRound(4, 5));
-    assert.ok(!newerRound(7, 7));
-    assert.ok(newerRound(2, 0xfffe), "across the wrap");
-    assert.ok(!newerRound(0xfffe, 2));
+  it("orders reports by incarnation, then round: a replay or a late relay is never newer", () => {
+    const at = (incarnation: number, round: number) => ({ incarnation, round });
+    assert.ok(newerReport(at(0, 5), at(0, 4)));
+    assert.ok(!newerReport(at(0, 4), at(0, 5)));
+    assert.ok(!newerReport(at(0, 7), at(0, 7)), "the same report again");
+    assert.ok(newerReport(at(1, 0), at(0, 90_000)), "a restarted origin, in a higher incarnation");
+    assert.ok(!newerReport(at(0, 90_001), at(1, 3)), "a report from an earlier life");
   });
 });

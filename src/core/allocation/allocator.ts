@@ -25,7 +25,7 @@ import {
   type DemandGroup,
   encodeReports,
   groupBytes,
-  newerRound,
+  newerReport,
 } from "./report.ts";
 
 /** Tunables of allocation; the defaults are the design's. */
@@ -93,7 +93,6 @@ interface HotKey extends HotShare {
 }
 
 interface OriginReports {
-  round: number;
   receivedMs: number;
   readonly origin: { readonly hi: number; readonly lo: number };
   group: DemandGroup;
@@ -134,14 +133,20 @@ export class Allocator implements MembershipExtension {
   #held = true;
   #learning = false;
   #relayCursor = 0;
+  readonly #incarnation: () => number;
 
-  /** An allocator for the node with member ID `selfId`. */
+  /**
+   * An allocator for the node `self`: its member ID, and its current
+   * incarnation, by which its reports are ordered.
+   */
   constructor(
     book: LimitBook,
     enforcer: Enforcer,
-    selfId: { hi: number; lo: number },
+    self: { readonly id: { hi: number; lo: number }; readonly incarnation: () => number },
     options: AllocatorOptions,
   ) {
+    const selfId = self.id;
+    this.#incarnation = self.incarnation;
     this.#book = book;
     this.#enforcer = enforcer;
     this.#selfId = selfId;
@@ -197,8 +202,8 @@ export class Allocator implements MembershipExtension {
       const key = idKey(group.origin);
       if (key === this.#selfKey) continue;
       const known = this.#reports.get(key);
-      // An older round, relayed late or replayed, changes nothing.
-      if (known && !newerRound(group.round, known.round)) continue;
+      // An older report, relayed late or replayed, changes nothing.
+      if (known && !newerReport(group, known.group)) continue;
       const demands = new Map<number, number>();
       for (const r of group.records) {
         const id = hashId(r.hash);
@@ -206,7 +211,6 @@ export class Allocator implements MembershipExtension {
         if (r.demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
       this.#reports.set(key, {
-        round: group.round,
         receivedMs: nowMs,
         origin: group.origin,
         group,
@@ -223,7 +227,7 @@ export class Allocator implements MembershipExtension {
     const dtMs = this.#lastTickMs === undefined ? 0 : nowMs - this.#lastTickMs;
     this.#lastTickMs = nowMs;
     if (nowMs - this.#lastRoundMs >= this.#periodMs) {
-      this.#round = (this.#round + 1) & 0xffff;
+      this.#round = (this.#round + 1) >>> 0;
       this.#lastRoundMs = nowMs;
       for (const hot of this.#hot.values()) hot.history[this.#round % HISTORY_ROUNDS] = hot.demand;
     }
@@ -388,7 +392,7 @@ export class Allocator implements MembershipExtension {
   #ownGroup(): DemandGroup {
     const records = [];
     for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
-    return { origin: this.#selfId, round: this.#round, records };
+    return { origin: this.#selfId, incarnation: this.#incarnation(), round: this.#round, records };
   }
 }
 

@@ -9,9 +9,17 @@
  *
  * ```
  * u8 version (1)   u8 group count
- * per group:  u32 origin id hi, u32 origin id lo, u16 round, u8 flags, u8 record count
+ * per group:  u32 origin id hi, u32 origin id lo, u32 origin incarnation, u32 round,
+ *             u8 flags, u8 record count
  * per record: u32 key hash hi, u32 key hash lo, f32 demand (requests a second)
  * ```
+ *
+ * A group is ordered by (incarnation, round): an origin that restarts takes
+ * a higher incarnation to rejoin, so its fresh reports supersede those of its
+ * earlier life whatever their rounds, and a round of 32 bits does not wrap in
+ * the life of a process (27 years at the default period). A report recorded
+ * and replayed later is therefore never newer than what a node holds, and
+ * changes nothing.
  *
  * The version is append-only: a new layout takes a new number, and a node
  * skips a section whose version it does not know. Flag bits are reserved
@@ -29,7 +37,7 @@ export const MAX_RECORDS_PER_GROUP = 64;
 /** Bytes of the section header. */
 export const SECTION_HEADER_BYTES = 2;
 /** Bytes of a group header. */
-export const GROUP_HEADER_BYTES = 12;
+export const GROUP_HEADER_BYTES = 18;
 /** Bytes of a record. */
 export const RECORD_BYTES = 12;
 /** The largest demand a record carries: f32 is finite up to ~3.4e38, far beyond any rate. */
@@ -47,7 +55,9 @@ export interface DemandRecord {
 export interface DemandGroup {
   /** The reporting node's member ID. */
   readonly origin: { readonly hi: number; readonly lo: number };
-  /** Its round, a u16 that wraps. */
+  /** Its incarnation when it reported. */
+  readonly incarnation: number;
+  /** Its round, counted from its start. */
   readonly round: number;
   /** Its hot keys and their demand; complete, so a key left out is no longer hot there. */
   readonly records: readonly DemandRecord[];
@@ -78,9 +88,10 @@ export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
     }
     view.setUint32(at, g.origin.hi);
     view.setUint32(at + 4, g.origin.lo);
-    view.setUint16(at + 8, g.round & 0xffff);
-    view.setUint8(at + 10, 0);
-    view.setUint8(at + 11, g.records.length);
+    view.setUint32(at + 8, g.incarnation >>> 0);
+    view.setUint32(at + 12, g.round >>> 0);
+    view.setUint8(at + 16, 0);
+    view.setUint8(at + 17, g.records.length);
     at += GROUP_HEADER_BYTES;
     for (const r of g.records) {
       view.setUint32(at, r.hash.hi);
@@ -112,9 +123,10 @@ export function decodeReports(bytes: Uint8Array): ReportsResult {
       return { ok: false, error: "truncated group header" };
     }
     const origin = { hi: view.getUint32(at), lo: view.getUint32(at + 4) };
-    const round = view.getUint16(at + 8);
-    if (view.getUint8(at + 10) !== 0) return { ok: false, error: "reserved group flags set" };
-    const n = view.getUint8(at + 11);
+    const incarnation = view.getUint32(at + 8);
+    const round = view.getUint32(at + 12);
+    if (view.getUint8(at + 16) !== 0) return { ok: false, error: "reserved group flags set" };
+    const n = view.getUint8(at + 17);
     if (n > MAX_RECORDS_PER_GROUP) return { ok: false, error: `${n} records in a group` };
     at += GROUP_HEADER_BYTES;
     if (at + n * RECORD_BYTES > bytes.length) return { ok: false, error: "truncated records" };
@@ -126,17 +138,16 @@ export function decodeReports(bytes: Uint8Array): ReportsResult {
       }
       records.push({ hash: { hi: view.getUint32(at), lo: view.getUint32(at + 4) }, demand });
     }
-    groups.push({ origin, round, records });
+    groups.push({ origin, incarnation, round, records });
   }
   if (at !== bytes.length) return { ok: false, error: "trailing bytes after the groups" };
   return { ok: true, groups };
 }
 
-/**
- * Whether round `a` is newer than round `b` on a u16 circle (serial number
- * arithmetic): newer when it is less than half the circle ahead.
- */
-export function newerRound(a: number, b: number): boolean {
-  const diff = (a - b) & 0xffff;
-  return diff !== 0 && diff < 0x8000;
+/** Whether a report at (incarnation, round) `a` is newer than one at `b`. */
+export function newerReport(
+  a: { readonly incarnation: number; readonly round: number },
+  b: { readonly incarnation: number; readonly round: number },
+): boolean {
+  return a.incarnation > b.incarnation || (a.incarnation === b.incarnation && a.round > b.round);
 }
