@@ -25,7 +25,8 @@
  * @module
  */
 export { Guard } from "./src/runtime/guard.ts";
-export type { CheckOptions, GuardParts, Stats } from "./src/runtime/guard.ts";
+export type { CheckOptions, GuardParts } from "./src/runtime/guard.ts";
+export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
 export { Decision } from "./src/core/gcra.ts";
@@ -34,4 +35,6 @@ export type { ClassEntry, KeyLimitEntry, KeyLimitSpec, ShadowEntry } from "./src
 export { PartitionPolicy } from "./src/core/partition.ts";
 export type { PartitionPolicyKind } from "./src/core/partition.ts";
 export { RateguardError } from "./src/core/errors.ts";
+export { GossipAuth, Secret } from "./src/core/auth.ts";
+export type { GossipAuthMode } from "./src/core/auth.ts";
 export type { RateguardErrorCode } from "./src/core/errors.ts";

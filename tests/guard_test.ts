@@ -201,3 +201,37 @@ describe("PartitionPolicy", () => {
     assert.throws(() => PartitionPolicy.holdDown(-1), RangeError);
   });
 });
+
+describe("Guard security settings", () => {
+  it("hashes keys by its salt, and tells its signing mode", async () => {
+    const { GossipAuth, Secret } = await import("../mod.ts");
+    const plain = await Guard.builder().limit(10).spawn();
+    const salted = await Guard.builder().limit(10).keySalt(new Uint8Array(16).fill(9)).spawn();
+    const otherSalt = await Guard.builder().limit(10).keySalt(new Uint8Array(24).fill(9)).spawn();
+    assert.equal(typeof plain.keyHashIn("pro", "tenant:42"), "bigint");
+    assert.equal(plain.keyHashIn("pro", "tenant:42"), plain.keyHashIn("pro", "tenant:42"));
+    assert.notEqual(plain.keyHashIn("pro", "tenant:42"), salted.keyHashIn("pro", "tenant:42"));
+    assert.notEqual(salted.keyHashIn("pro", "tenant:42"), otherSalt.keyHashIn("pro", "tenant:42"));
+    assert.notEqual(plain.keyHashIn("", "protenant:42"), plain.keyHashIn("pro", "tenant:42"));
+    assert.throws(() => Guard.builder().keySalt(new Uint8Array(15)), {
+      name: "RangeError",
+      message: /16/,
+    });
+    assert.equal(plain.stats().gossipAuth, "off");
+    const secret = new Secret(new Uint8Array(32).fill(1));
+    plain.setGossipAuth(GossipAuth.Transitional, [secret]);
+    assert.equal(plain.stats().gossipAuth, "transitional");
+    assert.deepEqual(plain.stats().rejectedDatagrams, {
+      unsigned: 0,
+      badTag: 0,
+      malformed: 0,
+      mismatchedRecords: 0,
+    });
+    assert.throws(() => plain.setGossipAuth(GossipAuth.Required, []), RangeError);
+    assert.throws(
+      () => Guard.builder().gossipAuth(GossipAuth.Required, [secret, secret, secret]),
+      RangeError,
+    );
+    assert.ok(!JSON.stringify(plain.stats()).includes("\\u0001"), "no secret in stats");
+  });
+});

@@ -7,7 +7,14 @@
 
 import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
+import {
+  type AuthConfig,
+  authConfig,
+  type GossipAuthMode,
+  MIN_SALT_BYTES,
+  type Secret,
+} from "../core/auth.ts";
 import { MAX_MEMBERS_LIMIT } from "../core/membership/mod.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
@@ -65,6 +72,8 @@ export class GuardBuilder {
   #seeds: string[] = [];
   #protocolPeriodMs = 200;
   #maxMembers = 8_192;
+  #auth: AuthConfig = authConfig("off");
+  #hashKey: HashKey = PUBLIC_HASH_KEY;
   readonly #make: (parts: GuardParts) => Guard;
 
   /** Use `Guard.builder()`. */
@@ -219,6 +228,39 @@ export class GuardBuilder {
   }
 
   /**
+   * Signs the gossip: a mode (`GossipAuth.Off`, `Transitional`, `Required`)
+   * and at most two secrets; the first signs, either verifies. See the
+   * README's Security section.
+   */
+  gossipAuth(mode: GossipAuthMode, secrets: readonly Secret[] = []): this {
+    this.#auth = authConfig(mode, secrets);
+    return this;
+  }
+
+  /**
+   * A salt of 16 bytes or more, the same on every node, for the hashes of
+   * keys: nobody without it can craft a key that hashes like another's.
+   * Set or change it by restarting every node at once, never by a rolling
+   * update (see the README).
+   */
+  keySalt(bytes: Uint8Array): this {
+    if (!(bytes instanceof Uint8Array)) {
+      throw new TypeError(`keySalt: expected bytes (a Uint8Array), got ${describe(bytes)}`);
+    }
+    if (bytes.length < MIN_SALT_BYTES) {
+      throw new RangeError(
+        `keySalt: a salt needs at least ${MIN_SALT_BYTES} bytes, got ${bytes.length}`,
+      );
+    }
+    // SipHash takes a 16-byte key: a longer salt is folded in by XOR, so
+    // that every byte of it counts.
+    const folded = new Uint8Array(16);
+    bytes.forEach((b, i) => (folded[i % 16] ^= b));
+    this.#hashKey = hashKey(folded);
+    return this;
+  }
+
+  /**
    * Builds the guard; with `bind`, binds its socket and starts gossip.
    * Rejects with a `TypeError` when no limit was set, a `RangeError` when
    * `trackedKeys` is below `hotKeys` or an unspecified address is bound
@@ -261,6 +303,7 @@ export class GuardBuilder {
           },
         }),
       onDeath: () => node?.fail(clock()),
+      auth: this.#auth,
     });
     return this.#make({ ...parts, gossip });
   }
@@ -298,14 +341,21 @@ export class GuardBuilder {
           "set advertise(ip:port), where the other instances reach this one",
       );
     }
-    const fleet = this.#bind ? { hashKey: PUBLIC_HASH_KEY } : undefined;
+    const fleet = this.#bind ? { hashKey: this.#hashKey } : undefined;
     const enforcer = new Enforcer(book, {
       capacity: 2 * this.#trackedKeys,
       overflowScale: COLD_FRACTION,
       fleet,
     });
     enforcer.dryRun = this.#dryRun;
-    return { book, enforcer, clock: monotonicClock, partitionPolicy: this.#policy };
+    return {
+      book,
+      enforcer,
+      clock: monotonicClock,
+      partitionPolicy: this.#policy,
+      auth: this.#auth,
+      hashKey: this.#hashKey,
+    };
   }
 }
 

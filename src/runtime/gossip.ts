@@ -9,7 +9,9 @@
  */
 
 import { lookup } from "node:dns/promises";
+import { type AuthConfig, judge, seal, type Verdict } from "../core/auth.ts";
 import type { FleetNode } from "../core/fleet_node.ts";
+import { webCryptoMac } from "./hmac.ts";
 import { Address } from "../proto/mod.ts";
 import type { Clock } from "./clock.ts";
 import { bindDatagram, type DatagramSocket, type Remote } from "./socket.ts";
@@ -27,6 +29,10 @@ export interface GossipCounters {
   readonly bytesSent: number;
   /** Datagrams received. */
   readonly datagramsReceived: number;
+  /** Datagrams dropped for coming unsigned under Required. */
+  readonly unsigned: number;
+  /** Datagrams dropped for a tag no secret of this node made. */
+  readonly badTag: number;
 }
 
 /** What the task needs to start. */
@@ -45,6 +51,8 @@ export interface GossipOptions {
   readonly protocolPeriodMs: number;
   /** Called once if the task dies of a bug: the guard then holds every key at the floor. */
   readonly onDeath: (error: unknown) => void;
+  /** How gossip is signed and checked. */
+  readonly auth: AuthConfig;
 }
 
 /** A running background task. */
@@ -59,11 +67,27 @@ export class GossipTask {
   #sent = 0;
   #bytesSent = 0;
   #received = 0;
+  #unsigned = 0;
+  #badTag = 0;
+  #auth: AuthConfig;
+  /** Datagrams being signed: a leave waits for them before it closes the socket. */
+  readonly #signing = new Set<Promise<void>>();
 
   private constructor(node: FleetNode, socket: DatagramSocket, options: GossipOptions) {
     this.node = node;
     this.#socket = socket;
     this.#options = options;
+    this.#auth = options.auth;
+  }
+
+  /** How gossip is signed and checked now. */
+  get auth(): AuthConfig {
+    return this.#auth;
+  }
+
+  /** Takes a step of a signing rollout: the next datagram is sent, and checked, by it. */
+  setAuth(config: AuthConfig): void {
+    this.#auth = config;
   }
 
   /** Binds the socket, makes the node, and starts the timer. */
@@ -102,6 +126,8 @@ export class GossipTask {
       datagramsSent: this.#sent,
       bytesSent: this.#bytesSent,
       datagramsReceived: this.#received,
+      unsigned: this.#unsigned,
+      badTag: this.#badTag,
     };
   }
 
@@ -112,6 +138,7 @@ export class GossipTask {
     try {
       this.node.leave();
       this.#flush();
+      await Promise.all(this.#signing);
     } finally {
       await this.#socket.close();
     }
@@ -130,8 +157,26 @@ export class GossipTask {
     } catch {
       return; // not an address a member can have; the node never hears it
     }
+    const verdict = judge(this.#auth, bytes, webCryptoMac);
+    if (verdict instanceof Promise) {
+      verdict.then((v) => this.#take(v, address), (e) =>
+        this.#guard(() => {
+          throw e;
+        }));
+    } else {
+      this.#take(verdict, address);
+    }
+  }
+
+  #take(verdict: Verdict, from: Address): void {
+    if (!this.#running) return;
+    if (!verdict.accept) {
+      if (verdict.reason === "unsigned") this.#unsigned++;
+      else this.#badTag++;
+      return;
+    }
     this.#guard(() => {
-      this.node.handleDatagram(this.#options.clock(), address, bytes);
+      this.node.handleDatagram(this.#options.clock(), from, verdict.bytes);
       this.#flush();
     });
   }
@@ -163,11 +208,26 @@ export class GossipTask {
     for (let t = this.node.pollTransmit(); t !== undefined; t = this.node.pollTransmit()) {
       const ip = t.to.toString();
       const colon = ip.lastIndexOf(":");
-      const hostname = ip.startsWith("[") ? ip.slice(1, colon - 1) : ip.slice(0, colon);
-      this.#socket.send(t.bytes, { hostname, port: t.to.port });
-      this.#sent++;
-      this.#bytesSent += t.bytes.length;
+      const to = {
+        hostname: ip.startsWith("[") ? ip.slice(1, colon - 1) : ip.slice(0, colon),
+        port: t.to.port,
+      };
+      const sealed = seal(this.#auth, t.bytes, webCryptoMac);
+      if (sealed instanceof Promise) {
+        const sending: Promise<void> = sealed.then((bytes) => this.#send(bytes, to), () => {
+          this.#socketErrors++;
+        }).finally(() => this.#signing.delete(sending));
+        this.#signing.add(sending);
+      } else {
+        this.#send(sealed, to);
+      }
     }
+  }
+
+  #send(bytes: Uint8Array, to: Remote): void {
+    this.#socket.send(bytes, to);
+    this.#sent++;
+    this.#bytesSent += bytes.length;
   }
 
   /** Runs a step of the node; a throw is a bug, and kills the task rather than the process. */

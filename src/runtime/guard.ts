@@ -13,50 +13,16 @@ import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/
 import type { PartitionPolicy } from "../core/partition.ts";
 import type { Clock } from "./clock.ts";
 import type { GossipCounters, GossipTask } from "./gossip.ts";
+import { collectStats, type Stats } from "./stats.ts";
+import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
+import { type HashKey, keyHash } from "../core/hash.ts";
+import { checkKey } from "../core/rules.ts";
 import { GuardBuilder } from "./builder.ts";
 
 /** Options of a single check. */
 export interface CheckOptions {
   /** What the request costs, a whole number ≥ 1; 1 when left out. */
   readonly cost?: number;
-}
-
-/** What one instance decided, and how it is set up. */
-export interface Stats {
-  /** Checks admitted since the guard started. */
-  readonly admitted: number;
-  /** Checks denied; in a dry run, those that would have been. */
-  readonly denied: number;
-  /** Checks of keys with no place in the key table (raise `trackedKeys` if it grows). */
-  readonly overflowed: number;
-  /** Checks in a class this instance does not know, held to the default limit. */
-  readonly unknownClass: number;
-  /** Checks a shadow limit would have denied. */
-  readonly shadowDenied: number;
-  /** Keys holding state now. */
-  readonly trackedKeys: number;
-  /** Whether every check is admitted and would-be denials only counted. */
-  readonly dryRun: boolean;
-  /** Whether the guard runs (false once it has left). */
-  readonly running: boolean;
-  /** Members seen, this instance included: 1 for a standalone guard. */
-  readonly clusterSize: number;
-  /** N, the members the limit is shared over: 1 for a standalone guard. */
-  readonly countedSize: number;
-  /** Members not heard from lately. */
-  readonly suspects: number;
-  /** No peer reached yet: every key held at the floor. */
-  readonly joining: boolean;
-  /** Peers have not yet heard this instance's demand: every key held at the floor. */
-  readonly learning: boolean;
-  /** Under Quorum, no majority in sight: every key held at the floor. */
-  readonly withoutQuorum: boolean;
-  /** A newcomer was refused for a full member table lately: every key held at the floor. */
-  readonly membersFull: boolean;
-  /** Keys coordinated with the peers. */
-  readonly hotKeys: number;
-  /** Milliseconds since the last gossip round; far over the protocol period, the background task is stuck. */
-  readonly sinceLastRoundMs: number;
 }
 
 /** What the builder hands the guard. */
@@ -71,6 +37,10 @@ export interface GuardParts {
   readonly partitionPolicy: PartitionPolicy;
   /** The background task, for a guard in a fleet; none for a standalone guard. */
   readonly gossip?: GossipTask;
+  /** How gossip is signed. */
+  readonly auth: AuthConfig;
+  /** The key of the 64-bit key hashes: the salt's, or the public one. */
+  readonly hashKey: HashKey;
 }
 
 /**
@@ -99,6 +69,8 @@ export class Guard {
   readonly #clock: Clock;
   readonly #policy: PartitionPolicy;
   readonly #gossip: GossipTask | undefined;
+  readonly #hashKey: HashKey;
+  #auth: AuthConfig;
   #running = true;
 
   /** Use {@link Guard.builder}. */
@@ -108,6 +80,8 @@ export class Guard {
     this.#clock = parts.clock;
     this.#policy = parts.partitionPolicy;
     this.#gossip = parts.gossip;
+    this.#auth = parts.auth;
+    this.#hashKey = parts.hashKey;
   }
 
   /** A builder with the defaults; see {@link GuardBuilder}. */
@@ -233,6 +207,28 @@ export class Guard {
     this.#enforcer.dryRun = on;
   }
 
+  /**
+   * Takes a step of a signing rollout, or of a rotation, with no restart:
+   * the mode and at most two secrets, the first signs and either verifies.
+   * See the README's Security section for the order of the steps.
+   */
+  setGossipAuth(mode: GossipAuthMode, secrets: readonly Secret[] = []): void {
+    this.#auth = authConfig(mode, secrets);
+    this.#gossip?.setAuth(this.#auth);
+  }
+
+  /**
+   * The 64-bit hash a key of a class travels under, and is named by in
+   * `stats().mostDenied`: keyed by this guard's salt when it has one.
+   */
+  keyHashIn(className: string, key: string): bigint {
+    checkKey(key, "keyHashIn");
+    if (typeof className !== "string") {
+      throw new TypeError("keyHashIn: a class name must be a string");
+    }
+    return keyHash(this.#hashKey, className, key);
+  }
+
   /** The partition policy this guard applies once it gossips. */
   partitionPolicy(): PartitionPolicy {
     return this.#policy;
@@ -240,49 +236,13 @@ export class Guard {
 
   /** What this instance has decided so far, and how it sees the cluster. */
   stats(): Stats {
-    const c = this.#enforcer.counters;
-    if (this.#gossip !== undefined) {
-      const f = this.#gossip.node.stats(this.#clock());
-      return {
-        admitted: c.admitted,
-        denied: c.denied,
-        overflowed: c.overflowed,
-        unknownClass: c.unknownClass,
-        shadowDenied: c.shadowDenied,
-        trackedKeys: this.#enforcer.table.size,
-        dryRun: this.#enforcer.dryRun,
-        running: this.#gossip.running,
-        clusterSize: f.clusterSize,
-        countedSize: f.countedSize,
-        suspects: f.suspects,
-        joining: f.joining,
-        learning: f.learning,
-        withoutQuorum: f.withoutQuorum,
-        membersFull: f.membersFull,
-        hotKeys: f.hotKeys,
-        sinceLastRoundMs: f.sinceLastRoundMs,
-      };
-    }
-    return {
-      admitted: c.admitted,
-      denied: c.denied,
-      overflowed: c.overflowed,
-      unknownClass: c.unknownClass,
-      shadowDenied: c.shadowDenied,
-      trackedKeys: this.#enforcer.table.size,
-      dryRun: this.#enforcer.dryRun,
-      running: this.#running,
-      // A standalone guard is a fleet of one that needs no rounds.
-      clusterSize: 1,
-      countedSize: 1,
-      suspects: 0,
-      joining: false,
-      learning: false,
-      withoutQuorum: false,
-      membersFull: false,
-      hotKeys: 0,
-      sinceLastRoundMs: 0,
-    };
+    return collectStats({
+      enforcer: this.#enforcer,
+      fleet: this.#gossip?.node.stats(this.#clock()),
+      gossip: this.#gossip?.counters(),
+      running: this.isRunning(),
+      gossipAuth: this.#gossip?.auth.mode ?? this.#auth.mode,
+    });
   }
 
   /** The rate `key` is admitted at here now, per second: its share, before the burst. */

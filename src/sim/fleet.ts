@@ -7,7 +7,9 @@
  * @module
  */
 
+import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/auth.ts";
 import { Enforcer } from "../core/enforcer.ts";
+import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
 import { PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
@@ -34,6 +36,8 @@ export interface FleetOptions {
   readonly faults?: NetworkFaults;
   /** Whether nodes relay each other's demand reports (default true). */
   readonly relay?: boolean;
+  /** How every node signs its gossip (default: off). */
+  readonly auth?: AuthConfig;
 }
 
 /** The key every node's traffic goes to. */
@@ -53,6 +57,8 @@ interface Member {
   admitted: number;
   denied: number;
   shadowDenied: number;
+  auth: AuthConfig;
+  rejected: { unsigned: number; badTag: number };
 }
 
 type Delivery = { atMs: number; to: number; from: Address; bytes: Uint8Array };
@@ -90,8 +96,8 @@ export class Fleet {
     return this.#members.length;
   }
 
-  /** Adds a node (started now) and returns its index. */
-  add(): number {
+  /** Adds a node (started now), signing as `auth` (default: the fleet's), and returns its index. */
+  add(options: { auth?: AuthConfig } = {}): number {
     const index = this.#members.length;
     const address = addressOf(index);
     const member: Member = {
@@ -106,6 +112,8 @@ export class Fleet {
       admitted: 0,
       denied: 0,
       shadowDenied: 0,
+      auth: options.auth ?? this.#options.auth ?? authConfig("off"),
+      rejected: { unsigned: 0, badTag: 0 },
     };
     this.#members.push(member);
     this.#byAddress.set(address.toString(), index);
@@ -130,6 +138,40 @@ export class Fleet {
   setShadow(limit: Limit | null): void {
     for (const m of this.#members) m.book?.setShadow("", limit);
   }
+
+  /** Takes a step of a signing rollout on node `index`. */
+  setAuth(index: number, auth: AuthConfig): void {
+    this.#members[index].auth = auth;
+  }
+
+  /** Datagrams node `index` refused for their signature, by reason. */
+  rejected(index: number): { unsigned: number; badTag: number } {
+    return { ...this.#members[index].rejected };
+  }
+
+  /**
+   * Hands node `index` a datagram as if `from` had sent it: through its
+   * signature check, then to its node. Returns what became of it.
+   */
+  inject(
+    index: number,
+    from: Address,
+    bytes: Uint8Array,
+  ): "accepted" | "unsigned" | "badTag" | "down" {
+    const m = this.#members[index];
+    if (!m.node) return "down";
+    const verdict = judge(m.auth, bytes, syncMac) as Verdict;
+    if (!verdict.accept) {
+      m.rejected[verdict.reason]++;
+      return verdict.reason;
+    }
+    m.node.handleDatagram(this.#nowMs, from, verdict.bytes);
+    this.#flush(m);
+    return "accepted";
+  }
+
+  /** Hears every datagram sent, after signing: for captures to mutate. */
+  onSend: ((from: number, bytes: Uint8Array) => void) | undefined;
 
   /** Stops node `index` from processing anything until `untilMs`; its requests queue meanwhile. */
   pause(index: number, untilMs: number): void {
@@ -186,7 +228,7 @@ export class Fleet {
       ) {
         this.#deliveries.pop();
         const m = this.#members[d.to];
-        if (m.node && m.pausedUntilMs <= now) m.node.handleDatagram(now, d.from, d.bytes);
+        if (m.node && m.pausedUntilMs <= now) this.inject(d.to, d.from, d.bytes);
       }
       for (const m of this.#members) this.#step(m, now);
       this.#nowMs = now + 1;
@@ -224,13 +266,15 @@ export class Fleet {
     const node = m.node!;
     for (let t = node.pollTransmit(); t !== undefined; t = node.pollTransmit()) {
       const to = this.#byAddress.get(t.to.toString());
+      const bytes = seal(m.auth, t.bytes, syncMac) as Uint8Array;
+      this.onSend?.(m.index, bytes);
       if (to === undefined || !this.topology.connected(m.index, to)) continue;
       for (const delayMs of deliveryDelays(this.faults, this.#netPrng)) {
         this.#deliveries.push({
           atMs: this.#nowMs + Math.max(1, Math.round(delayMs)),
           to,
           from: m.address,
-          bytes: t.bytes,
+          bytes,
         });
       }
     }

@@ -9,6 +9,8 @@ export interface Report {
     bytesSent: number;
     datagramsReceived: number;
     socketErrors: number;
+    unsigned: number;
+    badTag: number;
   };
   cpuMicros: number;
   admitted: number;
@@ -33,9 +35,13 @@ export async function startMember(
     runtime?: RuntimeName;
     policy?: string;
     periodMs?: number;
+    auth?: [mode: string, base64Secret?: string];
   },
 ): Promise<Member> {
   const args = ["--limit", String(options.limit), "--rate", String(options.rate)];
+  if (options.auth) {
+    args.push("--auth", options.auth[0], ...(options.auth[1] ? ["--secret", options.auth[1]] : []));
+  }
   if (options.periodMs) args.push("--period", String(options.periodMs));
   if (options.seeds) args.push("--seeds", options.seeds);
   if (options.policy) args.push("--policy", options.policy);
@@ -59,7 +65,13 @@ export async function startMember(
 /** Starts a fleet: the first member is everyone's seed. */
 export async function startFleet(
   rates: readonly number[],
-  options: { limit: number; runtimes?: readonly RuntimeName[]; policy?: string; periodMs?: number },
+  options: {
+    limit: number;
+    runtimes?: readonly RuntimeName[];
+    policy?: string;
+    periodMs?: number;
+    auth?: [mode: string, base64Secret?: string];
+  },
 ): Promise<Member[]> {
   const members: Member[] = [];
   try {
@@ -72,6 +84,7 @@ export async function startFleet(
           runtime: options.runtimes?.[i],
           policy: options.policy,
           periodMs: options.periodMs,
+          auth: options.auth,
         }),
       );
     }

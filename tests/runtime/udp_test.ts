@@ -2,7 +2,15 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { Guard } from "../../mod.ts";
-import { fleetRate, latest, sleep, startFleet, stopAll, waitForSize } from "./fleet_support.ts";
+import {
+  fleetRate,
+  latest,
+  sleep,
+  startFleet,
+  startMember,
+  stopAll,
+  waitForSize,
+} from "./fleet_support.ts";
 
 const LIMIT = 300;
 
@@ -95,6 +103,24 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
       await sleep(3_000);
       const rate = fleetRate(fleet, t, Date.now());
       assert.ok(Math.abs(rate - LIMIT) <= 0.1 * LIMIT, `mixed runtimes: ${rate.toFixed(0)}/s`);
+    } finally {
+      stopAll(fleet);
+    }
+  });
+});
+
+describe("signed gossip between processes", { timeout: 60_000 }, () => {
+  it("a cluster under Required keeps a stranger process out", async () => {
+    const secret = btoa("a secret of thirty-two bytes, ok".padEnd(32, "!"));
+    const fleet = await startFleet([100, 100], { limit: LIMIT, auth: ["required", secret] });
+    try {
+      await waitForSize(fleet, 2);
+      const stranger = await startMember({ seeds: fleet[0].address, rate: 1_000, limit: LIMIT });
+      fleet.push(stranger);
+      await sleep(4_000);
+      assert.equal(latest(stranger)!.clusterSize, 1, "nobody answered the stranger");
+      assert.deepEqual(fleet.slice(0, 2).map((m) => latest(m)!.clusterSize), [2, 2]);
+      assert.ok(latest(fleet[0])!.traffic.unsigned > 0, "its datagrams were counted as unsigned");
     } finally {
       stopAll(fleet);
     }

@@ -6,7 +6,8 @@
 // The first line is {"ready": "<advertised address>"}. SIGTERM leaves and exits 0.
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { Guard, PartitionPolicy } from "../../mod.ts";
+import { Buffer } from "node:buffer";
+import { type GossipAuthMode, Guard, PartitionPolicy, Secret } from "../../mod.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -17,8 +18,13 @@ const { values } = parseArgs({
     rate: { type: "string", default: "0" },
     policy: { type: "string", default: "holddown:2s" },
     period: { type: "string", default: "100" },
+    auth: { type: "string", default: "off" },
+    secret: { type: "string" }, // base64
   },
 });
+const secrets = values.secret
+  ? [new Secret(new Uint8Array(Buffer.from(values.secret, "base64")))]
+  : [];
 
 const guard = await Guard.builder()
   .bind(values.bind!)
@@ -27,6 +33,7 @@ const guard = await Guard.builder()
   .burst(10)
   .partitionPolicy(PartitionPolicy.parse(values.policy!))
   .protocolPeriodMs(Number(values.period))
+  .gossipAuth(values.auth as GossipAuthMode, secrets)
   .spawn();
 console.log(JSON.stringify({ ready: guard.address() }));
 

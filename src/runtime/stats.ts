@@ -1,0 +1,117 @@
+/**
+ * What `guard.stats()` tells: the counters of the request path, the view of
+ * the fleet, and the background task's refusals, in one flat snapshot.
+ *
+ * @module
+ */
+
+import type { GossipAuthMode } from "../core/auth.ts";
+import type { Enforcer } from "../core/enforcer.ts";
+import type { FleetStats } from "../core/fleet_node.ts";
+import type { GossipCounters } from "./gossip.ts";
+
+/** Datagrams refused, by reason. */
+export interface RejectedDatagrams {
+  /** Unsigned, under Required: a peer not signing yet, or a stranger. */
+  readonly unsigned: number;
+  /** A tag none of this node's secrets made: secrets that do not match the peers'. */
+  readonly badTag: number;
+  /** No message, or a sender under an ID its address does not give. */
+  readonly malformed: number;
+  /** Not datagrams: records after the sender's under an ID their address does not give, dropped alone. */
+  readonly mismatchedRecords: number;
+}
+
+/** What one instance decided, and how it is set up. */
+export interface Stats {
+  /** Checks admitted since the guard started. */
+  readonly admitted: number;
+  /** Checks denied; in a dry run, those that would have been. */
+  readonly denied: number;
+  /** Checks of keys with no place in the key table (raise `trackedKeys` if it grows). */
+  readonly overflowed: number;
+  /** Checks in a class this instance does not know, held to the default limit. */
+  readonly unknownClass: number;
+  /** Checks a shadow limit would have denied. */
+  readonly shadowDenied: number;
+  /** Keys holding state now. */
+  readonly trackedKeys: number;
+  /** Whether every check is admitted and would-be denials only counted. */
+  readonly dryRun: boolean;
+  /** Whether the guard runs (false once it has left). */
+  readonly running: boolean;
+  /** Members seen, this instance included: 1 for a standalone guard. */
+  readonly clusterSize: number;
+  /** N, the members the limit is shared over: 1 for a standalone guard. */
+  readonly countedSize: number;
+  /** Members not heard from lately. */
+  readonly suspects: number;
+  /** No peer reached yet: every key held at the floor. */
+  readonly joining: boolean;
+  /** Peers have not yet heard this instance's demand: every key held at the floor. */
+  readonly learning: boolean;
+  /** Under Quorum, no majority in sight: every key held at the floor. */
+  readonly withoutQuorum: boolean;
+  /** A newcomer was refused for a full member table lately: every key held at the floor. */
+  readonly membersFull: boolean;
+  /** Keys coordinated with the peers. */
+  readonly hotKeys: number;
+  /** Milliseconds since the last gossip round; far over the protocol period, the background task is stuck. */
+  readonly sinceLastRoundMs: number;
+  /** Times this instance outbid an alive record of itself it did not make. */
+  readonly identityConflicts: number;
+  /** News of newcomers refused because the member table was full. */
+  readonly membersRefused: number;
+  /** How this instance signs its gossip. */
+  readonly gossipAuth: GossipAuthMode;
+  /** Datagrams (and records) refused, by reason. */
+  readonly rejectedDatagrams: RejectedDatagrams;
+}
+
+/** What a snapshot is made of. */
+export interface StatsSources {
+  /** The request path. */
+  readonly enforcer: Enforcer;
+  /** The fleet node's view, for a guard in a fleet. */
+  readonly fleet?: FleetStats;
+  /** The background task's counters, for a guard in a fleet. */
+  readonly gossip?: GossipCounters;
+  /** Whether the guard runs. */
+  readonly running: boolean;
+  /** How it signs. */
+  readonly gossipAuth: GossipAuthMode;
+}
+
+/** One flat snapshot; a standalone guard is a fleet of one that needs no rounds. */
+export function collectStats(s: StatsSources): Stats {
+  const c = s.enforcer.counters;
+  const f = s.fleet;
+  return {
+    admitted: c.admitted,
+    denied: c.denied,
+    overflowed: c.overflowed,
+    unknownClass: c.unknownClass,
+    shadowDenied: c.shadowDenied,
+    trackedKeys: s.enforcer.table.size,
+    dryRun: s.enforcer.dryRun,
+    running: s.running,
+    clusterSize: f?.clusterSize ?? 1,
+    countedSize: f?.countedSize ?? 1,
+    suspects: f?.suspects ?? 0,
+    joining: f?.joining ?? false,
+    learning: f?.learning ?? false,
+    withoutQuorum: f?.withoutQuorum ?? false,
+    membersFull: f?.membersFull ?? false,
+    hotKeys: f?.hotKeys ?? 0,
+    sinceLastRoundMs: f?.sinceLastRoundMs ?? 0,
+    identityConflicts: f?.identityConflicts ?? 0,
+    membersRefused: f?.membersRefused ?? 0,
+    gossipAuth: s.gossipAuth,
+    rejectedDatagrams: {
+      unsigned: s.gossip?.unsigned ?? 0,
+      badTag: s.gossip?.badTag ?? 0,
+      malformed: f?.malformed ?? 0,
+      mismatchedRecords: f?.mismatchedRecords ?? 0,
+    },
+  };
+}
