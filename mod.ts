@@ -27,6 +27,7 @@
 export { Guard } from "./src/runtime/guard.ts";
 export type { CheckOptions, GuardParts } from "./src/runtime/guard.ts";
 export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
+export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
 export { Decision } from "./src/core/gcra.ts";

@@ -87,6 +87,8 @@ export class Enforcer {
   readonly #fleet: FleetOptions | undefined;
   readonly #byHash = new Map<number, Slot>();
   #candidates: Slot[] = [];
+  readonly #noted = new Set<Slot>();
+  readonly #maxNoted: number;
 
   /**
    * An enforcer over `book`, keeping state for at most `capacity` keys. Keys
@@ -97,7 +99,7 @@ export class Enforcer {
    */
   constructor(
     book: LimitBook,
-    options: { capacity: number; overflowScale: number; fleet?: FleetOptions },
+    options: { capacity: number; overflowScale: number; fleet?: FleetOptions; maxNoted?: number },
   ) {
     this.#book = book;
     this.#fleet = options.fleet;
@@ -106,6 +108,7 @@ export class Enforcer {
       options.fleet && ((slot) => this.#byHash.delete(hashId(slot.hash!))),
     );
     this.#overflowScale = options.overflowScale;
+    this.#maxNoted = options.maxNoted ?? 4_096;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
     this.#overflow.candidate = true; // never nominated: it is no one key
   }
@@ -251,9 +254,24 @@ export class Enforcer {
       return allowedDecision(next, rule, nowMs);
     }
     this.#denied++;
+    slot.denied += cost;
+    this.#note(slot);
     if (!slot.candidate && this.#fleet) this.#nominate(slot);
     if (this.dryRun) return new Decision(true, 0, 0, Math.max(0, slot.tatMs - nowMs));
     return deniedDecision(slot.tatMs, rule, cost, nowMs);
+  }
+
+  /**
+   * Remembers a key that was denied (or shadow-denied), for mostDenied: a
+   * bounded set, so a flood of distinct denied keys costs a fixed amount.
+   */
+  #note(slot: Slot): void {
+    if (this.#noted.size < this.#maxNoted && slot !== this.#overflow) this.#noted.add(slot);
+  }
+
+  /** Keys denied lately; the caller forgets those that have cooled. */
+  get noted(): Set<Slot> {
+    return this.#noted;
   }
 
   #nominate(slot: Slot): void {
@@ -267,7 +285,11 @@ export class Enforcer {
     if (shadow === undefined) return;
     const next = admitTat(slot.shadowTatMs, shadow, cost, nowMs);
     if (next === next) slot.shadowTatMs = next;
-    else this.#shadowDenied++;
+    else {
+      this.#shadowDenied++;
+      slot.shadowDenied += cost;
+      this.#note(slot);
+    }
   }
 
   #refresh(slot: Slot, nowMs: number): void {
@@ -292,6 +314,7 @@ export class Enforcer {
     }
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
+    slot.bornMs = nowMs;
     if (this.startLean) slot.tatMs = nowMs + slot.rule.toleranceMs - slot.rule.intervalMs;
     if (this.#table.insert(slot, nowMs)) {
       if (this.#fleet) {

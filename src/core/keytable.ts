@@ -22,6 +22,60 @@ export interface HotShare {
   readonly rule: Rule;
 }
 
+/**
+ * A key's rates over the last ten seconds or so: moving averages of its
+ * counters, brought up to date when read, off the request path.
+ */
+export interface KeyRates {
+  /** When they were last brought up to date. */
+  atMs: number;
+  /** The counters as then. */
+  seenRequests: number;
+  seenDenied: number;
+  seenShadowDenied: number;
+  /** Requests a second (weighted by cost). */
+  requestsPerSec: number;
+  /** Denials a second. */
+  deniedPerSec: number;
+  /** Shadow denials a second. */
+  shadowDeniedPerSec: number;
+}
+
+/** The time constant of a key's rates: "the last ten seconds or so". */
+export const RATES_TAU_MS = 10_000;
+
+/** Brings a slot's rates up to `nowMs` and returns them. */
+export function updateRates(slot: Slot, nowMs: number): KeyRates {
+  let r = slot.rates;
+  if (r === undefined) {
+    // A first read: the averages over the key's life so far.
+    const lifeMs = Math.max(1, nowMs - slot.bornMs);
+    const perSec = (count: number) => (count * 1_000) / lifeMs;
+    return slot.rates = {
+      atMs: nowMs,
+      seenRequests: slot.requests,
+      seenDenied: slot.denied,
+      seenShadowDenied: slot.shadowDenied,
+      requestsPerSec: perSec(slot.requests),
+      deniedPerSec: perSec(slot.denied),
+      shadowDeniedPerSec: perSec(slot.shadowDenied),
+    };
+  }
+  const spanMs = nowMs - r.atMs;
+  if (spanMs <= 0) return r;
+  // Counts since the last read are taken as spread evenly over the gap.
+  const keep = Math.exp(-spanMs / RATES_TAU_MS);
+  const blend = (old: number, count: number) => keep * old + (1 - keep) * (count * 1_000 / spanMs);
+  r.requestsPerSec = blend(r.requestsPerSec, slot.requests - r.seenRequests);
+  r.deniedPerSec = blend(r.deniedPerSec, slot.denied - r.seenDenied);
+  r.shadowDeniedPerSec = blend(r.shadowDeniedPerSec, slot.shadowDenied - r.seenShadowDenied);
+  r.atMs = nowMs;
+  r.seenRequests = slot.requests;
+  r.seenDenied = slot.denied;
+  r.seenShadowDenied = slot.shadowDenied;
+  return r;
+}
+
 /** The state of one key: its GCRA arrival times and the rule it runs under. */
 export class Slot {
   /** The key's class (`""` for the default class). */
@@ -36,8 +90,16 @@ export class Slot {
   tatMs: number = -Infinity;
   /** Theoretical arrival time under the shadow, ms. */
   shadowTatMs: number = -Infinity;
-  /** Checks since the allocator last read them: the key's demand. */
+  /** Requests checked, weighted by cost, since the slot was made: its demand. */
   requests = 0;
+  /** Requests denied (in a dry run: that would have been), weighted by cost. */
+  denied = 0;
+  /** Requests the shadow would have denied, weighted by cost. */
+  shadowDenied = 0;
+  /** The key's recent rates, once someone asked (stats, keyStats). */
+  rates: KeyRates | undefined = undefined;
+  /** When the key took its place, ms. */
+  bornMs = 0;
   /** The key's 64-bit hash, in a fleet; undefined for a standalone guard. */
   hash: Hash64 | undefined = undefined;
   /** The allocator's state while the key is hot (coordinated with the peers). */

@@ -74,6 +74,7 @@ export class GuardBuilder {
   #maxMembers = 8_192;
   #auth: AuthConfig = authConfig("off");
   #hashKey: HashKey = PUBLIC_HASH_KEY;
+  #mostDenied = 10;
   readonly #make: (parts: GuardParts) => Guard;
 
   /** Use `Guard.builder()`. */
@@ -227,6 +228,12 @@ export class GuardBuilder {
     return this;
   }
 
+  /** How many keys `stats().mostDenied` and `mostShadowDenied` list: 10 by default, at most 1024, 0 for none. */
+  mostDenied(k: number): this {
+    this.#mostDenied = checkWhole(k, "mostDenied", 0, 1_024);
+    return this;
+  }
+
   /**
    * Signs the gossip: a mode (`GossipAuth.Off`, `Transitional`, `Required`)
    * and at most two secrets; the first signs, either verifies. See the
@@ -355,6 +362,7 @@ export class GuardBuilder {
       partitionPolicy: this.#policy,
       auth: this.#auth,
       hashKey: this.#hashKey,
+      mostDenied: this.#mostDenied,
     };
   }
 }

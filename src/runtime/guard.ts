@@ -14,6 +14,7 @@ import type { PartitionPolicy } from "../core/partition.ts";
 import type { Clock } from "./clock.ts";
 import type { GossipCounters, GossipTask } from "./gossip.ts";
 import { collectStats, type Stats } from "./stats.ts";
+import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
 import { checkKey } from "../core/rules.ts";
@@ -39,6 +40,8 @@ export interface GuardParts {
   readonly gossip?: GossipTask;
   /** How gossip is signed. */
   readonly auth: AuthConfig;
+  /** How long `stats().mostDenied` is. */
+  readonly mostDenied: number;
   /** The key of the 64-bit key hashes: the salt's, or the public one. */
   readonly hashKey: HashKey;
 }
@@ -70,6 +73,7 @@ export class Guard {
   readonly #policy: PartitionPolicy;
   readonly #gossip: GossipTask | undefined;
   readonly #hashKey: HashKey;
+  readonly #mostDenied: number;
   #auth: AuthConfig;
   #running = true;
 
@@ -82,6 +86,7 @@ export class Guard {
     this.#gossip = parts.gossip;
     this.#auth = parts.auth;
     this.#hashKey = parts.hashKey;
+    this.#mostDenied = parts.mostDenied;
   }
 
   /** A builder with the defaults; see {@link GuardBuilder}. */
@@ -242,7 +247,29 @@ export class Guard {
       gossip: this.#gossip?.counters(),
       running: this.isRunning(),
       gossipAuth: this.#gossip?.auth.mode ?? this.#auth.mode,
+      most: mostDenied(this.#enforcer, {
+        k: this.#mostDenied,
+        nowMs: this.#clock(),
+        hashKey: this.#hashKey,
+      }),
     });
+  }
+
+  /**
+   * How one key fares here, over the last ten seconds or so: requests,
+   * denials and shadow denials a second, its share, its limit and shadow.
+   * `undefined` when this instance keeps no state for the key; asking does
+   * not make any.
+   */
+  keyStats(className: string, key: string): Promise<KeyStats | undefined> {
+    try {
+      checkKey(key, "keyStats");
+      return Promise.resolve(
+        keyStatsOf({ enforcer: this.#enforcer, book: this.#book }, className, key, this.#clock()),
+      );
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   /** The rate `key` is admitted at here now, per second: its share, before the burst. */

@@ -9,6 +9,7 @@ import type { GossipAuthMode } from "../core/auth.ts";
 import type { Enforcer } from "../core/enforcer.ts";
 import type { FleetStats } from "../core/fleet_node.ts";
 import type { GossipCounters } from "./gossip.ts";
+import type { DeniedKey } from "./keystats.ts";
 
 /** Datagrams refused, by reason. */
 export interface RejectedDatagrams {
@@ -66,6 +67,10 @@ export interface Stats {
   readonly gossipAuth: GossipAuthMode;
   /** Datagrams (and records) refused, by reason. */
   readonly rejectedDatagrams: RejectedDatagrams;
+  /** The keys denied most lately, with their rates over the last ten seconds or so. */
+  readonly mostDenied: readonly DeniedKey[];
+  /** The keys a shadow limit would deny most, likewise. */
+  readonly mostShadowDenied: readonly DeniedKey[];
 }
 
 /** What a snapshot is made of. */
@@ -80,6 +85,8 @@ export interface StatsSources {
   readonly running: boolean;
   /** How it signs. */
   readonly gossipAuth: GossipAuthMode;
+  /** The per-key lists. */
+  readonly most: { readonly mostDenied: DeniedKey[]; readonly mostShadowDenied: DeniedKey[] };
 }
 
 /** One flat snapshot; a standalone guard is a fleet of one that needs no rounds. */
@@ -113,5 +120,7 @@ export function collectStats(s: StatsSources): Stats {
       malformed: f?.malformed ?? 0,
       mismatchedRecords: f?.mismatchedRecords ?? 0,
     },
+    mostDenied: s.most.mostDenied,
+    mostShadowDenied: s.most.mostShadowDenied,
   };
 }

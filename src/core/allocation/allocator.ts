@@ -82,6 +82,8 @@ interface HotKey extends HotShare {
   rule: Rule;
   readonly slot: Slot;
   readonly hash: Hash64;
+  /** The slot's request counter when demand was last measured. */
+  seenRequests: number;
   /** Smoothed local demand, requests a second. */
   demand: number;
   /** The demand at the start of each of the last rounds, by round modulo its length. */
@@ -293,8 +295,8 @@ export class Allocator implements MembershipExtension {
     if (dtMs <= 0) return;
     const keep = Math.exp(-dtMs / this.#tauMs);
     for (const hot of this.#hot.values()) {
-      const rate = (hot.slot.requests * 1_000) / dtMs;
-      hot.slot.requests = 0;
+      const rate = ((hot.slot.requests - hot.seenRequests) * 1_000) / dtMs;
+      hot.seenRequests = hot.slot.requests;
       hot.demand = keep * hot.demand + (1 - keep) * rate;
     }
   }
@@ -328,8 +330,8 @@ export class Allocator implements MembershipExtension {
 
   #makeHot(slot: Slot, demand: number, settlingUntilMs: number): void {
     if (this.#hot.size >= this.#maxHot) return;
-    slot.requests = 0;
     const hot: HotKey = {
+      seenRequests: slot.requests,
       rule: slot.rule,
       slot,
       hash: slot.hash!,
