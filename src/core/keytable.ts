@@ -46,7 +46,7 @@ export const RATES_TAU_MS = 10_000;
 
 /** Brings a slot's rates up to `nowMs` and returns them. */
 export function updateRates(slot: Slot, nowMs: number): KeyRates {
-  let r = slot.rates;
+  const r = slot.rates;
   if (r === undefined) {
     // A first read: the averages over the key's life so far.
     const lifeMs = Math.max(1, nowMs - slot.bornMs);

@@ -64,7 +64,18 @@ export function sidecarApp(guard: Guard): Hono {
     const decision = guard.checkIn(req.className, req.key, { cost: req.cost });
     return c.json(decisionBody(decision));
   });
-  app.get("/v1/stats", (c) => c.json(guard.stats()));
+  // Key hashes are 64-bit: JSON numbers cannot hold them, so they go as decimal strings.
+  app.get(
+    "/v1/stats",
+    (c) =>
+      c.body(
+        JSON.stringify(guard.stats(), (_k, v) => typeof v === "bigint" ? v.toString() : v),
+        200,
+        {
+          "content-type": "application/json",
+        },
+      ),
+  );
   app.get("/healthz", (c) => guard.isRunning() ? c.text("ok\n") : c.text("stopped\n", 503));
   app.notFound((c) =>
     problemResponse(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)

@@ -1,0 +1,152 @@
+/**
+ * The metrics of a guard, defined once: their names (`rateguard_*`), kinds,
+ * help texts, and how each is read off a `stats()` snapshot. Both the
+ * OpenTelemetry instruments and the Prometheus text are made from this
+ * table, so the two can never disagree.
+ *
+ * @module
+ */
+
+import type { Stats } from "../runtime/stats.ts";
+
+/** Labels of one series. */
+export type Labels = Readonly<Record<string, string>>;
+
+/** One metric: a name, a kind, and its series in a snapshot. */
+export interface MetricDefinition {
+  /** The name, `rateguard_*`. */
+  readonly name: string;
+  /** A counter only grows; a gauge goes up and down. */
+  readonly kind: "counter" | "gauge";
+  /** What it tells. */
+  readonly help: string;
+  /** Its series: labels (besides `guard`) and a value. */
+  readonly series: (s: Stats) => ReadonlyArray<readonly [Labels, number]>;
+}
+
+const one = (
+  value: number | boolean,
+): ReadonlyArray<readonly [Labels, number]> => [[{}, Number(value)]];
+
+/**
+ * Everything in `stats()` but the per-key lists, whose key hashes as labels
+ * would make a series per key.
+ */
+export const METRICS: readonly MetricDefinition[] = [
+  {
+    name: "rateguard_checks_total",
+    kind: "counter",
+    help: "Checks decided, by decision (in a dry run, deny counts would-be denials).",
+    series: (s) => [[{ decision: "allow" }, s.admitted], [{ decision: "deny" }, s.denied]],
+  },
+  {
+    name: "rateguard_overflowed_total",
+    kind: "counter",
+    help: "Checks of keys with no place in the key table: raise trackedKeys if it grows.",
+    series: (s) => one(s.overflowed),
+  },
+  {
+    name: "rateguard_unknown_class_total",
+    kind: "counter",
+    help: "Checks in a class this instance does not know, held to the default limit.",
+    series: (s) => one(s.unknownClass),
+  },
+  {
+    name: "rateguard_shadow_denied_total",
+    kind: "counter",
+    help: "Checks a shadow limit would have denied.",
+    series: (s) => one(s.shadowDenied),
+  },
+  {
+    name: "rateguard_identity_conflicts_total",
+    kind: "counter",
+    help: "Times this instance outbid an alive record of itself it did not make.",
+    series: (s) => one(s.identityConflicts),
+  },
+  {
+    name: "rateguard_members_refused_total",
+    kind: "counter",
+    help: "News of newcomers refused for a full member table.",
+    series: (s) => one(s.membersRefused),
+  },
+  {
+    name: "rateguard_rejected_datagrams_total",
+    kind: "counter",
+    help: "Datagrams refused, by reason (mismatched_records counts records dropped alone).",
+    series: (s) => [
+      [{ reason: "unsigned" }, s.rejectedDatagrams.unsigned],
+      [{ reason: "bad_tag" }, s.rejectedDatagrams.badTag],
+      [{ reason: "malformed" }, s.rejectedDatagrams.malformed],
+      [{ reason: "mismatched_records" }, s.rejectedDatagrams.mismatchedRecords],
+    ],
+  },
+  {
+    name: "rateguard_cluster_size",
+    kind: "gauge",
+    help: "Members seen, this instance included.",
+    series: (s) => one(s.clusterSize),
+  },
+  {
+    name: "rateguard_counted_size",
+    kind: "gauge",
+    help: "N, the members the limit is shared over.",
+    series: (s) => one(s.countedSize),
+  },
+  {
+    name: "rateguard_suspects",
+    kind: "gauge",
+    help: "Members not heard from lately.",
+    series: (s) => one(s.suspects),
+  },
+  {
+    name: "rateguard_tracked_keys",
+    kind: "gauge",
+    help: "Keys with state on this instance.",
+    series: (s) => one(s.trackedKeys),
+  },
+  {
+    name: "rateguard_hot_keys",
+    kind: "gauge",
+    help: "Keys coordinated with the peers.",
+    series: (s) => one(s.hotKeys),
+  },
+  {
+    name: "rateguard_held",
+    kind: "gauge",
+    help: "1 when every key is held at the floor, by reason.",
+    series: (s) => [
+      [{ reason: "joining" }, Number(s.joining)],
+      [{ reason: "learning" }, Number(s.learning)],
+      [{ reason: "without_quorum" }, Number(s.withoutQuorum)],
+      [{ reason: "members_full" }, Number(s.membersFull)],
+    ],
+  },
+  {
+    name: "rateguard_since_last_round_ms",
+    kind: "gauge",
+    help:
+      "Milliseconds since the last gossip round; far over the protocol period, the background task is stuck.",
+    series: (s) => one(s.sinceLastRoundMs),
+  },
+  {
+    name: "rateguard_running",
+    kind: "gauge",
+    help: "1 while the guard runs.",
+    series: (s) => one(s.running),
+  },
+  {
+    name: "rateguard_dry_run",
+    kind: "gauge",
+    help: "1 in a dry run: every check admitted, would-be denials counted.",
+    series: (s) => one(s.dryRun),
+  },
+  {
+    name: "rateguard_gossip_auth",
+    kind: "gauge",
+    help: "1 for the instance's signing mode.",
+    series: (s) =>
+      (["off", "transitional", "required"] as const).map((mode) =>
+        [{ mode }, Number(s.gossipAuth === mode)] as const
+      ),
+  },
+];
