@@ -115,9 +115,13 @@ function bindDeno(
     port: conn.addr.port,
     kind: "deno",
     send: (bytes, to) => {
-      conn.send(bytes, { transport: "udp", hostname: to.hostname, port: to.port }).catch(
-        handlers.error,
-      );
+      try {
+        conn.send(bytes, { transport: "udp", hostname: to.hostname, port: to.port }).catch(
+          handlers.error,
+        );
+      } catch (e) {
+        handlers.error(e);
+      }
     },
     close: async () => {
       closed = true;
@@ -187,7 +191,14 @@ async function bindNode(
   return {
     port: socket.address().port,
     kind: "node:dgram",
-    send: (bytes, to) => socket.send(bytes, to.port, to.hostname, (e) => e && handlers.error(e)),
+    send: (bytes, to) => {
+      // A bad destination throws at once; a failed send reports later.
+      try {
+        socket.send(bytes, to.port, to.hostname, (e) => e && handlers.error(e));
+      } catch (e) {
+        handlers.error(e);
+      }
+    },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
 }
