@@ -91,7 +91,7 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
     }
   });
 
-  it("one Deno, one Bun and one Node process form one cluster: the wire is the contract", async () => {
+  it("Deno (node:dgram and Deno.listenDatagram), Bun and Node processes form one cluster: the wire is the contract", async () => {
     const fleet = await startFleet([200, 200, 200], {
       limit: LIMIT,
       runtimes: ["deno", "bun", "node"],

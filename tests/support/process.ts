@@ -6,7 +6,7 @@ import process from "node:process";
 const runtime = globalThis as unknown as { Deno?: { execPath(): string }; Bun?: unknown };
 
 /** A runtime that can run the project's TypeScript. */
-export type RuntimeName = "deno" | "bun" | "node";
+export type RuntimeName = "deno" | "deno-net" | "bun" | "node";
 
 /** The runtime running this test. */
 export const currentRuntime: RuntimeName = runtime.Deno ? "deno" : runtime.Bun ? "bun" : "node";
@@ -22,6 +22,10 @@ export function scriptCommand(
   on: RuntimeName = currentRuntime,
 ): [string, string[]] {
   if (on === "deno") return ["node_modules/.bin/deno", ["run", "-A", file, ...args]];
+  // Deno with its own UDP API (Deno.listenDatagram) rather than node:dgram.
+  if (on === "deno-net") {
+    return ["node_modules/.bin/deno", ["run", "-A", "--unstable-net", file, ...args]];
+  }
   if (on === "bun") return ["node_modules/.bin/bun", [file, ...args]];
   return ["node", ["--import", "tsx", file, ...args]];
 }
