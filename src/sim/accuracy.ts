@@ -17,9 +17,12 @@ import type { NetworkFaults } from "./network.ts";
 
 /** The limit R of every scenario, per second. */
 export const R = 1_000;
-const LIMIT = Limit.perSecond(R).burst(50);
-const TRAFFIC_AT_MS = 5_000;
-const EVENT_AT_MS = 20_000;
+/** The limit of every run: R a second, burst 50 on each node. */
+export const LIMIT: Limit = Limit.perSecond(R).burst(50);
+/** When traffic starts in every run. */
+export const TRAFFIC_AT_MS = 5_000;
+/** When a scenario's event comes. */
+export const EVENT_AT_MS = 20_000;
 
 /** One row of the table. */
 export interface Scenario {
@@ -152,7 +155,8 @@ function summarise(
 }
 
 const even = () => 400;
-const skewed = (i: number) => (i === 0 ? 1_200 : 150);
+/** Skewed demand: 1200 on node 0, 150 on each other. */
+export const skewed = (i: number): number => (i === 0 ? 1_200 : 150);
 const atMost = (x: number) => (r: Outcome) => r.steady <= x && r.peak <= x + 0.05;
 const about = (x: number) => (r: Outcome) =>
   Math.abs(r.steady - x) <= 0.02 && r.peak <= Math.max(x, 1) + 0.05;
@@ -346,87 +350,5 @@ export const SCENARIOS_5: readonly Scenario[] = [
     script: [0, 1, 2, 3, 4].map((
       i,
     ) => [EVENT_AT_MS + 1_000 * i, (f: Fleet) => f.setLimit(i, LIMIT)]),
-  },
-];
-
-/** The shadow row's two runs: a shadow at R/5 beside the real limit, and R/5 enforced. */
-export const SHADOW_LIMIT: Limit = Limit.perSecond(R / 5).burst(50);
-
-/** Skewed demand under R with a shadow at R/5: what the shadow would deny. */
-export const SHADOW_RUN: Scenario = {
-  id: "shadow",
-  label: "Shadow at R/5, skewed demand on R",
-  bound: "the shadow counts what enforcing would deny, or more",
-  holds: () => true,
-  nodes: 5,
-  demand: skewed,
-  script: [[TRAFFIC_AT_MS - 1_000, (f) => f.setShadow(SHADOW_LIMIT)]],
-};
-
-/** The same demand with R/5 enforced: what enforcing would deny. */
-export const ENFORCED_RUN: Scenario = {
-  ...SHADOW_RUN,
-  id: "enforced",
-  startLimit: SHADOW_LIMIT,
-  script: [],
-};
-
-/**
- * At fifty nodes each node's burst of 50 adds up to 2.5 R back to back when
- * traffic starts or jumps: the design bound is R plus a burst on each node.
- */
-const BOUND_50 = "R (+ 50 bursts)";
-const about50 = (r: Outcome) =>
-  Math.abs(r.steady - 1) <= 0.02 && r.peak <= 1 + (50 * 50) / R + 0.05;
-
-/** The rows at fifty nodes: the same scenarios, where relaying news matters. */
-export const SCENARIOS_50: readonly Scenario[] = [
-  {
-    ...SCENARIOS_5[1],
-    id: "skewed-50",
-    label: "50 nodes: skewed, 1200 + 49 × 150",
-    bound: BOUND_50,
-    holds: about50,
-    nodes: 50,
-  },
-  {
-    ...SCENARIOS_5.find((s) => s.id === "crash")!,
-    id: "crash-50",
-    label: "50 nodes: node 49 crashes for good (the other 49)",
-    bound: BOUND_50,
-    holds: about50,
-    nodes: 50,
-    measured: (i) => i !== 49,
-    script: [[EVENT_AT_MS, (f) => f.crash(49)]],
-  },
-  {
-    ...SCENARIOS_5.find((s) => s.id === "leave")!,
-    id: "leave-50",
-    label: "50 nodes: node 49 leaves for good (the other 49)",
-    bound: BOUND_50,
-    holds: about50,
-    nodes: 50,
-    measured: (i) => i !== 49,
-    script: [[EVENT_AT_MS, (f) => f.leave(49)]],
-  },
-  {
-    ...SCENARIOS_5.find((s) => s.id === "jump")!,
-    id: "jump-50",
-    label: "50 nodes: traffic jumps 100×, cold to hot",
-    bound: BOUND_50,
-    holds: about50,
-    nodes: 50,
-    demand: () => 0.4,
-    script: [[EVENT_AT_MS, (f) => Array.from({ length: 50 }, (_, i) => f.setDemand(i, 40))]],
-  },
-  {
-    ...SCENARIOS_5.find((s) => s.id === "late-join")!,
-    id: "late-join-50",
-    label: "50 nodes: a node joins 10 s late",
-    bound: BOUND_50,
-    holds: about50,
-    nodes: 49,
-    demand: () => 40,
-    script: [[EVENT_AT_MS, (f) => f.setDemand(f.add(), 40)]],
   },
 ];

@@ -20,3 +20,13 @@ export { Cluster, type ClusterOptions, type Observed, type Traffic } from "./clu
 export { type NetworkFaults, Topology } from "./network.ts";
 export { describe, replayCommand, type ScenarioResult, waitFor } from "./report.ts";
 export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
+export { addressOf, Fleet, type FleetOptions, KEY } from "./fleet.ts";
+export {
+  type Outcome,
+  R,
+  run as runAccuracy,
+  type Scenario as AccuracyScenario,
+  SCENARIOS_5,
+} from "./accuracy.ts";
+export { ENFORCED_RUN, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
+export { renderTable, runAll, TABLE_SEED } from "./accuracy_table.ts";
