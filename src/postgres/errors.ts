@@ -68,11 +68,6 @@ interface DriverError {
   readonly severity?: unknown;
 }
 
-// Raised only before the driver wrote anything: nothing reached the server.
-// (CONNECTION_DESTROYED and CONNECTION_CLOSED are not here: the driver also
-// raises them for queries already written.)
-const NOT_SENT = new Set(["CONNECT_TIMEOUT", "CONNECTION_ENDED", "ECONNREFUSED", "ENOTFOUND"]);
-
 // undefined_table, undefined_function, invalid_schema_name.
 const SCHEMA_MISSING = new Set(["42P01", "42883", "3F000"]);
 
@@ -96,12 +91,6 @@ export function endedSession(error: unknown): boolean {
  */
 export function abortedByServer(error: unknown): boolean {
   return sqlStateOf(error) !== undefined && !endedSession(error);
-}
-
-/** Whether `error` was raised before the query left the client. */
-export function neverSent(error: unknown): boolean {
-  const { code } = (error ?? {}) as DriverError;
-  return typeof code === "string" && NOT_SENT.has(code);
 }
 
 /**

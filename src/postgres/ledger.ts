@@ -15,7 +15,7 @@ import {
   type QuotaDecision,
   toBatchDecision,
 } from "./decision.ts";
-import { abortedByServer, endedSession, LedgerError, ledgerError, neverSent } from "./errors.ts";
+import { abortedByServer, endedSession, LedgerError, ledgerError } from "./errors.ts";
 import type { KeyHasher } from "./keys.ts";
 import type { FixedWindowPolicy } from "./policy.ts";
 import {
@@ -74,9 +74,10 @@ const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
  * price (daily or monthly quotas, billing, prepaid plans); put the gossip
  * `Guard` in front of it as a cheap first gate.
  *
- * A check is one transaction and one round trip: the database locks the
+ * A check is one transaction of two round trips: the database locks the
  * batch's keys in a fixed order, reads the counts, decides with its own
- * clock, and writes only if every check passes. Errors fail closed with a
+ * clock, and writes only if every check passes; COMMIT follows once the
+ * decision is back. Errors fail closed with a
  * {@link LedgerError} that says whether quota may have been consumed.
  *
  * @example
@@ -262,7 +263,9 @@ export class PostgresLedger {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    if (this.#owned) await this.#sql.end();
+    // postgres.js can wait forever to end a connection the server killed;
+    // the timeout (seconds) bounds that, then closes whatever is left.
+    if (this.#owned) await this.#sql.end({ timeout: 5 });
   }
 
   /** {@link close}, for `await using`. */
@@ -278,50 +281,94 @@ export class PostgresLedger {
     }
   }
 
-  // BEGIN, the check and COMMIT go out together on one reserved connection:
-  // one round trip, and no lock is held while packets travel. Because the
-  // server answers in order, an error that arrives before the check's result
-  // proves the COMMIT never ran; only a COMMIT without an answer leaves the
-  // outcome unknown.
+  // BEGIN and the check go out together; COMMIT (or ROLLBACK, when the
+  // batch writes nothing) follows once the decision is back. That second
+  // trip is what makes the error precise: a connection lost before the
+  // decision arrived never sent COMMIT, so nothing was consumed; only a
+  // COMMIT without an answer leaves the outcome unknown.
   async #admit(params: BatchParams): Promise<BatchDecision> {
-    let connection: postgres.ReservedSql;
+    const connection = await this.#reserve();
+    const transaction = new ReservedTransaction(connection);
     try {
-      connection = await this.#sql.reserve();
+      const args = [
+        params.policies,
+        params.subjects,
+        params.limits,
+        params.windowsMs,
+        params.costs,
+        this.#maxRowsPerShard,
+        params.shadow,
+      ];
+      const [begin, call] = await Promise.allSettled([
+        connection.unsafe(BEGIN).execute(),
+        connection.unsafe(this.#checkText, args, { prepare: true }).values().execute(),
+      ]);
+      if (call.status === "rejected") {
+        // A failed BEGIN fails the call too; BEGIN's error says why.
+        const error = begin.status === "rejected" ? begin.reason : call.reason;
+        transaction.observe(error);
+        await transaction.end("ROLLBACK");
+        throw ledgerError("check", error, false);
+      }
+      const batch = toBatchDecision(call.value as unknown as CheckRow[], params.limits);
+      const writes = consumed(batch);
+      const failure = await transaction.end(writes ? "COMMIT" : "ROLLBACK");
+      // A decision that writes nothing stands whatever became of its rollback.
+      if (failure !== undefined && writes) {
+        throw ledgerError("check", failure, !abortedByServer(failure));
+      }
+      return batch;
+    } finally {
+      transaction.release();
+    }
+  }
+
+  // postgres.js hands the first query on a connection that was killed the
+  // server's stale FATAL: reserving fails once, before anything is sent.
+  // One retry hides that; a second failure is real.
+  async #reserve(): Promise<postgres.ReservedSql> {
+    try {
+      return await this.#sql.reserve();
+    } catch (error) {
+      if (!endedSession(error)) throw ledgerError("check", error, false);
+    }
+    try {
+      return await this.#sql.reserve();
     } catch (error) {
       throw ledgerError("check", error, false);
     }
-    const args = [
-      params.policies,
-      params.subjects,
-      params.limits,
-      params.windowsMs,
-      params.costs,
-      this.#maxRowsPerShard,
-      params.shadow,
-    ];
-    const [begin, call, commit] = await Promise.allSettled([
-      connection.unsafe(BEGIN).execute(),
-      connection.unsafe(this.#checkText, args, { prepare: true }).values().execute(),
-      connection.unsafe("COMMIT").execute(),
-    ]);
-    const failures = [begin, call, commit].flatMap((r) =>
-      r.status === "rejected" ? [r.reason] : []
-    );
-    // A connection that died is already back in the driver's pool as closed;
-    // releasing it would mark it open again.
-    if (!failures.some((e) => !abortedByServer(e))) connection.release();
+  }
+}
 
-    if (call.status === "rejected") {
-      const error = begin.status === "rejected" ? begin.reason : call.reason;
-      const known = abortedByServer(error) || endedSession(error) || neverSent(error);
-      throw ledgerError("check", error, !known);
+// One transaction on a reserved connection, and whether that connection can
+// go back to the pool: postgres.js marks a dead connection closed itself,
+// and releasing it as well would put it back among the open ones.
+class ReservedTransaction {
+  readonly #connection: postgres.ReservedSql;
+  #alive = true;
+
+  constructor(connection: postgres.ReservedSql) {
+    this.#connection = connection;
+  }
+
+  /** Notes an error: any error but a server's ERROR means the session is gone. */
+  observe(error: unknown): void {
+    if (!abortedByServer(error)) this.#alive = false;
+  }
+
+  /** Ends the transaction; returns the error if that failed. */
+  async end(statement: "COMMIT" | "ROLLBACK"): Promise<unknown> {
+    if (!this.#alive) return undefined;
+    try {
+      await this.#connection.unsafe(statement);
+      return undefined;
+    } catch (error) {
+      this.observe(error);
+      return error;
     }
-    const batch = toBatchDecision(call.value as unknown as CheckRow[], params.limits);
-    if (commit.status === "rejected") {
-      // A decision that writes nothing stands whatever became of the commit.
-      if (!consumed(batch)) return batch;
-      throw ledgerError("check", commit.reason, !abortedByServer(commit.reason));
-    }
-    return batch;
+  }
+
+  release(): void {
+    if (this.#alive) this.#connection.release();
   }
 }

@@ -3,9 +3,9 @@
  * schema of the caller's choice, and the statements the ledger runs. Teams
  * that vendor migrations take {@link migrationSql} as it is.
  *
- * Every admission runs inside one server-side function, so a check costs one
- * round trip and holds its locks only while the server works, never across
- * the network.
+ * Every admission runs inside one server-side function: the SQL a check
+ * sends is the same whatever the batch size, and its locks are held for the
+ * function's work plus the COMMIT's trip, never across a client-side loop.
  *
  * @module
  */

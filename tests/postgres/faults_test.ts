@@ -1,0 +1,172 @@
+// Faults: the connection killed while a check holds its transaction open
+// (before and during COMMIT), a lock wait that times out, and no server at
+// all. Each must fail closed with the right `mayHaveConsumed`, and leave the
+// ledger consistent.
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import postgres from "postgres";
+import { FixedWindowPolicy, LedgerError, PostgresLedger } from "../../src/postgres/mod.ts";
+import { type Fixture, fixture, PG_URL, skipWithoutServer, uniqueId } from "./server.ts";
+
+// The advisory lock class the check function takes key locks in ("rgrd").
+const KEY_LOCK_CLASS = 0x72677264;
+// A lock of the test's own, which a deferred trigger waits for at COMMIT.
+const COMMIT_GATE = [4242, 4242];
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("PostgresLedger faults", { skip: skipWithoutServer }, () => {
+  let f: Fixture;
+  let holder: postgres.ReservedSql;
+  const policy = new FixedWindowPolicy({
+    id: uniqueId("faults"),
+    scope: "subject",
+    limit: 10,
+    windowMs: 600_000,
+  });
+
+  before(async () => {
+    f = await fixture();
+    holder = await f.sql.reserve();
+  });
+  after(async () => {
+    holder?.release();
+    await f?.dispose();
+  });
+
+  // The key lock a check of `subject` waits for: bytes 1-4 of its subject key.
+  async function keyLock(subject: string): Promise<[number, number]> {
+    const hex = await f.hasher.hexFor(policy, subject);
+    return [KEY_LOCK_CLASS, Number.parseInt(hex.slice(2, 10), 16) | 0];
+  }
+
+  // The backend of a check blocked on an advisory lock inside `query`.
+  async function blockedBackend(query: string): Promise<number> {
+    for (let tries = 0; tries < 200; tries++) {
+      const rows = await f.sql`SELECT pid FROM pg_stat_activity
+        WHERE wait_event_type = 'Lock' AND wait_event = 'advisory'
+          AND query LIKE ${query} AND pid <> pg_backend_pid()`;
+      if (rows.length > 0) return rows[0].pid as number;
+      await sleep(25);
+    }
+    throw new Error(`no backend blocked in ${query}`);
+  }
+
+  async function used(subject: string): Promise<number> {
+    const subjectHex = await f.hasher.hexFor(policy, subject);
+    const rows = await f.sql.unsafe(
+      `SELECT used FROM "${f.schema}".rateguard_fixed_windows
+       WHERE subject = decode($1, 'hex') AND policy = decode($2, 'hex')`,
+      [subjectHex, await policy.fingerprint()],
+    );
+    return rows.length === 0 ? 0 : Number(rows[0].used);
+  }
+
+  // Rows per shard agree with the capacity ledger, shard by shard.
+  async function assertLedgerExact(): Promise<void> {
+    const drift = await f.sql.unsafe(`
+      SELECT c.shard FROM "${f.schema}".rateguard_capacity c
+      LEFT JOIN (SELECT shard, count(*)::int AS n FROM "${f.schema}".rateguard_fixed_windows
+                 GROUP BY shard) w ON w.shard = c.shard
+      WHERE c.rows <> coalesce(w.n, 0)`);
+    assert.equal(drift.length, 0, "capacity ledger drifted");
+  }
+
+  test("killed before COMMIT: Unavailable, nothing consumed, and the pool recovers", async () => {
+    assert.equal((await f.ledger.check(policy, "victim")).allowed, true);
+    const [cls, id] = await keyLock("victim");
+    await holder`SELECT pg_advisory_lock(${cls}, ${id})`;
+    try {
+      const pending = f.ledger.check(policy, "victim");
+      const pid = await blockedBackend("%rateguard_check_v1%");
+      await f.sql`SELECT pg_terminate_backend(${pid})`;
+      await assert.rejects(pending, (e) => {
+        assert.ok(e instanceof LedgerError, String(e));
+        assert.equal(e.code, "Unavailable");
+        assert.equal(e.mayHaveConsumed, false);
+        return true;
+      });
+    } finally {
+      await holder`SELECT pg_advisory_unlock(${cls}, ${id})`;
+    }
+    assert.equal(await used("victim"), 1);
+    for (let i = 0; i < 6; i++) {
+      assert.equal((await f.ledger.check(policy, "victim")).allowed, true);
+    }
+    assert.equal(await used("victim"), 7);
+    await assertLedgerExact();
+  });
+
+  test("killed during COMMIT: Unavailable, mayHaveConsumed, ledger consistent", async () => {
+    // A deferred trigger makes COMMIT wait for a lock the test holds, so
+    // the backend can be killed after the check's result and before the
+    // commit's.
+    await f.sql.unsafe(`
+      CREATE FUNCTION "${f.schema}".gate() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN PERFORM pg_advisory_xact_lock(${COMMIT_GATE[0]}, ${
+      COMMIT_GATE[1]
+    }); RETURN NULL; END $$;
+      CREATE CONSTRAINT TRIGGER gate AFTER INSERT OR UPDATE ON "${f.schema}".rateguard_fixed_windows
+        DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION "${f.schema}".gate();`);
+    await holder`SELECT pg_advisory_lock(${COMMIT_GATE[0]}, ${COMMIT_GATE[1]})`;
+    try {
+      const pending = f.ledger.check(policy, "committer");
+      const pid = await blockedBackend("COMMIT");
+      await f.sql`SELECT pg_terminate_backend(${pid})`;
+      await assert.rejects(pending, (e) => {
+        assert.ok(e instanceof LedgerError, String(e));
+        assert.equal(e.code, "Unavailable");
+        assert.equal(e.mayHaveConsumed, true);
+        return true;
+      });
+    } finally {
+      await holder`SELECT pg_advisory_unlock(${COMMIT_GATE[0]}, ${COMMIT_GATE[1]})`;
+      await f.sql.unsafe(`DROP TRIGGER gate ON "${f.schema}".rateguard_fixed_windows`);
+    }
+    // The kill struck before the commit record: nothing was written.
+    assert.equal(await used("committer"), 0);
+    assert.equal((await f.ledger.check(policy, "committer")).remaining, 9);
+    await assertLedgerExact();
+  });
+
+  test("a lock wait the caller's lock_timeout ends: DatabaseError, nothing consumed", async () => {
+    const impatient = postgres(PG_URL!, {
+      max: 1,
+      onnotice: () => {},
+      connection: { lock_timeout: 100 },
+    });
+    const ledger = new PostgresLedger(impatient, { hasher: f.hasher, schema: f.schema });
+    const [cls, id] = await keyLock("waiter");
+    await holder`SELECT pg_advisory_lock(${cls}, ${id})`;
+    try {
+      await assert.rejects(ledger.check(policy, "waiter"), (e) => {
+        assert.ok(e instanceof LedgerError, String(e));
+        assert.equal(e.code, "DatabaseError");
+        assert.equal(e.sqlState, "55P03");
+        assert.equal(e.mayHaveConsumed, false);
+        return true;
+      });
+    } finally {
+      await holder`SELECT pg_advisory_unlock(${cls}, ${id})`;
+    }
+    assert.equal((await ledger.check(policy, "waiter")).remaining, 9, "and the pool still works");
+    await impatient.end();
+  });
+
+  test("no server: Unavailable, nothing consumed", async () => {
+    const nowhere = postgres("postgres://nobody@127.0.0.1:1/none", {
+      max: 1,
+      connect_timeout: 2,
+    });
+    const ledger = new PostgresLedger(nowhere, { hasher: f.hasher });
+    await assert.rejects(ledger.check(policy, "anyone"), (e) => {
+      assert.ok(e instanceof LedgerError, String(e));
+      assert.equal(e.code, "Unavailable");
+      assert.equal(e.mayHaveConsumed, false);
+      assert.ok(!e.message.includes("anyone"));
+      return true;
+    });
+    await nowhere.end({ timeout: 0 });
+  });
+});
