@@ -85,4 +85,7 @@ export function uniqueId(prefix: string): string {
   return `${prefix}.${crypto.randomUUID().slice(0, 8)}`;
 }
 
+/** The advisory lock the concurrency test's processes wait at before they start. */
+export const BARRIER: readonly [number, number] = [4243, 1];
+
 export { SECRET };
