@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { env } from "node:process";
 import { fileURLToPath } from "node:url";
-import postgres from "postgres";
+import type postgres from "postgres";
 import { BARRIER, type Fixture, fixture, PG_URL, skipWithoutServer, uniqueId } from "./server.ts";
 
 const LIMIT = 1_000;
