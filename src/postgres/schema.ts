@@ -150,7 +150,11 @@ CREATE OR REPLACE FUNCTION ${s}.rateguard_check_v1(
   p_policies text[], p_subjects text[], p_limits bigint[], p_windows_ms bigint[],
   p_costs bigint[], p_max_rows_per_shard integer, p_shadow boolean
 ) RETURNS TABLE (outcome text, remaining bigint, reset_ms bigint, retry_after_ms bigint)
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $check$
+LANGUAGE plpgsql VOLATILE
+-- Generic plans: the statements' best plans are index lookups by key
+-- whatever the arguments, and custom plans would re-plan every statement on
+-- every call, which costs more than running them.
+SET plan_cache_mode = force_generic_plan SET search_path = pg_catalog, pg_temp AS $check$
 DECLARE
   v_policies bytea[];
   v_subjects bytea[];
@@ -285,7 +289,8 @@ function cleanupFunctionSql(s: string): string {
 -- admission holds. Victims are locked first, then their shards in ascending
 -- order, as admissions lock them.
 CREATE OR REPLACE FUNCTION ${s}.rateguard_cleanup_v1(p_max_rows integer) RETURNS integer
-LANGUAGE plpgsql VOLATILE SET search_path = pg_catalog, pg_temp AS $cleanup$
+LANGUAGE plpgsql VOLATILE
+SET plan_cache_mode = force_generic_plan SET search_path = pg_catalog, pg_temp AS $cleanup$
 DECLARE
   v_now timestamptz := pg_catalog.clock_timestamp();
   v_policies bytea[];
