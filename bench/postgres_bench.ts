@@ -5,7 +5,7 @@
 //   RATEGUARD_PG_URL=postgres://… deno run -A bench/postgres_bench.ts [seconds]
 //   (bash scripts/postgres-bench.sh starts a server and runs this)
 
-import { argv, env } from "node:process";
+import { argv, env, versions } from "node:process";
 import postgres from "postgres";
 import { FixedWindowPolicy, KeyHasher, PostgresLedger } from "../src/postgres/mod.ts";
 
@@ -62,6 +62,11 @@ async function run(name: string, ledger: PostgresLedger, keys: number): Promise<
   };
 }
 
+function runtime(): string {
+  const v = versions as Record<string, string | undefined>;
+  return v.deno ? `Deno ${v.deno}` : v.bun ? `Bun ${v.bun}` : `Node ${v.node}`;
+}
+
 const url = env.RATEGUARD_PG_URL;
 if (!url) throw new Error("set RATEGUARD_PG_URL (bash scripts/postgres-start.sh prints one)");
 const sql = postgres(url, { max: CLIENTS, onnotice: () => {} });
@@ -78,7 +83,7 @@ try {
   ];
   console.log(
     `PostgreSQL ${version.v} (synchronous_commit=${version.sync}, fsync=${version.fsync}), ` +
-      `${CLIENTS} clients, ${seconds} s each, ${navigator.userAgent}\n`,
+      `${CLIENTS} clients, ${seconds} s each, ${runtime()}\n`,
   );
   console.log("| keys | admitted checks/s | p50 latency | p99 latency |");
   console.log("| --- | ---: | ---: | ---: |");

@@ -94,14 +94,15 @@ export function abortedByServer(error: unknown): boolean {
 }
 
 /**
- * Wraps a driver error. `mayHaveConsumed` is the caller's judgement, made
- * from where in the transaction the error struck.
+ * Wraps a driver error. `mayHaveConsumed` (default false) is the caller's
+ * judgement, made from where in the transaction the error struck.
  */
 export function ledgerError(
   operation: string,
   error: unknown,
-  mayHaveConsumed: boolean,
+  options: { readonly mayHaveConsumed?: boolean } = {},
 ): LedgerError {
+  const mayHaveConsumed = options.mayHaveConsumed ?? false;
   const sqlState = sqlStateOf(error);
   if (sqlState === undefined || endedSession(error)) {
     const what = sqlState === undefined ? driverWord(error) : `session ended (${sqlState})`;

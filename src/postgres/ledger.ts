@@ -85,8 +85,9 @@ const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
  * import postgres from "postgres";
  * import { FixedWindowPolicy, KeyHasher, PostgresLedger } from "@rateguard/guard/postgres";
  *
- * const sql = postgres(Deno.env.get("DATABASE_URL")!, { max: 8 });
- * const hasher = await KeyHasher.fromSecret(Deno.env.get("RATEGUARD_KEY_SECRET")!);
+ * const sql = postgres("postgres://app@db.internal/app", { max: 8 });
+ * // At least 32 random bytes from secret storage, the same on every replica.
+ * const hasher = await KeyHasher.fromSecret(await loadSecret("rateguard-key"));
  * const ledger = new PostgresLedger(sql, { hasher, schema: "quotas" });
  * await ledger.migrate();
  *
@@ -173,7 +174,7 @@ export class PostgresLedger {
     try {
       await this.#sql.begin((tx) => tx.unsafe(migrationSql(this.#schema)));
     } catch (error) {
-      throw ledgerError("migrate", error, false);
+      throw ledgerError("migrate", error);
     }
   }
 
@@ -236,7 +237,7 @@ export class PostgresLedger {
       const rows = await this.#sql.unsafe(cleanupStatement(this.#schema), [maxRows]).values();
       return Number(rows[0][0]);
     } catch (error) {
-      throw ledgerError("cleanupExpired", error, false);
+      throw ledgerError("cleanupExpired", error);
     }
   }
 
@@ -252,7 +253,7 @@ export class PostgresLedger {
         maxRows: this.#maxRowsPerShard * SHARD_COUNT,
       };
     } catch (error) {
-      throw ledgerError("capacity", error, false);
+      throw ledgerError("capacity", error);
     }
   }
 
@@ -308,14 +309,14 @@ export class PostgresLedger {
         const error = begin.status === "rejected" ? begin.reason : call.reason;
         transaction.observe(error);
         await transaction.end("ROLLBACK");
-        throw ledgerError("check", error, false);
+        throw ledgerError("check", error);
       }
       const batch = toBatchDecision(call.value as unknown as CheckRow[], params.limits);
       const writes = consumed(batch);
       const failure = await transaction.end(writes ? "COMMIT" : "ROLLBACK");
       // A decision that writes nothing stands whatever became of its rollback.
       if (failure !== undefined && writes) {
-        throw ledgerError("check", failure, !abortedByServer(failure));
+        throw ledgerError("check", failure, { mayHaveConsumed: !abortedByServer(failure) });
       }
       return batch;
     } finally {
@@ -330,12 +331,12 @@ export class PostgresLedger {
     try {
       return await this.#sql.reserve();
     } catch (error) {
-      if (!endedSession(error)) throw ledgerError("check", error, false);
+      if (!endedSession(error)) throw ledgerError("check", error);
     }
     try {
       return await this.#sql.reserve();
     } catch (error) {
-      throw ledgerError("check", error, false);
+      throw ledgerError("check", error);
     }
   }
 }

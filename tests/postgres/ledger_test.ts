@@ -4,7 +4,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { FixedWindowPolicy, LedgerError, PostgresLedger } from "../../src/postgres/mod.ts";
-import { type Fixture, fixture, skipWithoutServer, uniqueId } from "./server.ts";
+import { type Fixture, fixture, PG_URL, skipWithoutServer, uniqueId } from "./server.ts";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -144,6 +144,21 @@ describe("PostgresLedger", { skip: skipWithoutServer }, () => {
     await assert.rejects(
       ledger.check(policy(1, 60_000), "gina"),
       (e) => e instanceof LedgerError && e.code === "SchemaMissing" && !e.mayHaveConsumed,
+    );
+  });
+
+  test("connect owns its pool; a closed ledger refuses calls", async () => {
+    const ledger = PostgresLedger.connect(PG_URL!, {
+      hasher: f.hasher,
+      schema: f.schema,
+      connection: { max: 1, onnotice: () => {} },
+    });
+    assert.equal((await ledger.check(policy(1, 60_000), "ivy")).allowed, true);
+    assert.equal((await ledger.capacity()).maxRows, 256 * 4_096);
+    await ledger.close();
+    await assert.rejects(
+      ledger.check(policy(1, 60_000), "ivy"),
+      (e) => e instanceof LedgerError && e.code === "Closed" && !e.mayHaveConsumed,
     );
   });
 
