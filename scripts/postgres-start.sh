@@ -19,6 +19,8 @@
 set -euo pipefail
 
 dir=${RATEGUARD_PG_DIR:-${TMPDIR:-/tmp}/rateguard-pg}
+mkdir -p "$dir"
+dir=$(cd "$dir" && pwd) # absolute: the tools run from elsewhere
 data=$dir/data
 
 find_bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n1; }
@@ -35,8 +37,8 @@ if [ -z "$bindir" ]; then
   exit 1
 fi
 
-as_owner() { # the server's user runs the PostgreSQL tools
-  if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+as_owner() { # the server's user runs the PostgreSQL tools, from a directory it may read
+  if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 if [ -f "$dir/url" ] && as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
@@ -44,7 +46,6 @@ if [ -f "$dir/url" ] && as_owner "$bindir/pg_ctl" -D "$data" status >/dev/null 2
   exit 0
 fi
 
-mkdir -p "$dir"
 if [ "$(id -u)" = 0 ]; then chown postgres: "$dir"; fi
 if [ ! -f "$data/PG_VERSION" ]; then
   # Trust on loopback only: a throwaway server that listens nowhere else.
