@@ -6,9 +6,13 @@
 
 import { argv, env, exit, stdout } from "node:process";
 import postgres from "postgres";
-import { FixedWindowPolicy, LedgerError, PostgresLedger } from "../../src/postgres/mod.ts";
+import {
+  FixedWindowPolicy,
+  KeyHasher,
+  LedgerError,
+  PostgresLedger,
+} from "../../src/postgres/mod.ts";
 import { BARRIER, SECRET } from "./server.ts";
-import { KeyHasher } from "../../src/postgres/mod.ts";
 
 const [schema, id, limit, attempts] = argv.slice(-4);
 const sql = postgres(env.RATEGUARD_PG_URL!, { max: 2, onnotice: () => {} });
