@@ -85,6 +85,30 @@ describe("PostgresLedger", { skip: skipWithoutServer }, () => {
     assert.deepEqual(ok.allowed && ok.decisions.map((d) => d.remaining), [4, 0]);
   });
 
+  test("cleanup deletes at most maxRows expired rows a call", async () => {
+    const p = policy(5, 100);
+    await Promise.all(["a", "b", "c", "d", "e"].map((s) => f.ledger.check(p, `cleanup-${s}`)));
+    await sleep(150);
+    const before = (await f.ledger.capacity()).rows;
+    assert.equal(await f.ledger.cleanupExpired(2), 2);
+    assert.equal((await f.ledger.capacity()).rows, before - 2);
+    assert.ok((await f.ledger.cleanupExpired(100)) >= 3);
+    assert.equal(await f.ledger.cleanupExpired(100), 0);
+    await assert.rejects(f.ledger.cleanupExpired(0), RangeError);
+  });
+
+  test("batches naming the same keys in opposite orders never deadlock", async () => {
+    const p = policy(1_000, 60_000);
+    const keys = ["k1", "k2", "k3", "k4"];
+    const batches = Array.from({ length: 40 }, (_, i) => {
+      const order = i % 2 === 0 ? keys : [...keys].reverse();
+      return f.ledger.checkAll(order.map((subject) => ({ policy: p, subject })));
+    });
+    const results = await Promise.all(batches);
+    assert.ok(results.every((b) => b.allowed));
+    assert.equal((await f.ledger.check(p, "k1")).remaining, 1_000 - 41);
+  });
+
   test("shadow mode admits what it would deny and consumes nothing then", async () => {
     const enforced = policy(2, 60_000);
     const shadow = enforced.withMode("shadow");
