@@ -29,7 +29,7 @@ interface Counts {
   readonly failed: number;
 }
 
-describe("PostgresLedger concurrency", { skip: skipWithoutServer }, () => {
+describe("PostgresLedger concurrency", { skip: skipWithoutServer, timeout: 120_000 }, () => {
   let f: Fixture;
   let gate: postgres.ReservedSql;
   const children: ChildProcess[] = [];

@@ -45,7 +45,7 @@ async function recovered<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-describe("PostgresLedger faults", { skip: skipWithoutServer }, () => {
+describe("PostgresLedger faults", { skip: skipWithoutServer, timeout: 60_000 }, () => {
   let f: Fixture;
   let holder: postgres.ReservedSql;
   const policy = new FixedWindowPolicy({

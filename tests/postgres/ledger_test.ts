@@ -12,7 +12,7 @@ function policy(limit: number, windowMs: number, mode?: "shadow"): FixedWindowPo
   return new FixedWindowPolicy({ id: uniqueId("test"), scope: "subject", limit, windowMs, mode });
 }
 
-describe("PostgresLedger", { skip: skipWithoutServer }, () => {
+describe("PostgresLedger", { skip: skipWithoutServer, timeout: 60_000 }, () => {
   let f: Fixture;
   before(async () => {
     f = await fixture();
@@ -196,7 +196,7 @@ describe("PostgresLedger", { skip: skipWithoutServer }, () => {
   });
 });
 
-describe("PostgresLedger capacity", { skip: skipWithoutServer }, () => {
+describe("PostgresLedger capacity", { skip: skipWithoutServer, timeout: 60_000 }, () => {
   let f: Fixture;
   before(async () => {
     f = await fixture({ maxRowsPerShard: 1 });
