@@ -166,7 +166,7 @@ BEGIN
   -- the locks would decide on stale counts.
   IF current_setting('transaction_isolation') <> 'read committed' THEN
     RAISE EXCEPTION 'rateguard_check_v1 needs READ COMMITTED, not %',
-      current_setting('transaction_isolation') USING ERRCODE = '25001';
+      current_setting('transaction_isolation') USING ERRCODE = '25000';
   END IF;
   SELECT array_agg(decode(k.p, 'hex') ORDER BY k.i), array_agg(decode(k.s, 'hex') ORDER BY k.i)
     INTO v_policies, v_subjects
