@@ -116,8 +116,3 @@ export function toBatchDecision(
     ? Object.freeze({ allowed: true, decisions: Object.freeze(decisions) })
     : Object.freeze({ allowed: false, deniedIndex, denial: decisions[deniedIndex] });
 }
-
-/** Whether the batch wrote counts: it passed and nothing in it was shadow-denied. */
-export function consumed(batch: BatchDecision): boolean {
-  return batch.allowed && batch.decisions.every((d) => d.reason === "Allowed");
-}

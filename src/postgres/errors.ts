@@ -20,10 +20,11 @@ export type LedgerErrorCode =
  * A check or cleanup that could not be decided. Treat it as a denial (fail
  * closed); it is distinct from a quota denial, which is a normal decision.
  *
- * `mayHaveConsumed` is true only when a commit was sent and its outcome
- * never came back: the units may be counted. Do not blindly retry such a
- * check as part of a non-idempotent operation. When it is false, nothing was
- * consumed and a retry is safe.
+ * `mayHaveConsumed` is true only when the connection was lost while the
+ * check was in flight, so its commit's outcome never came back: the units
+ * may be counted. Do not blindly retry such a check as part of a
+ * non-idempotent operation. When it is false (the database refused, or the
+ * check never left), nothing was consumed and a retry is safe.
  *
  * Messages name the operation and the database's SQLSTATE, never a subject:
  * subjects are hashed before any SQL is built.
@@ -85,12 +86,23 @@ export function endedSession(error: unknown): boolean {
   return severity === "FATAL" || severity === "PANIC";
 }
 
+// Raised only before the driver wrote the query: nothing reached the
+// server. (CONNECTION_CLOSED and CONNECTION_DESTROYED are not here: the
+// driver also raises them for queries already written.)
+const NOT_SENT = new Set(["CONNECT_TIMEOUT", "CONNECTION_ENDED", "ECONNREFUSED", "ENOTFOUND"]);
+
 /**
- * Whether the server answered with an ERROR that aborted the transaction
- * but kept the session: then a COMMIT after it can only roll back.
+ * Whether a single-statement transaction that failed with `error` may have
+ * committed. Not when the server answered with an ERROR (the statement
+ * rolled back), nor with a FATAL (postgres.js delivers those only before
+ * it sends a query: a refused login, or the stale error of a connection the
+ * server killed), nor when the query never left; yes when the connection
+ * was lost with the statement in flight.
  */
-export function abortedByServer(error: unknown): boolean {
-  return sqlStateOf(error) !== undefined && !endedSession(error);
+export function mayHaveCommitted(error: unknown): boolean {
+  if (sqlStateOf(error) !== undefined) return false;
+  const { code } = (error ?? {}) as DriverError;
+  return !(typeof code === "string" && NOT_SENT.has(code));
 }
 
 /**

@@ -10,12 +10,11 @@ import { type BatchParams, prepareBatch } from "./batch.ts";
 import {
   type BatchDecision,
   type CheckRow,
-  consumed,
   type QuotaCheck,
   type QuotaDecision,
   toBatchDecision,
 } from "./decision.ts";
-import { abortedByServer, endedSession, LedgerError, ledgerError } from "./errors.ts";
+import { endedSession, LedgerError, ledgerError, mayHaveCommitted } from "./errors.ts";
 import type { KeyHasher } from "./keys.ts";
 import type { FixedWindowPolicy } from "./policy.ts";
 import {
@@ -63,10 +62,6 @@ export interface LedgerCapacity {
   readonly maxRows: number;
 }
 
-// Every call runs in READ COMMITTED whatever the session's default: the
-// check function reads, statement by statement, what it has just locked.
-const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
-
 /**
  * Exact quotas on PostgreSQL: a check admits a request only if the shared
  * count for its key has room, so a quota is never exceeded, however many
@@ -74,11 +69,12 @@ const BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED";
  * price (daily or monthly quotas, billing, prepaid plans); put the gossip
  * `Guard` in front of it as a cheap first gate.
  *
- * A check is one transaction of two round trips: the database locks the
- * batch's keys in a fixed order, reads the counts, decides with its own
- * clock, and writes only if every check passes; COMMIT follows once the
- * decision is back. Errors fail closed with a
- * {@link LedgerError} that says whether quota may have been consumed.
+ * A check is one statement, one transaction and one round trip: the
+ * database locks the batch's keys in a fixed order, reads the counts,
+ * decides with its own clock, and writes only if every check passes. Errors
+ * fail closed with a {@link LedgerError} that says whether quota may have
+ * been consumed. The ledger's sessions must run in READ COMMITTED,
+ * PostgreSQL's default isolation level.
  *
  * @example
  * ```ts ignore
@@ -114,7 +110,7 @@ export class PostgresLedger {
    * @throws {RangeError} for `maxRowsPerShard` outside 1 to 65,536.
    */
   constructor(sql: LedgerSql, options: PostgresLedgerOptions) {
-    if (typeof sql !== "function" || typeof sql.reserve !== "function") {
+    if (typeof sql !== "function" || typeof sql.unsafe !== "function") {
       throw new TypeError("PostgresLedger: sql must be a postgres.js client");
     }
     if (typeof options?.hasher?.hexFor !== "function") {
@@ -282,94 +278,34 @@ export class PostgresLedger {
     }
   }
 
-  // BEGIN and the check go out together; COMMIT (or ROLLBACK, when the
-  // batch writes nothing) follows once the decision is back. That second
-  // trip is what makes the error precise: a connection lost before the
-  // decision arrived never sent COMMIT, so nothing was consumed; only a
-  // COMMIT without an answer leaves the outcome unknown.
+  // One statement, one round trip: the check function runs as its own
+  // transaction and commits as the statement ends, so locks are held only
+  // while the server works. The price is that a connection lost after the
+  // statement left cannot tell a commit from a rollback: mayHaveConsumed.
+  //
+  // (A COMMIT sent after the decision would make that precise, but
+  // postgres.js wedges its pool when reserved connections are killed,
+  // while its plain pool recovers; see tests/postgres/faults_test.ts.)
   async #admit(params: BatchParams): Promise<BatchDecision> {
-    const connection = await this.#reserve();
-    const transaction = new ReservedTransaction(connection);
-    try {
-      const args = [
-        params.policies,
-        params.subjects,
-        params.limits,
-        params.windowsMs,
-        params.costs,
-        this.#maxRowsPerShard,
-        params.shadow,
-      ];
-      const [begin, call] = await Promise.allSettled([
-        connection.unsafe(BEGIN).execute(),
-        connection.unsafe(this.#checkText, args, { prepare: true }).values().execute(),
-      ]);
-      if (call.status === "rejected") {
-        // A failed BEGIN fails the call too; BEGIN's error says why.
-        const error = begin.status === "rejected" ? begin.reason : call.reason;
-        transaction.observe(error);
-        await transaction.end("ROLLBACK");
-        throw ledgerError("check", error);
+    const args = [
+      params.policies,
+      params.subjects,
+      params.limits,
+      params.windowsMs,
+      params.costs,
+      this.#maxRowsPerShard,
+      params.shadow,
+    ];
+    for (let attempt = 1;; attempt++) {
+      try {
+        const rows = await this.#sql.unsafe(this.#checkText, args, { prepare: true }).values();
+        return toBatchDecision(rows as unknown as CheckRow[], params.limits);
+      } catch (error) {
+        // postgres.js hands the FATAL of a connection the server killed to
+        // the next query on it, before sending that query: one retry.
+        if (attempt === 1 && endedSession(error)) continue;
+        throw ledgerError("check", error, { mayHaveConsumed: mayHaveCommitted(error) });
       }
-      const batch = toBatchDecision(call.value as unknown as CheckRow[], params.limits);
-      const writes = consumed(batch);
-      const failure = await transaction.end(writes ? "COMMIT" : "ROLLBACK");
-      // A decision that writes nothing stands whatever became of its rollback.
-      if (failure !== undefined && writes) {
-        throw ledgerError("check", failure, { mayHaveConsumed: !abortedByServer(failure) });
-      }
-      return batch;
-    } finally {
-      transaction.release();
     }
-  }
-
-  // postgres.js hands the first query on a connection that was killed the
-  // server's stale FATAL: reserving fails once, before anything is sent.
-  // One retry hides that; a second failure is real.
-  async #reserve(): Promise<postgres.ReservedSql> {
-    try {
-      return await this.#sql.reserve();
-    } catch (error) {
-      if (!endedSession(error)) throw ledgerError("check", error);
-    }
-    try {
-      return await this.#sql.reserve();
-    } catch (error) {
-      throw ledgerError("check", error);
-    }
-  }
-}
-
-// One transaction on a reserved connection, and whether that connection can
-// go back to the pool: postgres.js marks a dead connection closed itself,
-// and releasing it as well would put it back among the open ones.
-class ReservedTransaction {
-  readonly #connection: postgres.ReservedSql;
-  #alive = true;
-
-  constructor(connection: postgres.ReservedSql) {
-    this.#connection = connection;
-  }
-
-  /** Notes an error: any error but a server's ERROR means the session is gone. */
-  observe(error: unknown): void {
-    if (!abortedByServer(error)) this.#alive = false;
-  }
-
-  /** Ends the transaction; returns the error if that failed. */
-  async end(statement: "COMMIT" | "ROLLBACK"): Promise<unknown> {
-    if (!this.#alive) return undefined;
-    try {
-      await this.#connection.unsafe(statement);
-      return undefined;
-    } catch (error) {
-      this.observe(error);
-      return error;
-    }
-  }
-
-  release(): void {
-    if (this.#alive) this.#connection.release();
   }
 }

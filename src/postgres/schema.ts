@@ -3,9 +3,10 @@
  * schema of the caller's choice, and the statements the ledger runs. Teams
  * that vendor migrations take {@link migrationSql} as it is.
  *
- * Every admission runs inside one server-side function: the SQL a check
- * sends is the same whatever the batch size, and its locks are held for the
- * function's work plus the COMMIT's trip, never across a client-side loop.
+ * Every admission is one call of one server-side function, its own
+ * transaction: the SQL a check sends is the same whatever the batch size,
+ * and its locks are held only while the server works, never across the
+ * network.
  *
  * @module
  */
@@ -316,7 +317,7 @@ END
 $cleanup$;`;
 }
 
-/** The statement an admission runs (inside BEGIN … COMMIT). */
+/** The statement an admission runs, as a transaction of its own. */
 export function checkStatement(schema: string): string {
   return `SELECT outcome, remaining, reset_ms, retry_after_ms FROM ${
     quoteSchema(schema)
