@@ -283,9 +283,10 @@ export class PostgresLedger {
   // while the server works. The price is that a connection lost after the
   // statement left cannot tell a commit from a rollback: mayHaveConsumed.
   //
-  // (A COMMIT sent after the decision would make that precise, but
-  // postgres.js wedges its pool when reserved connections are killed,
-  // while its plain pool recovers; see tests/postgres/faults_test.ts.)
+  // (A COMMIT sent after the decision would make that precise, but it
+  // needs a reserved connection, and postgres.js 3.4 stops serving a pool
+  // whose reserved connections the server killed, where its plain pool
+  // recovers: the fault tests kill connections and check that it does.)
   async #admit(params: BatchParams): Promise<BatchDecision> {
     const args = [
       params.policies,
