@@ -3,6 +3,7 @@
 
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import postgres from "postgres";
 import { FixedWindowPolicy, LedgerError, PostgresLedger } from "../../src/postgres/mod.ts";
 import { type Fixture, fixture, PG_URL, skipWithoutServer, uniqueId } from "./server.ts";
 
@@ -184,6 +185,23 @@ describe("PostgresLedger", { skip: skipWithoutServer, timeout: 60_000 }, () => {
       ledger.check(policy(1, 60_000), "ivy"),
       (e) => e instanceof LedgerError && e.code === "Closed" && !e.mayHaveConsumed,
     );
+  });
+
+  test("a session not in READ COMMITTED is refused, consuming nothing", async () => {
+    const sql = postgres(PG_URL!, {
+      max: 1,
+      onnotice: () => {},
+      connection: { default_transaction_isolation: "repeatable read" },
+    });
+    try {
+      const ledger = new PostgresLedger(sql, { hasher: f.hasher, schema: f.schema });
+      await assert.rejects(
+        ledger.check(policy(1, 60_000), "jack"),
+        (e) => e instanceof LedgerError && e.sqlState === "25000" && !e.mayHaveConsumed,
+      );
+    } finally {
+      await sql.end({ timeout: 1 });
+    }
   });
 
   test("caller mistakes throw before any SQL", async () => {
