@@ -17,19 +17,35 @@ export interface Problem {
   readonly detail: string;
   /** The request field at fault, as a JSON pointer such as `/cost`. */
   readonly field?: string;
+  /** A stable code for a refusal callers handle, such as `TooManyKeyLimits`. */
+  readonly code?: string;
 }
 
 /** The media type of problem details. */
 export const PROBLEM_TYPE = "application/problem+json";
 
+/** Optional members of a problem. */
+export interface ProblemOptions {
+  /** The request field at fault, as a JSON pointer. */
+  readonly field?: string | undefined;
+  /** A stable code for a refusal callers handle. */
+  readonly code?: string;
+}
+
 /** A problem response. */
-export function problemResponse(status: number, detail: string, field?: string): Response {
+export function problemResponse(
+  status: number,
+  detail: string,
+  options: ProblemOptions = {},
+): Response {
+  const { field, code } = options;
   const body: Problem = {
     type: "about:blank",
     title: TITLES[status] ?? "Error",
     status,
     detail,
     ...(field === undefined ? {} : { field }),
+    ...(code === undefined ? {} : { code }),
   };
   return new Response(JSON.stringify(body), { status, headers: { "content-type": PROBLEM_TYPE } });
 }
@@ -39,6 +55,7 @@ const TITLES: Readonly<Record<number, string>> = {
   401: "Unauthorized",
   404: "Not Found",
   405: "Method Not Allowed",
+  409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
   500: "Internal Server Error",
