@@ -1,5 +1,7 @@
 // Test support: sidecar processes on 127.0.0.1 (free ports), waiting for
 // their "listening" log line on stderr.
+import { spawn } from "node:child_process";
+import process from "node:process";
 import { type RuntimeName, start, type Started } from "../support/process.ts";
 
 export interface Sidecar {
@@ -62,4 +64,27 @@ export async function eventually(
 export async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
   const res = await fetch(url, { method: "POST", body: JSON.stringify(body) });
   return await res.json() as Record<string, unknown>;
+}
+
+/** Runs a command to its end, at most 60 s, with its output. */
+export function run(
+  cmd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env } });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
 }
