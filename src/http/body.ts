@@ -8,7 +8,10 @@
 
 import type { BatchItem } from "../core/enforcer.ts";
 import { KeyLimit, Limit, MAX_BURST, MAX_COUNT } from "../core/limit.ts";
-import { BadRequest } from "./problem.ts";
+import { BadRequest, ContentTooLarge } from "./problem.ts";
+
+/** The largest request body the sidecar reads. */
+export const MAX_BODY_BYTES = 64 * 1024;
 
 /** A check request, as validated. */
 export interface CheckRequest {
@@ -30,15 +33,47 @@ export interface LimitBody {
 
 type Json = Record<string, unknown>;
 
-/** Reads the body as JSON; an empty or malformed body is a {@link BadRequest}. */
+/**
+ * Reads the body as JSON, at most {@link MAX_BODY_BYTES}: an empty or
+ * malformed body is a {@link BadRequest}, a larger one {@link ContentTooLarge}.
+ * A declared length is checked before reading; a chunked body is read up
+ * to the bound and no further.
+ */
 export async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  const text = declared !== null ? await req.text() : await readBounded(req);
   if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
   try {
     return JSON.parse(text);
   } catch {
     throw new BadRequest("the body is not valid JSON");
   }
+}
+
+async function readBounded(req: Request): Promise<string> {
+  if (req.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) bytes.set(c, (at += c.byteLength) - c.byteLength);
+  return new TextDecoder().decode(bytes);
+}
+
+function tooLarge(): ContentTooLarge {
+  return new ContentTooLarge(`the body is larger than ${MAX_BODY_BYTES} bytes`);
 }
 
 /** The body as an object, or a {@link BadRequest} showing the expected shape. */

@@ -73,3 +73,12 @@ export class BadRequest extends Error {
     this.field = field;
   }
 }
+
+/** A request body over the sidecar's bound: answered with 413. */
+export class ContentTooLarge extends Error {
+  /** A body larger than the bound. */
+  constructor(detail: string) {
+    super(detail);
+    this.name = "ContentTooLarge";
+  }
+}

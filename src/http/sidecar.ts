@@ -7,18 +7,16 @@
 
 import { Hono } from "hono";
 import type { MiddlewareHandler } from "hono";
-import { bodyLimit } from "hono/body-limit";
 import type { Guard } from "../runtime/guard.ts";
 import type { Decision } from "../core/gcra.ts";
 import type { Limit } from "../core/limit.ts";
 import { RateguardError } from "../core/errors.ts";
-import { parseBatch, parseCheck, queryParam, readJson } from "./body.ts";
+import { MAX_BODY_BYTES, parseBatch, parseCheck, queryParam, readJson } from "./body.ts";
 import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import { BadRequest, problemResponse } from "./problem.ts";
+import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
 
-/** The largest request body the sidecar reads. */
-export const MAX_BODY_BYTES = 64 * 1024;
+export { MAX_BODY_BYTES };
 
 /** A decision as the sidecar returns it; `retryAfterMs` is `null` for "never". */
 export interface DecisionBody {
@@ -71,13 +69,6 @@ export interface SidecarOptions {
 export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   const log = options.log ?? silentLogger;
   const app = new Hono();
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => problemResponse(413, `the body is larger than ${MAX_BODY_BYTES} bytes`),
-    }),
-  );
   if (options.adminToken) {
     const auth = bearer(options.adminToken);
     for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
@@ -113,6 +104,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   );
   app.onError((err, c) => {
     if (err instanceof BadRequest) return problemResponse(400, err.message, { field: err.field });
+    if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
     if (err instanceof RateguardError) {
       const status = err.code === "UnknownClass" ? 404 : 409;
       return problemResponse(status, err.message, { code: err.code });

@@ -80,6 +80,23 @@ describe("sidecar API", () => {
       post(JSON.stringify({ key: "k", pad: "x".repeat(MAX_BODY_BYTES) })),
     );
     assert.equal(big.status, 413);
+    // A chunked body declares no length: it is read up to the bound only.
+    const chunk = new TextEncoder().encode(" ".repeat(16 * 1024));
+    let sent = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent++ < 100) controller.enqueue(chunk);
+        else controller.close();
+      },
+    });
+    const chunked = await a.request(
+      new Request(
+        "http://sidecar/v1/check",
+        { method: "POST", body: stream, duplex: "half" } as RequestInit,
+      ),
+    );
+    assert.equal(chunked.status, 413);
+    assert.ok(sent < 10, `read ${sent} chunks of 16 KiB`);
     assert.equal((await a.request("/nowhere")).status, 404);
     const stats = await (await a.request("/v1/stats")).json();
     assert.deepEqual([stats.admitted, stats.denied, stats.trackedKeys], [0, 0, 0]);
