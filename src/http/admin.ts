@@ -47,6 +47,21 @@ interface ClassBody extends LimitBody {
 
 /** Adds the admin routes to `app`. */
 export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Logger): void {
+  const ctx = { guard, state, log };
+  classRoutes(app, ctx);
+  shadowRoutes(app, ctx);
+  keyLimitRoutes(app, ctx);
+  dryRunRoutes(app, ctx);
+}
+
+/** What every admin route works on. */
+interface Admin {
+  readonly guard: Guard;
+  readonly state: AdminState;
+  readonly log: Logger;
+}
+
+function classRoutes(app: Hono, { guard, state, log }: Admin): void {
   app.get("/v1/classes", (c) => c.json({ classes: classList(guard, state) }));
   app.put("/v1/classes", async (c) => {
     const url = new URL(c.req.url);
@@ -77,7 +92,9 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
     log.info("class removed", { class: name });
     return c.json({ removed: true });
   });
+}
 
+function shadowRoutes(app: Hono, { guard, log }: Admin): void {
   app.get("/v1/shadows", (c) => c.json({ shadows: shadowList(guard) }));
   app.put("/v1/shadows", async (c) => {
     const url = new URL(c.req.url);
@@ -108,7 +125,9 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
     log.info("shadow removed", { class: name });
     return c.json({ removed: true });
   });
+}
 
+function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
   app.get("/v1/key-limits", (c) => c.json({ keyLimits: guard.keyLimits().map(keyLimitJson) }));
   app.put("/v1/key-limits", async (c) => {
     const url = new URL(c.req.url);
@@ -148,7 +167,9 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
     log.info("key limit removed", { class: className, key });
     return c.json({ removed: true });
   });
+}
 
+function dryRunRoutes(app: Hono, { guard, log }: Admin): void {
   app.get("/v1/dry-run", (c) => c.json({ dryRun: guard.stats().dryRun }));
   app.put("/v1/dry-run", async (c) => {
     const { dryRun } = object(await readJson(c.req.raw), '{"dryRun": true}');
