@@ -156,17 +156,6 @@ export function parseSidecarArgs(
   const classTexts = values.class ?? list(env.RATEGUARD_CLASS);
   const dryRun = values["dry-run"] ??
     flagValue("RATEGUARD_DRY_RUN", () => bool(env.RATEGUARD_DRY_RUN));
-  const bind = get("bind");
-  const advertise = get("advertise");
-  if (bind !== undefined) parseHostPort("--bind", bind);
-  if (advertise !== undefined) parseHostPort("--advertise", advertise);
-  const seeds = list(get("seeds"));
-  for (const seed of seeds) parseHostPort("--seeds", seed);
-  if (bind === undefined && (advertise !== undefined || seeds.length > 0)) {
-    throw new UsageError("--advertise and --seeds need --bind, the UDP address to gossip on");
-  }
-  const policyText = get("partition-policy");
-  const periodText = get("protocol-period");
   const adminTokenFile = get("admin-token-file");
   return {
     kind: "run",
@@ -178,18 +167,41 @@ export function parseSidecarArgs(
       trackedKeys: whole("tracked-keys", 4_096),
       hotKeys: whole("hot-keys", 64),
       maxMembers: whole("max-members", 8_192),
-      ...(bind === undefined ? {} : { bind }),
-      ...(advertise === undefined ? {} : { advertise }),
-      seeds,
-      partitionPolicy: policyText === undefined
-        ? PartitionPolicy.holdDown()
-        : flagValue("--partition-policy", () => PartitionPolicy.parse(policyText)),
-      protocolPeriodMs: periodText === undefined
-        ? 200
-        : flagValue("--protocol-period", () => durationMs(periodText)),
+      ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
       logFormat: logFormat(get("log-format") ?? "text"),
     },
+  };
+}
+
+type FleetFlags = Pick<
+  SidecarConfig,
+  "bind" | "advertise" | "seeds" | "partitionPolicy" | "protocolPeriodMs"
+>;
+
+/** The flags of gossip; without `--bind`, `--advertise` and `--seeds` make no sense. */
+function fleetFlags(get: (flag: Flag) => string | undefined): FleetFlags {
+  const bind = get("bind");
+  const advertise = get("advertise");
+  if (bind !== undefined) parseHostPort("--bind", bind);
+  if (advertise !== undefined) parseHostPort("--advertise", advertise);
+  const seeds = list(get("seeds"));
+  for (const seed of seeds) parseHostPort("--seeds", seed);
+  if (bind === undefined && (advertise !== undefined || seeds.length > 0)) {
+    throw new UsageError("--advertise and --seeds need --bind, the UDP address to gossip on");
+  }
+  const policyText = get("partition-policy");
+  const periodText = get("protocol-period");
+  return {
+    ...(bind === undefined ? {} : { bind }),
+    ...(advertise === undefined ? {} : { advertise }),
+    seeds,
+    partitionPolicy: policyText === undefined
+      ? PartitionPolicy.holdDown()
+      : flagValue("--partition-policy", () => PartitionPolicy.parse(policyText)),
+    protocolPeriodMs: periodText === undefined
+      ? 200
+      : flagValue("--protocol-period", () => durationMs(periodText)),
   };
 }
 
