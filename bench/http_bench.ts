@@ -66,7 +66,7 @@ try {
 
 /**
  * Loads the three servers of one runtime in turn, round after round, and
- * keeps each one's median round: on a shared machine the load of others
+ * keeps the median of each figure: on a shared machine the load of others
  * drifts, and interleaving spreads it evenly over the three.
  */
 async function measure(runtime: RuntimeName): Promise<Row[]> {
@@ -81,10 +81,16 @@ async function measure(runtime: RuntimeName): Promise<Row[]> {
     for (let r = 0; r < ROUNDS; r++) {
       servers.forEach(([, , url], i) => rounds[i].push(parseWrk(wrk(url, DURATION_S))));
     }
-    return servers.map(([name], i) => {
-      const median = rounds[i].sort((x, y) => x.rps - y.rps)[Math.floor(ROUNDS / 2)];
-      return { runtime, server: name, ...median };
-    });
+    // Each figure's median on its own: a round that stalls for others' load
+    // moves one figure of three, not all three.
+    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    return servers.map(([name], i) => ({
+      runtime,
+      server: name,
+      rps: median(rounds[i].map((r) => r.rps)),
+      p50Ms: median(rounds[i].map((r) => r.p50Ms)),
+      p99Ms: median(rounds[i].map((r) => r.p99Ms)),
+    }));
   } finally {
     for (const [, p] of servers) p.kill();
   }
