@@ -132,6 +132,42 @@ describe("sidecar process", () => {
     }
   });
 
+  it("finishes a request in flight when told to stop", async () => {
+    const s = await startSidecar(["--limit", "10"]);
+    try {
+      // A body that arrives in two parts, the second after SIGTERM.
+      let rest!: () => void;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"key": '));
+          rest = () => {
+            controller.enqueue(new TextEncoder().encode('"in-flight"}'));
+            controller.close();
+          };
+        },
+      });
+      const pending = fetch(`${s.url}/v1/check`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+        duplex: "half",
+      } as RequestInit);
+      await eventually(async () => {
+        const stats = await (await fetch(`${s.url}/v1/stats`)).json();
+        return stats.trackedKeys === 0; // the sidecar answers: the upload has begun
+      }, "the sidecar to answer");
+      s.process.child.kill("SIGTERM");
+      await waitForStderr(s.process, /"msg":"stopping"/);
+      rest();
+      const res = await pending;
+      assert.equal(res.status, 200, s.process.stderr());
+      assert.equal((await res.json()).allowed, true);
+      await waitForStderr(s.process, /"msg":"stopped"/);
+    } finally {
+      s.process.kill();
+    }
+  });
+
   it("joins another sidecar with --bind and --seeds, and is ready once joined", async () => {
     const first = await startSidecar(["--limit", "100"], { fleet: true });
     try {
