@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Client, ClientError } from "../../src/client/mod.ts";
 import { Limit } from "../../mod.ts";
+import { Hono } from "hono";
+import { rateLimit } from "../../src/http/hono.ts";
 import { type Sidecar, startSidecar } from "../http/support.ts";
 
 describe("TypeScript client", () => {
@@ -80,6 +82,16 @@ describe("TypeScript client", () => {
       new Client({ url: sidecar.url }).classes(),
       (e) => e instanceof ClientError && e.status === 401,
     );
+  });
+
+  it("serves as the limiter of the Hono middleware", async () => {
+    const client = new Client({ url: sidecar.url, timeoutMs: 2_000 });
+    const app = new Hono();
+    app.use(rateLimit({ guard: client, key: () => ["pro", "via-hono"] }));
+    app.get("/", (c) => c.text("ok"));
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++) statuses.push((await app.request("/")).status);
+    assert.deepEqual(statuses, [200, 429]);
   });
 });
 
