@@ -71,8 +71,11 @@ export interface RateLimitOptions {
   readonly key: (c: Context) => KeyOf | Promise<KeyOf>;
   /** What a request costs; 1 when left out. */
   readonly cost?: (c: Context) => number;
-  /** Which fields to send: `"ietf"` (default), `"legacy"` (`X-RateLimit-*`), `"both"` or `"none"`. */
-  readonly headers?: HeaderStyle;
+  /**
+   * Which fields to send: `"ietf"` (default, also `true`), `"legacy"`
+   * (`X-RateLimit-*`), `"both"`, or `"none"` (also `false`).
+   */
+  readonly headers?: HeaderStyle | boolean;
   /** The policy name in the fields; by default the class, `"default"` for the default class. */
   readonly policy?: (className: string) => string;
   /**
@@ -124,7 +127,11 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   if (typeof options.key !== "function") {
     throw new TypeError("rateLimit: key must be a function of the request's context");
   }
-  const style = options.headers ?? "ietf";
+  const style = options.headers === true || options.headers === undefined
+    ? "ietf"
+    : options.headers === false
+    ? "none"
+    : options.headers;
   if (!["ietf", "legacy", "both", "none"].includes(style)) {
     throw new RangeError(
       `rateLimit: headers must be "ietf", "legacy", "both" or "none", got ${JSON.stringify(style)}`,

@@ -109,6 +109,10 @@ describe("Hono middleware", () => {
     // A Guard does not tell its limit: RateLimit alone.
     assert.equal(res.headers.get("RateLimit-Policy"), null);
     assert.equal(res.headers.get("RateLimit"), '"default";r=3;t=1');
+    const quiet = new Hono();
+    quiet.use(rateLimit({ guard, key: () => "q", headers: false }));
+    quiet.get("/", (c) => c.text("ok"));
+    assert.equal((await quiet.request("/")).headers.get("RateLimit"), null);
     assert.throws(() => rateLimit({ guard: {} as Limiter, key: () => "k" }), /guard/);
     assert.throws(
       () => rateLimit({ guard, key: () => "k", headers: "all" as "both" }),
