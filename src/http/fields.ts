@@ -61,9 +61,14 @@ export function sfInteger(n: number): string {
   return String(Math.min(SF_INTEGER_MAX, Math.max(0, Math.floor(n))));
 }
 
-/** Whole seconds, rounded up: a client waiting this long is never early. */
+/**
+ * Whole seconds, rounded up: a client waiting this long is not early. A
+ * nanosecond of slack absorbs float error in a difference of two clock
+ * readings (30,000.000000004 ms is 30 s, not 31), far below what any clock
+ * or network can tell apart.
+ */
 export function ceilSeconds(ms: number): number {
-  return Math.ceil(ms / 1_000);
+  return Math.max(0, Math.ceil((ms - 1e-6) / 1_000));
 }
 
 /** `"name";q=1000;w=60`: one item of `RateLimit-Policy`. */

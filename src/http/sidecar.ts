@@ -120,14 +120,19 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   return app;
 }
 
-/** The JSON form of a decision. */
+/** The JSON form of a decision, in whole milliseconds rounded up. */
 export function decisionBody(d: Decision): DecisionBody {
   return {
     allowed: d.allowed,
     remaining: d.remaining,
-    retryAfterMs: Number.isFinite(d.retryAfterMs) ? Math.ceil(d.retryAfterMs) : null,
-    resetMs: Math.ceil(d.resetMs),
+    retryAfterMs: Number.isFinite(d.retryAfterMs) ? ceilMs(d.retryAfterMs) : null,
+    resetMs: ceilMs(d.resetMs),
   };
+}
+
+/** Rounds up, past float error in a difference of clock readings (a nanosecond of slack). */
+function ceilMs(ms: number): number {
+  return Math.max(0, Math.ceil(ms - 1e-6));
 }
 
 function bearer(token: () => string | undefined): MiddlewareHandler {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { Guard, Limit } from "../../mod.ts";
 import { type Limiter, QUOTA_EXCEEDED, rateLimit } from "../../src/http/hono.ts";
-import { sfString } from "../../src/http/fields.ts";
+import { ceilSeconds, sfString } from "../../src/http/fields.ts";
 import { start } from "../support/process.ts";
 
 /** A guard that also tells its limits, as `Limiter.limitIn` allows. */
@@ -118,6 +118,16 @@ describe("Hono middleware", () => {
       () => rateLimit({ guard, key: () => "k", headers: "all" as "both" }),
       (e) => e instanceof RangeError && /headers/.test(e.message),
     );
+  });
+
+  it("rounds seconds up, past float error in the milliseconds", () => {
+    assert.deepEqual([30_000.000000004, 30_000.01, 0, 1, 999.9].map(ceilSeconds), [
+      30,
+      31,
+      0,
+      1,
+      1,
+    ]);
   });
 
   it("serializes policy names as RFC 9651 strings", () => {
