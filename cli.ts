@@ -1,25 +1,33 @@
 /**
  * The rateguard sidecar: a guard with an HTTP API on loopback, for services
- * in any language.
+ * in any language. With `--bind` it joins the other sidecars of the fleet
+ * over UDP gossip and shares one limit with them; without, it runs
+ * standalone.
  *
  * ```sh
  * deno run -A cli.ts --limit 1000/min
- * bun cli.ts --limit 1000/min
+ * bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
  * npx tsx cli.ts --limit 1000/min
  * ```
  *
- * A bad flag prints one line naming it and exits with status 2. SIGTERM or
- * SIGINT stops accepting requests, lets those in flight finish, leaves, and
- * exits 0.
+ * A bad flag prints one line naming it and exits with status 2. Log lines
+ * go to stderr, one per event, as text or JSON (`--log-format`). SIGTERM or
+ * SIGINT stops accepting requests, lets those in flight finish, leaves the
+ * fleet, and exits 0.
  *
  * @module
  */
 
 import process from "node:process";
+import { readFileSync } from "node:fs";
 import { Guard } from "./src/runtime/guard.ts";
-import { parseSidecarArgs, UsageError } from "./src/http/cli_args.ts";
+import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
+import { lineLogger, type Logger } from "./src/http/log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
+
+/** How long a shutdown waits for requests in flight before it leaves anyway. */
+const DRAIN_MS = 10_000;
 
 async function main(): Promise<void> {
   const parsed = parseSidecarArgs(process.argv.slice(2), process.env);
@@ -28,39 +36,97 @@ async function main(): Promise<void> {
     return;
   }
   const { config } = parsed;
-  let guard: Guard;
-  try {
-    let builder = Guard.builder().defaultLimit(config.limit).dryRun(config.dryRun).trackedKeys(
-      config.trackedKeys,
-    );
-    for (const [name, limit] of config.classes) builder = builder.class(name, limit);
-    guard = await builder.spawn();
-  } catch (e) {
-    throw new UsageError((e as Error).message);
-  }
+  const log = lineLogger(config.logFormat, (line) => process.stderr.write(line));
+  const adminToken = config.adminTokenFile === undefined
+    ? undefined
+    : readToken(config.adminTokenFile);
+  const guard = await spawnGuard(config);
   // Listen for signals before the port opens, so that a supervisor's
   // SIGTERM right after start-up is never the default (fatal) action.
   const running: { server?: HttpServer; stopping?: boolean } = {};
   const stop = async (signal: string) => {
     if (running.stopping) return;
     running.stopping = true;
-    console.log(`rateguard: ${signal}, stopping`);
-    await running.server?.close();
+    log.info("stopping", { signal });
+    const drained = running.server?.close();
+    const late = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), DRAIN_MS));
+    if (await Promise.race([drained, late]) === "late") {
+      log.warn("requests still in flight, leaving anyway", { afterMs: DRAIN_MS });
+    }
     await guard.leave();
+    log.info("stopped");
     process.exit(0);
   };
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 
-  const server = running.server = await serveHttp(sidecarApp(guard).fetch, config.http);
-  const classes = config.classes.map(([n, l]) => ` ${n}=${l}`).join("");
-  console.log(
-    `rateguard: standalone, limit ${config.limit}${classes}; listening on http://${server.address}`,
+  const app = sidecarApp(guard, {
+    defaultLimit: config.limit,
+    ...(adminToken === undefined ? {} : { adminToken: () => adminToken }),
+    log,
+  });
+  const server = running.server = await serveHttp(app.fetch, config.http);
+  log.info("listening", {
+    http: `http://${server.address}`,
+    gossip: guard.address() ?? "standalone",
+    limit: String(config.limit),
+    classes: config.classes.map(([n, l]) => `${n}=${l}`).join(",") || undefined,
+    seeds: config.seeds.join(",") || undefined,
+    adminToken: adminToken !== undefined,
+  });
+}
+
+async function spawnGuard(config: SidecarConfig): Promise<Guard> {
+  let builder = Guard.builder()
+    .defaultLimit(config.limit)
+    .dryRun(config.dryRun)
+    .hotKeys(config.hotKeys)
+    .trackedKeys(config.trackedKeys)
+    .partitionPolicy(config.partitionPolicy)
+    .protocolPeriodMs(config.protocolPeriodMs)
+    .maxMembers(config.maxMembers);
+  for (const [name, limit] of config.classes) builder = builder.class(name, limit);
+  if (config.bind !== undefined) {
+    builder = builder.bind(config.bind).seeds(config.seeds);
+    if (config.advertise !== undefined) builder = builder.advertise(config.advertise);
+  }
+  try {
+    return await builder.spawn();
+  } catch (e) {
+    // The builder names the option at fault; say which flag that is.
+    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(flagged(e.message));
+    throw e;
+  }
+}
+
+function flagged(message: string): string {
+  return message.replace(
+    /^(bind|advertise|seeds|trackedKeys|hotKeys|protocolPeriodMs|maxMembers)\b/,
+    (option) => `--${option.replace(/Ms$/, "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
+}
+
+function readToken(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, "utf8").trim();
+  } catch (e) {
+    throw new UsageError(`--admin-token-file: cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (token === "" || /\s/.test(token)) {
+    throw new UsageError(`--admin-token-file: ${path} must hold one token on one line`);
+  }
+  return token;
 }
 
 main().catch((e: unknown) => {
   const message = e instanceof Error ? e.message : String(e);
-  console.error(`rateguard: ${message.split("\n")[0]}`);
-  process.exit(e instanceof UsageError ? 2 : 1);
+  const log: Logger = lineLogger("text", (line) => process.stderr.write(line));
+  if (e instanceof UsageError) {
+    // One line naming the flag, nothing else: the contract of a bad flag.
+    process.stderr.write(`rateguard: ${message.split("\n")[0]}\n`);
+    process.exit(2);
+  }
+  log.warn(message.split("\n")[0]);
+  process.exit(1);
 });

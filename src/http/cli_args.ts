@@ -8,6 +8,10 @@
 
 import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
+import { PartitionPolicy } from "../core/partition.ts";
+
+/** How the sidecar writes its log lines on stderr. */
+export type LogFormat = "text" | "json";
 
 /** What the command line asked for. */
 export interface SidecarConfig {
@@ -21,6 +25,24 @@ export interface SidecarConfig {
   readonly dryRun: boolean;
   /** Keys with state at once. */
   readonly trackedKeys: number;
+  /** Keys coordinated with the peers at once. */
+  readonly hotKeys: number;
+  /** The UDP address to gossip on; none for a standalone sidecar. */
+  readonly bind?: string;
+  /** Where the other sidecars reach this one. */
+  readonly advertise?: string;
+  /** Peers to join through. */
+  readonly seeds: readonly string[];
+  /** What to do when the cluster may be split. */
+  readonly partitionPolicy: PartitionPolicy;
+  /** How often members exchange membership and demand, ms. */
+  readonly protocolPeriodMs: number;
+  /** Members tracked at most. */
+  readonly maxMembers: number;
+  /** A file holding the bearer token the admin routes require, if any. */
+  readonly adminTokenFile?: string;
+  /** How log lines are written. */
+  readonly logFormat: LogFormat;
 }
 
 /** The outcome of reading the command line. */
@@ -45,29 +67,57 @@ const OPTIONS = {
   burst: { type: "string" },
   class: { type: "string", multiple: true },
   http: { type: "string" },
-  "dry-run": { type: "boolean" },
+  bind: { type: "string" },
+  advertise: { type: "string" },
+  seeds: { type: "string" },
+  "partition-policy": { type: "string" },
+  "protocol-period": { type: "string" },
+  "hot-keys": { type: "string" },
   "tracked-keys": { type: "string" },
+  "max-members": { type: "string" },
+  "dry-run": { type: "boolean" },
+  "admin-token-file": { type: "string" },
+  "log-format": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
+type Flag = keyof typeof OPTIONS;
+
 /** The `--help` text. */
-export const HELP = `rateguard: one rate limit per key, answered over HTTP on loopback.
+export const HELP =
+  `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
 
 Usage: cli.ts --limit 1000/min [options]
 
-  --limit <limit>        the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
-  --burst <n>            requests admitted back to back (default: a twentieth of the count)
-  --class <name=limit>   a class of limits, such as free=10/s; repeatable
-  --http <host:port>     where the HTTP API listens (default ${DEFAULT_HTTP})
-  --dry-run              admit every request, count what would be denied
-  --tracked-keys <n>     keys with state at once (default 4096)
-  -h, --help             this text
+Limits
+  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
+  --burst <n>                  requests admitted back to back (default: a twentieth of the count)
+  --class <name=limit>         a class of limits, such as free=10/s; repeatable
+  --dry-run                    admit every request, count what would be denied
+  --tracked-keys <n>           keys with state at once (default 4096)
+  --hot-keys <n>               keys coordinated with the peers at once, 1 to 64 (default 64)
+
+Fleet (leave out --bind to run standalone)
+  --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
+  --advertise <ip:port>        where the other sidecars reach this one (the pod IP)
+  --seeds <a:7946,b:7946>      peers to join through, ip:port or host:port
+  --partition-policy <p>       optimistic, holddown:10s (default) or quorum
+  --protocol-period <d>        how often members gossip: 200ms (default), 1s
+  --max-members <n>            members tracked at most (default 8192)
+
+HTTP
+  --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
+  --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
+  --log-format <text|json>     one line per event on stderr (default text)
+  -h, --help                   this text
 
 Every flag can also come from the environment as RATEGUARD_<FLAG>, such as
 RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS takes a
 comma-separated list. A flag on the command line wins.
 
-API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, GET /v1/stats, GET /healthz
+API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
+GET /v1/peek?class=&key=, GET /v1/stats, GET /healthz, GET /readyz; admin: GET/PUT/DELETE
+/v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run.
 `;
 
 /** Reads `argv` (without the runtime and script) and `env` into a config. */
@@ -87,10 +137,14 @@ export function parseSidecarArgs(
     throw new UsageError((e as Error).message.split("\n")[0]);
   }
   if (values.help) return { kind: "help", text: HELP };
-  const get = (flag: keyof typeof OPTIONS): string | undefined => {
+  const get = (flag: Flag): string | undefined => {
     const v = values[flag];
     if (typeof v === "string") return v;
-    return env[`RATEGUARD_${flag.toUpperCase().replaceAll("-", "_")}`];
+    return env[envName(flag)];
+  };
+  const whole = (flag: Flag, fallback: number): number => {
+    const text = get(flag);
+    return text === undefined ? fallback : flagValue(`--${flag}`, () => wholeNumber(text));
   };
   const limitText = get("limit");
   if (limitText === undefined) {
@@ -99,11 +153,10 @@ export function parseSidecarArgs(
   let limit = flagValue("--limit", () => Limit.parse(limitText));
   const burst = get("burst");
   if (burst !== undefined) limit = flagValue("--burst", () => limit.burst(wholeNumber(burst)));
-  const classTexts = values.class ??
-    env.RATEGUARD_CLASS?.split(",").filter((s) => s.trim() !== "") ?? [];
+  const classTexts = values.class ?? list(env.RATEGUARD_CLASS);
   const dryRun = values["dry-run"] ??
     flagValue("RATEGUARD_DRY_RUN", () => bool(env.RATEGUARD_DRY_RUN));
-  const tracked = get("tracked-keys");
+  const adminTokenFile = get("admin-token-file");
   return {
     kind: "run",
     config: {
@@ -111,11 +164,50 @@ export function parseSidecarArgs(
       classes: classTexts.map(parseClass),
       http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
       dryRun,
-      trackedKeys: tracked === undefined
-        ? 4_096
-        : flagValue("--tracked-keys", () => wholeNumber(tracked)),
+      trackedKeys: whole("tracked-keys", 4_096),
+      hotKeys: whole("hot-keys", 64),
+      maxMembers: whole("max-members", 8_192),
+      ...fleetFlags(get),
+      ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
+      logFormat: logFormat(get("log-format") ?? "text"),
     },
   };
+}
+
+type FleetFlags = Pick<
+  SidecarConfig,
+  "bind" | "advertise" | "seeds" | "partitionPolicy" | "protocolPeriodMs"
+>;
+
+/** The flags of gossip; without `--bind`, `--advertise` and `--seeds` make no sense. */
+function fleetFlags(get: (flag: Flag) => string | undefined): FleetFlags {
+  const bind = get("bind");
+  const advertise = get("advertise");
+  if (bind !== undefined) parseHostPort("--bind", bind);
+  if (advertise !== undefined) parseHostPort("--advertise", advertise);
+  const seeds = list(get("seeds"));
+  for (const seed of seeds) parseHostPort("--seeds", seed);
+  if (bind === undefined && (advertise !== undefined || seeds.length > 0)) {
+    throw new UsageError("--advertise and --seeds need --bind, the UDP address to gossip on");
+  }
+  const policyText = get("partition-policy");
+  const periodText = get("protocol-period");
+  return {
+    ...(bind === undefined ? {} : { bind }),
+    ...(advertise === undefined ? {} : { advertise }),
+    seeds,
+    partitionPolicy: policyText === undefined
+      ? PartitionPolicy.holdDown()
+      : flagValue("--partition-policy", () => PartitionPolicy.parse(policyText)),
+    protocolPeriodMs: periodText === undefined
+      ? 200
+      : flagValue("--protocol-period", () => durationMs(periodText)),
+  };
+}
+
+/** `RATEGUARD_<FLAG>`: `--dry-run` is `RATEGUARD_DRY_RUN`. */
+export function envName(flag: string): string {
+  return `RATEGUARD_${flag.toUpperCase().replaceAll("-", "_")}`;
 }
 
 /** Reads `host:port` or `[v6]:port`. */
@@ -130,6 +222,16 @@ export function parseHostPort(flag: string, text: string): { hostname: string; p
   return { hostname: m[1] ?? m[2], port };
 }
 
+/** Reads a duration: `200ms`, `1s`, `2m`, or a bare number of milliseconds. */
+export function durationMs(text: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min)?\s*$/.exec(text);
+  if (!m) {
+    throw new TypeError(`expected a duration such as 200ms or 1s, got ${JSON.stringify(text)}`);
+  }
+  const scale = m[2] === "s" ? 1_000 : m[2] === "m" || m[2] === "min" ? 60_000 : 1;
+  return Math.round(Number(m[1]) * scale);
+}
+
 function parseClass(text: string): readonly [string, Limit] {
   const eq = text.indexOf("=");
   const name = text.slice(0, eq).trim();
@@ -141,10 +243,20 @@ function parseClass(text: string): readonly [string, Limit] {
   return [name, flagValue(`--class ${name}`, () => Limit.parse(text.slice(eq + 1)))];
 }
 
+function logFormat(text: string): LogFormat {
+  if (text === "text" || text === "json") return text;
+  throw new UsageError(`--log-format: expected text or json, got ${JSON.stringify(text)}`);
+}
+
+function list(text: string | undefined): string[] {
+  return (text ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
+}
+
 function flagValue<T>(flag: string, read: () => T): T {
   try {
     return read();
   } catch (e) {
+    if (e instanceof UsageError) throw e;
     throw new UsageError(`${flag}: ${(e as Error).message}`);
   }
 }

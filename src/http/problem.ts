@@ -17,19 +17,35 @@ export interface Problem {
   readonly detail: string;
   /** The request field at fault, as a JSON pointer such as `/cost`. */
   readonly field?: string;
+  /** A stable code for a refusal callers handle, such as `TooManyKeyLimits`. */
+  readonly code?: string;
 }
 
 /** The media type of problem details. */
 export const PROBLEM_TYPE = "application/problem+json";
 
+/** Optional members of a problem. */
+export interface ProblemOptions {
+  /** The request field at fault, as a JSON pointer. */
+  readonly field?: string | undefined;
+  /** A stable code for a refusal callers handle. */
+  readonly code?: string;
+}
+
 /** A problem response. */
-export function problemResponse(status: number, detail: string, field?: string): Response {
+export function problemResponse(
+  status: number,
+  detail: string,
+  options: ProblemOptions = {},
+): Response {
+  const { field, code } = options;
   const body: Problem = {
     type: "about:blank",
     title: TITLES[status] ?? "Error",
     status,
     detail,
     ...(field === undefined ? {} : { field }),
+    ...(code === undefined ? {} : { code }),
   };
   return new Response(JSON.stringify(body), { status, headers: { "content-type": PROBLEM_TYPE } });
 }
@@ -39,6 +55,7 @@ const TITLES: Readonly<Record<number, string>> = {
   401: "Unauthorized",
   404: "Not Found",
   405: "Method Not Allowed",
+  409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
   500: "Internal Server Error",
@@ -54,5 +71,14 @@ export class BadRequest extends Error {
     super(detail);
     this.name = "BadRequest";
     this.field = field;
+  }
+}
+
+/** A request body over the sidecar's bound: answered with 413. */
+export class ContentTooLarge extends Error {
+  /** A body larger than the bound. */
+  constructor(detail: string) {
+    super(detail);
+    this.name = "ContentTooLarge";
   }
 }

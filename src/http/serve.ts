@@ -61,11 +61,35 @@ export async function serveHttp(fetch: Fetch, options: ListenOptions): Promise<H
   }
 }
 
+/**
+ * `Deno.serve`'s `shutdown()` waits for responses in flight but cuts off
+ * a request whose body is still arriving. So requests are counted, and a
+ * close first turns new ones away with 503, waits for the counted ones to
+ * be answered, and only then shuts down.
+ */
 function serveDeno(deno: DenoLike, fetch: Fetch, options: ListenOptions): HttpServer {
-  const server = deno.serve({ ...options, onListen: () => {} }, fetch);
+  let active = 0;
+  let closing = false;
+  let drained: (() => void) | undefined;
+  const counted = async (request: Request): Promise<Response> => {
+    if (closing) {
+      return new Response("shutting down\n", { status: 503, headers: { connection: "close" } });
+    }
+    active++;
+    try {
+      return await fetch(request);
+    } finally {
+      if (--active === 0) drained?.();
+    }
+  };
+  const server = deno.serve({ ...options, onListen: () => {} }, counted);
   return {
     address: formatHostPort(options.hostname, server.addr.port),
-    close: () => server.shutdown(),
+    close: async () => {
+      closing = true;
+      if (active > 0) await new Promise<void>((resolve) => (drained = resolve));
+      await server.shutdown();
+    },
   };
 }
 

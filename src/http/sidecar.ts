@@ -6,20 +6,17 @@
  */
 
 import { Hono } from "hono";
-import { bodyLimit } from "hono/body-limit";
+import type { MiddlewareHandler } from "hono";
 import type { Guard } from "../runtime/guard.ts";
 import type { Decision } from "../core/gcra.ts";
-import { BadRequest, problemResponse } from "./problem.ts";
+import type { Limit } from "../core/limit.ts";
+import { RateguardError } from "../core/errors.ts";
+import { MAX_BODY_BYTES, parseBatch, parseCheck, queryParam, readJson } from "./body.ts";
+import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
+import { type Logger, silentLogger } from "./log.ts";
+import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
 
-/** The largest request body the sidecar reads. */
-export const MAX_BODY_BYTES = 64 * 1024;
-
-/** A check request, as validated. */
-interface CheckRequest {
-  readonly key: string;
-  readonly className: string;
-  readonly cost: number;
-}
+export { MAX_BODY_BYTES };
 
 /** A decision as the sidecar returns it; `retryAfterMs` is `null` for "never". */
 export interface DecisionBody {
@@ -33,12 +30,31 @@ export interface DecisionBody {
   readonly resetMs: number;
 }
 
+/** A batch's decision: the batch's own, and one per item in order. */
+export interface BatchDecisionBody extends DecisionBody {
+  /** One decision per item; all allowed, or nothing consumed. */
+  readonly decisions: readonly DecisionBody[];
+}
+
+/** Options of {@link sidecarApp}. */
+export interface SidecarOptions {
+  /** The default class's limit as configured, so that `GET /v1/classes` can list it. */
+  readonly defaultLimit?: Limit;
+  /** When set, the admin routes need `Authorization: Bearer <token>`; read on each request. */
+  readonly adminToken?: () => string | undefined;
+  /** Where changes and failures are logged; silent by default. */
+  readonly log?: Logger;
+}
+
 /**
  * The sidecar's routes:
  * - `POST /v1/check` `{"key": "tenant:42", "class": "pro", "cost": 1}` →
  *   200 with a {@link DecisionBody}, also when denied;
- * - `GET /v1/stats` → the guard's stats;
- * - `GET /healthz` → 200 while the guard runs.
+ * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
+ * - `GET /v1/peek?class=&key=` → what the next check would say;
+ * - `GET /healthz`, `GET /readyz` (ready once the guard reached a peer, or standalone);
+ * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
+ *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
  *
  * @example
  * ```ts
@@ -50,19 +66,30 @@ export interface DecisionBody {
  * console.assert((await res.json()).allowed === true);
  * ```
  */
-export function sidecarApp(guard: Guard): Hono {
+export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
+  const log = options.log ?? silentLogger;
   const app = new Hono();
-  app.use(
-    "/v1/*",
-    bodyLimit({
-      maxSize: MAX_BODY_BYTES,
-      onError: () => problemResponse(413, `the body is larger than ${MAX_BODY_BYTES} bytes`),
-    }),
-  );
+  if (options.adminToken) {
+    const auth = bearer(options.adminToken);
+    for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
+  }
   app.post("/v1/check", async (c) => {
     const req = parseCheck(await readJson(c.req.raw));
-    const decision = guard.checkIn(req.className, req.key, { cost: req.cost });
-    return c.json(decisionBody(decision));
+    return c.json(decisionBody(guard.checkIn(req.className, req.key, { cost: req.cost })));
+  });
+  app.post("/v1/check-all", async (c) => {
+    const batch = guard.checkAll(parseBatch(await readJson(c.req.raw)));
+    const body: BatchDecisionBody = {
+      ...decisionBody(batch),
+      decisions: batch.decisions.map(decisionBody),
+    };
+    return c.json(body);
+  });
+  app.get("/v1/peek", (c) => {
+    const url = new URL(c.req.url);
+    const key = queryParam(url, "key");
+    if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
+    return c.json(decisionBody(guard.peekIn(queryParam(url, "class", ""), key)));
   });
   // Key hashes are 64-bit: JSON numbers cannot hold them, so they go as decimal strings.
   app.get(
@@ -77,52 +104,66 @@ export function sidecarApp(guard: Guard): Hono {
       ),
   );
   app.get("/healthz", (c) => guard.isRunning() ? c.text("ok\n") : c.text("stopped\n", 503));
+  app.get("/readyz", (c) => {
+    const stats = guard.stats();
+    if (!stats.running) return c.text("stopped\n", 503);
+    return stats.joining ? c.text("joining\n", 503) : c.text("ready\n");
+  });
+  adminRoutes(app, guard, { defaultLimit: options.defaultLimit }, log);
   app.notFound((c) =>
     problemResponse(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)
   );
-  app.onError((err) => {
-    if (err instanceof BadRequest) return problemResponse(400, err.message, err.field);
+  app.onError((err, c) => {
+    if (err instanceof BadRequest) return problemResponse(400, err.message, { field: err.field });
+    if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
+    if (err instanceof RateguardError) {
+      const status = err.code === "UnknownClass" ? 404 : 409;
+      return problemResponse(status, err.message, { code: err.code });
+    }
     // A guard method refusing its arguments is a bad request too: the
     // guard validates before it changes anything.
     if (err instanceof TypeError || err instanceof RangeError) {
       return problemResponse(400, err.message);
     }
+    log.warn("internal error", { method: c.req.method, path: c.req.path, error: err.message });
     return problemResponse(500, "internal error");
   });
   return app;
 }
 
-/** The JSON form of a decision. */
+/** The JSON form of a decision, in whole milliseconds rounded up. */
 export function decisionBody(d: Decision): DecisionBody {
   return {
     allowed: d.allowed,
     remaining: d.remaining,
-    retryAfterMs: Number.isFinite(d.retryAfterMs) ? Math.ceil(d.retryAfterMs) : null,
-    resetMs: Math.ceil(d.resetMs),
+    retryAfterMs: Number.isFinite(d.retryAfterMs) ? ceilMs(d.retryAfterMs) : null,
+    resetMs: ceilMs(d.resetMs),
   };
 }
 
-async function readJson(req: Request): Promise<unknown> {
-  const text = await req.text();
-  if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw new BadRequest("the body is not valid JSON");
-  }
+/** Rounds up, past float error in a difference of clock readings (a nanosecond of slack). */
+function ceilMs(ms: number): number {
+  return Math.max(0, Math.ceil(ms - 1e-6));
 }
 
-function parseCheck(body: unknown): CheckRequest {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new BadRequest('the body must be a JSON object like {"key": "tenant:42"}');
-  }
-  const { key, class: className = "", cost = 1 } = body as Record<string, unknown>;
-  if (typeof key !== "string" || key === "") {
-    throw new BadRequest("key must be a non-empty string", "/key");
-  }
-  if (typeof className !== "string") throw new BadRequest("class must be a string", "/class");
-  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > 4_294_967_295) {
-    throw new BadRequest("cost must be a whole number from 1 to 4294967295", "/cost");
-  }
-  return { key, className, cost };
+function bearer(token: () => string | undefined): MiddlewareHandler {
+  return async (c, next) => {
+    const expected = token();
+    const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
+    if (expected !== undefined && (given === undefined || !sameText(given, expected))) {
+      const res = problemResponse(401, "this admin route needs Authorization: Bearer <token>");
+      res.headers.set("www-authenticate", 'Bearer realm="rateguard"');
+      return res;
+    }
+    await next();
+  };
+}
+
+/** Compares in time that depends on the lengths only, not on where the texts differ. */
+function sameText(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  let diff = x.length ^ y.length;
+  for (let i = 0; i < x.length; i++) diff |= x[i] ^ (y[i % (y.length || 1)] ?? 0);
+  return diff === 0;
 }

@@ -1,7 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { HELP, parseSidecarArgs, UsageError } from "../../src/http/cli_args.ts";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { start } from "../support/process.ts";
+import { eventually, postJson, startSidecar, waitForStderr } from "./support.ts";
 
 describe("sidecar flags", () => {
   it("reads flags, and the environment where a flag is missing", () => {
@@ -35,6 +39,38 @@ describe("sidecar flags", () => {
     assert.deepEqual(parseSidecarArgs(["--help"], {}), { kind: "help", text: HELP });
   });
 
+  it("reads the fleet's flags", () => {
+    const p = parseSidecarArgs([
+      "--limit=5",
+      "--bind=0.0.0.0:7946",
+      "--advertise=10.0.0.3:7946",
+      "--partition-policy=quorum",
+      "--protocol-period=1s",
+      "--hot-keys=8",
+      "--max-members=100",
+      "--log-format=json",
+    ], { RATEGUARD_SEEDS: "10.0.0.1:7946, rateguard.default.svc:7946" });
+    assert.ok(p.kind === "run");
+    const c = p.config;
+    assert.deepEqual([c.bind, c.advertise, c.seeds], [
+      "0.0.0.0:7946",
+      "10.0.0.3:7946",
+      ["10.0.0.1:7946", "rateguard.default.svc:7946"],
+    ]);
+    assert.deepEqual(
+      [String(c.partitionPolicy), c.protocolPeriodMs, c.hotKeys, c.maxMembers, c.logFormat],
+      ["quorum", 1_000, 8, 100, "json"],
+    );
+    const standalone = parseSidecarArgs(["--limit", "5"], {});
+    assert.ok(standalone.kind === "run" && standalone.config.bind === undefined);
+    assert.equal(standalone.config.logFormat, "text");
+    for (const flag of Object.keys(standalone.config)) {
+      if (flag === "classes" || flag === "limit") continue;
+      const name = flag.replace(/Ms$/, "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+      assert.match(HELP, new RegExp(`--${name}\\b`), `--help lists --${name}`);
+    }
+  });
+
   it("names the flag at fault", () => {
     const bad: Array<[string[], Record<string, string>, RegExp]> = [
       [[], {}, /--limit is required/],
@@ -44,6 +80,12 @@ describe("sidecar flags", () => {
       [["--limit", "1", "--http", "localhost"], {}, /--http/],
       [["--limit", "1", "--nope"], {}, /--nope/],
       [["--limit", "1"], { RATEGUARD_DRY_RUN: "maybe" }, /RATEGUARD_DRY_RUN.*"maybe"/],
+      [["--limit", "1", "--seeds", "a:1"], {}, /--seeds need --bind/],
+      [["--limit", "1", "--bind", "x"], {}, /--bind/],
+      [["--limit", "1"], { RATEGUARD_PARTITION_POLICY: "hope" }, /--partition-policy.*"hope"/],
+      [["--limit", "1", "--protocol-period", "soon"], {}, /--protocol-period/],
+      [["--limit", "1", "--log-format", "xml"], {}, /--log-format/],
+      [["--limit", "1", "--hot-keys", "many"], {}, /--hot-keys/],
     ];
     for (const [argv, env, message] of bad) {
       assert.throws(
@@ -56,31 +98,93 @@ describe("sidecar flags", () => {
 });
 
 describe("sidecar process", () => {
-  it("enforces its limit over HTTP and exits 0 on SIGTERM", async () => {
-    const p = start("cli.ts", ["--limit", "2/min", "--http", "127.0.0.1:0"]);
+  it("enforces its limit, guards admin routes with the token file, exits 0 on SIGTERM", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rateguard-"));
+    const tokenFile = join(dir, "token");
+    writeFileSync(tokenFile, "t0k3n\n");
+    const s = await startSidecar(["--limit", "2/min", "--admin-token-file", tokenFile]);
     try {
-      const [, address] = await p.waitFor(/listening on (http:\/\/\S+)/);
-      const check = async () =>
-        (await fetch(`${address}/v1/check`, {
-          method: "POST",
-          body: JSON.stringify({ key: "tenant:42" }),
-        })).json();
+      assert.equal(s.gossip, "standalone");
+      const check = () => postJson(`${s.url}/v1/check`, { key: "tenant:42" });
       assert.deepEqual([(await check()).allowed, (await check()).allowed], [true, false]);
-      const bad = await fetch(`${address}/v1/check`, {
+      const bad = await fetch(`${s.url}/v1/check`, {
         method: "POST",
         body: '{"key": "k", "cost": "1"}',
       });
       assert.equal(bad.status, 400);
       assert.equal((await bad.json()).field, "/cost");
-      p.child.kill("SIGTERM");
-      const code = await p.exited();
-      assert.match(p.stdout(), /SIGTERM, stopping/);
+      assert.equal((await fetch(`${s.url}/v1/stats`)).status, 401);
+      const stats = await fetch(`${s.url}/v1/stats`, {
+        headers: { authorization: "Bearer t0k3n" },
+      });
+      assert.equal((await stats.json()).denied, 1);
+      assert.equal((await fetch(`${s.url}/readyz`)).status, 200);
+      s.process.child.kill("SIGTERM");
+      const code = await s.process.exited();
+      await waitForStderr(s.process, /"msg":"stopped"/);
       // Deno's child_process reports a child it signalled as killed by the
-      // signal even when the child exited 0 itself; the line above is the
-      // proof there that the handler ran.
+      // signal even when the child exited 0 itself; the log line above is
+      // the proof there that the handler ran.
       if (!("Deno" in globalThis)) assert.equal(code, 0);
     } finally {
-      p.kill();
+      s.process.kill();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("finishes a request in flight when told to stop", async () => {
+    const s = await startSidecar(["--limit", "10"]);
+    try {
+      // A body that arrives in two parts, the second after SIGTERM.
+      let rest!: () => void;
+      const body = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"key": '));
+          rest = () => {
+            controller.enqueue(new TextEncoder().encode('"in-flight"}'));
+            controller.close();
+          };
+        },
+      });
+      const pending = fetch(`${s.url}/v1/check`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" },
+        duplex: "half",
+      } as RequestInit);
+      await eventually(async () => {
+        const stats = await (await fetch(`${s.url}/v1/stats`)).json();
+        return stats.trackedKeys === 0; // the sidecar answers: the upload has begun
+      }, "the sidecar to answer");
+      s.process.child.kill("SIGTERM");
+      await waitForStderr(s.process, /"msg":"stopping"/);
+      rest();
+      const res = await pending;
+      assert.equal(res.status, 200, s.process.stderr());
+      assert.equal((await res.json()).allowed, true);
+      await waitForStderr(s.process, /"msg":"stopped"/);
+    } finally {
+      s.process.kill();
+    }
+  });
+
+  it("joins another sidecar with --bind and --seeds, and is ready once joined", async () => {
+    const first = await startSidecar(["--limit", "100"], { fleet: true });
+    try {
+      const second = await startSidecar(["--limit", "100", "--seeds", first.gossip], {
+        fleet: true,
+      });
+      try {
+        await eventually(async () => {
+          const stats = await (await fetch(`${second.url}/v1/stats`)).json();
+          return stats.clusterSize === 2 && !stats.joining;
+        }, "two members");
+        assert.equal((await fetch(`${second.url}/readyz`)).status, 200);
+      } finally {
+        second.process.kill();
+      }
+    } finally {
+      first.process.kill();
     }
   });
 

@@ -1,0 +1,55 @@
+// The two baselines of the HTTP benchmark, as Hono apps answering
+// POST /v1/check with the sidecar's JSON:
+//   --mode bare    parses the body and answers a fixed decision: HTTP and JSON alone;
+//   --mode redis   decides with rate-limiter-flexible's RateLimiterRedis on a
+//                  Redis server at 127.0.0.1:$REDIS_PORT, one round trip a request.
+// Prints "listening on http://host:port" once it serves.
+import process from "node:process";
+import { parseArgs } from "node:util";
+import { Hono } from "hono";
+import { Redis } from "ioredis";
+import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { serveHttp } from "../src/http/serve.ts";
+
+const { values } = parseArgs({ options: { mode: { type: "string" } } });
+const app = new Hono();
+
+if (values.mode === "bare") {
+  app.post("/v1/check", async (c) => {
+    const { key } = await c.req.json();
+    if (typeof key !== "string") return c.json({ detail: "key" }, 400);
+    return c.json({ allowed: true, remaining: 49, retryAfterMs: 0, resetMs: 20 });
+  });
+} else if (values.mode === "redis") {
+  const redis = new Redis({ port: Number(process.env.REDIS_PORT), enableOfflineQueue: false });
+  await new Promise((resolve) => redis.once("ready", resolve));
+  const limiter = new RateLimiterRedis({ storeClient: redis, points: 1e9, duration: 1 });
+  app.post("/v1/check", async (c) => {
+    const { key } = await c.req.json();
+    if (typeof key !== "string") return c.json({ detail: "key" }, 400);
+    try {
+      const r = await limiter.consume(key);
+      return c.json({
+        allowed: true,
+        remaining: r.remainingPoints,
+        retryAfterMs: 0,
+        resetMs: r.msBeforeNext,
+      });
+    } catch (e) {
+      if (!(e instanceof RateLimiterRes)) throw e;
+      return c.json({
+        allowed: false,
+        remaining: 0,
+        retryAfterMs: e.msBeforeNext,
+        resetMs: e.msBeforeNext,
+      });
+    }
+  });
+} else {
+  console.error("--mode bare|redis");
+  process.exit(2);
+}
+
+const server = await serveHttp(app.fetch, { hostname: "127.0.0.1", port: 0 });
+console.log(`listening on http://${server.address}`);
+process.on("SIGTERM", () => process.exit(0));

@@ -1,0 +1,207 @@
+"""Tests of the client against a real sidecar process.
+
+With RATEGUARD_URL set (and RATEGUARD_ADMIN_TOKEN, if the sidecar has one),
+they use that sidecar; without, they start one from the repository's
+checkout with its Deno, and stop it at the end.
+"""
+
+import json
+import math
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from rateguard_client import Client, ClientError, SidecarUnavailable  # noqa: E402
+
+URL = os.environ.get("RATEGUARD_URL")
+TOKEN = os.environ.get("RATEGUARD_ADMIN_TOKEN")
+_sidecar = None
+
+
+def setUpModule():
+    global URL, TOKEN, _sidecar
+    if URL:
+        return
+    root = Path(__file__).resolve().parents[3]
+    token_file = Path(tempfile.mkdtemp()) / "token"
+    TOKEN = uuid.uuid4().hex
+    token_file.write_text(TOKEN + "\n")
+    _sidecar = subprocess.Popen(
+        [str(root / "node_modules/.bin/deno"), "run", "-A", "cli.ts", "--limit", "100",
+         "--http", "127.0.0.1:0", "--log-format", "json", "--admin-token-file", str(token_file)],
+        cwd=root, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = _sidecar.stderr.readline()
+        if '"msg":"listening"' in line:
+            URL = json.loads(line)["http"]
+            return
+        if not line and _sidecar.poll() is not None:
+            break
+    _sidecar.kill()
+    raise RuntimeError("the sidecar did not start")
+
+
+def tearDownModule():
+    if _sidecar is not None:
+        _sidecar.kill()
+        _sidecar.wait()
+        _sidecar.stderr.close()
+
+
+def unique(prefix: str) -> str:
+    """A key or class no other test (or earlier run) uses."""
+    return f"{prefix}-{uuid.uuid4().hex[:8]}"
+
+
+class CheckTest(unittest.TestCase):
+    def setUp(self):
+        self.admin = Client(URL, admin_token=TOKEN)
+        self.client = Client(URL, timeout=2.0)
+        self.cls = unique("py")
+        self.admin.set_class(self.cls, ("2/h", 2))
+
+    def tearDown(self):
+        self.admin.remove_class(self.cls)
+        self.admin.close()
+        self.client.close()
+
+    def test_check_admits_up_to_the_burst_then_denies(self):
+        key = unique("tenant")
+        decisions = [self.client.check(key, cls=self.cls) for _ in range(3)]
+        self.assertEqual([d.allowed for d in decisions], [True, True, False])
+        self.assertEqual(decisions[0].remaining, 1)
+        self.assertGreater(decisions[2].retry_after_ms, 0)
+        self.assertIsNone(decisions[2].failure)
+        self.assertFalse(decisions[2])
+
+    def test_a_cost_above_the_burst_is_never_admitted(self):
+        d = self.client.check(unique("k"), cls=self.cls, cost=3)
+        self.assertFalse(d.allowed)
+        self.assertEqual(d.retry_after_ms, math.inf)
+
+    def test_check_all_is_all_or_nothing_and_peek_consumes_nothing(self):
+        a, b = unique("a"), unique("b")
+        items = [{"key": a, "class": self.cls}, {"key": b, "class": self.cls, "cost": 2}]
+        self.assertTrue(self.client.check_all(items).allowed)
+        denied = self.client.check_all(items)
+        self.assertFalse(denied.allowed)
+        self.assertEqual([d.allowed for d in denied.decisions], [True, False])
+        for _ in range(2):
+            self.assertTrue(self.client.peek(a, cls=self.cls).allowed)
+        self.assertFalse(self.client.peek(b, cls=self.cls).allowed)
+
+    def test_bad_input_raises_client_error_naming_the_field(self):
+        with self.assertRaises(ClientError) as caught:
+            self.client.check(unique("k"), cost=0)
+        self.assertEqual(caught.exception.status, 400)
+        self.assertEqual(caught.exception.problem["field"], "/cost")
+        with self.assertRaises(ValueError):
+            self.client.check("")
+
+    def test_keeps_its_connection_alive(self):
+        self.client.check(unique("k"))
+        first = self.client._local.conn.sock
+        self.client.check(unique("k"))
+        self.assertIs(self.client._local.conn.sock, first)
+
+
+class AdminTest(unittest.TestCase):
+    def setUp(self):
+        self.admin = Client(URL, admin_token=TOKEN)
+
+    def tearDown(self):
+        self.admin.close()
+
+    def test_classes_key_limits_and_shadows(self):
+        cls = unique("tariff")
+        self.admin.set_class(cls, "10/s")
+        self.assertIn({"class": cls, "limit": "10/s", "burst": 1}, self.admin.classes())
+        key = unique("tenant")
+        self.admin.set_key_limit(cls, key, ("5/min", 3))
+        self.admin.set_key_limit("", key, follows=cls)
+        mine = [e for e in self.admin.key_limits() if e["key"] == key]
+        self.assertIn({"class": cls, "key": key, "limit": "5/min", "burst": 3}, mine)
+        self.assertIn({"class": "", "key": key, "follows": cls}, mine)
+        self.assertTrue(self.admin.remove_key_limit(cls, key))
+        self.assertTrue(self.admin.remove_key_limit("", key))
+        self.assertFalse(self.admin.remove_key_limit(cls, key))
+        self.admin.set_shadow(cls, "1/s")
+        self.assertIn({"class": cls, "limit": "1/s", "burst": 1}, self.admin.shadows())
+        self.admin.set_shadow(cls, None)
+        with self.assertRaises(ClientError) as caught:
+            self.admin.set_shadow(unique("nope"), "1/s")
+        self.assertEqual(caught.exception.problem.get("code"), "UnknownClass")
+        self.assertTrue(self.admin.remove_class(cls))
+        self.assertFalse(self.admin.remove_class(cls))
+
+    def test_dry_run_and_stats(self):
+        before = self.admin.dry_run()
+        try:
+            self.admin.set_dry_run(True)
+            self.assertTrue(self.admin.dry_run())
+            self.assertTrue(self.admin.stats()["dryRun"])
+        finally:
+            self.admin.set_dry_run(before)
+        self.assertTrue(self.admin.ready())
+
+    def test_admin_calls_need_the_token(self):
+        if not TOKEN:
+            self.skipTest("the sidecar has no admin token")
+        with self.assertRaises(ClientError) as caught:
+            Client(URL).classes()
+        self.assertEqual(caught.exception.status, 401)
+        with self.assertRaises(ClientError):
+            Client(URL, admin_token="wrong").set_dry_run(True)
+
+
+class FailureTest(unittest.TestCase):
+    def setUp(self):
+        # A port that listens but never answers: connect succeeds, the
+        # request times out. And one that refuses: nothing listens there.
+        self.silent = socket.socket()
+        self.silent.bind(("127.0.0.1", 0))
+        self.silent.listen(8)
+        closed = socket.socket()
+        closed.bind(("127.0.0.1", 0))
+        self.refusing = f"http://127.0.0.1:{closed.getsockname()[1]}"
+        closed.close()
+
+    def tearDown(self):
+        self.silent.close()
+
+    def test_open_closed_and_raise(self):
+        silent = f"http://127.0.0.1:{self.silent.getsockname()[1]}"
+        for url in (silent, self.refusing):
+            opened = Client(url, timeout=0.05).check("k")
+            self.assertTrue(opened.allowed)
+            self.assertIsInstance(opened.failure, SidecarUnavailable)
+            closed = Client(url, timeout=0.05, on_failure="closed").check("k")
+            self.assertFalse(closed.allowed)
+            self.assertEqual(closed.retry_after_ms, 1000.0)
+            with self.assertRaises(SidecarUnavailable):
+                Client(url, timeout=0.05, on_failure="raise").peek("k")
+            batch = Client(url, timeout=0.05, on_failure="closed").check_all([{"key": "a"}])
+            self.assertEqual([d.allowed for d in batch.decisions], [False])
+        self.assertFalse(Client(self.refusing, admin_timeout=0.2).ready())
+
+    def test_bad_options_are_refused(self):
+        with self.assertRaises(ValueError):
+            Client("127.0.0.1:7947")
+        with self.assertRaises(ValueError):
+            Client(on_failure="maybe")
+        with self.assertRaises(ValueError):
+            Client(timeout=0)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,355 @@
+/**
+ * A client of the rateguard sidecar, over `fetch`: checks on the request
+ * path with a short timeout and a choice of what a failure means, and the
+ * admin calls with a longer one.
+ *
+ * @module
+ */
+
+import { Limit } from "../core/limit.ts";
+import { limitBody } from "../http/body.ts";
+
+/** A decision as the client returns it. */
+export interface ClientDecision {
+  /** Whether the request is admitted. */
+  readonly allowed: boolean;
+  /** Requests of cost 1 admitted back to back now. */
+  readonly remaining: number;
+  /** Milliseconds before a retry may be admitted; `Infinity` if never. */
+  readonly retryAfterMs: number;
+  /** Milliseconds until the full burst is back. */
+  readonly resetMs: number;
+  /** Set when the sidecar could not be asked, and the decision is the failure policy's. */
+  readonly failure?: Error;
+}
+
+/** A batch's decision, and one per item in order. */
+export interface ClientBatchDecision extends ClientDecision {
+  /** One decision per item; all allowed, or nothing consumed. */
+  readonly decisions: readonly ClientDecision[];
+}
+
+/** What a check answers when the sidecar cannot be asked. */
+export type FailurePolicy = "open" | "closed" | "throw";
+
+/** Options of a {@link Client}. */
+export interface ClientOptions {
+  /** The sidecar, such as `http://127.0.0.1:7947` (the default). */
+  readonly url?: string;
+  /** How long a check may take, ms (default 50): the sidecar is on loopback. */
+  readonly timeoutMs?: number;
+  /** How long an admin call may take, ms (default 5000). */
+  readonly adminTimeoutMs?: number;
+  /**
+   * When a check times out, cannot connect, or gets a 5xx: `"open"`
+   * (default) admits, `"closed"` denies with a retry in a second, `"throw"`
+   * rejects. The decision carries the error in `failure`.
+   */
+  readonly onFailure?: FailurePolicy;
+  /** The admin token, sent as `Authorization: Bearer` on admin calls. */
+  readonly adminToken?: string;
+}
+
+/** Options of a check. */
+export interface ClientCheckOptions {
+  /** The class; the default class when left out. */
+  readonly class?: string;
+  /** What the request costs; 1 when left out. */
+  readonly cost?: number;
+}
+
+/** One check of a batch. */
+export interface ClientBatchItem extends ClientCheckOptions {
+  /** The key. */
+  readonly key: string;
+}
+
+/** A limit for the admin calls: a {@link Limit}, its text (`"10/s"`), or text and burst. */
+export type LimitSpec = Limit | string | { readonly limit: string; readonly burst?: number };
+
+/** A limit as the sidecar lists it. */
+export interface LimitEntry {
+  /** The class, `""` for the default. */
+  readonly class: string;
+  /** Count and period, such as `10/s`. */
+  readonly limit: string;
+  /** The burst as it applies. */
+  readonly burst: number;
+}
+
+/** A key limit as the sidecar lists it: a limit of its own, or the class it follows. */
+export interface KeyLimitEntry {
+  /** The class. */
+  readonly class: string;
+  /** The key. */
+  readonly key: string;
+  /** Its own limit, if it has one. */
+  readonly limit?: string;
+  /** Its own burst, with `limit`. */
+  readonly burst?: number;
+  /** The class it follows, if it follows one. */
+  readonly follows?: string;
+}
+
+/** The sidecar refused a request (4xx): the problem it answered with. */
+export class ClientError extends Error {
+  /** The HTTP status. */
+  readonly status: number;
+  /** The problem body, with `detail`, `field` and perhaps `code`. */
+  readonly problem: Readonly<Record<string, unknown>>;
+
+  /** An error for a refused request. */
+  constructor(status: number, problem: Readonly<Record<string, unknown>>) {
+    super(`rateguard sidecar: ${status} ${String(problem.detail ?? problem.title ?? "")}`);
+    this.name = "ClientError";
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+interface Wire {
+  allowed: boolean;
+  remaining: number;
+  retryAfterMs: number | null;
+  resetMs: number;
+}
+
+/**
+ * A client of the sidecar. `fetch` keeps connections to it alive, so a
+ * check costs one round trip on loopback.
+ *
+ * @example
+ * ```ts ignore
+ * import { Client } from "@rateguard/guard/client";
+ *
+ * const client = new Client({ url: "http://127.0.0.1:7947", onFailure: "open" });
+ * const decision = await client.check("tenant:42", { class: "pro" });
+ * if (!decision.allowed) console.log(`retry in ${decision.retryAfterMs} ms`);
+ * ```
+ */
+export class Client {
+  readonly #url: string;
+  readonly #timeoutMs: number;
+  readonly #adminTimeoutMs: number;
+  readonly #onFailure: FailurePolicy;
+  readonly #auth: Record<string, string>;
+
+  /** A client of the sidecar at `options.url`. */
+  constructor(options: ClientOptions = {}) {
+    const url = options.url ?? "http://127.0.0.1:7947";
+    if (!/^https?:\/\/[^/]+/.test(url)) {
+      throw new TypeError(`Client: url must be http(s)://host:port, got ${JSON.stringify(url)}`);
+    }
+    this.#url = url.replace(/\/+$/, "");
+    this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
+    this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
+    this.#onFailure = options.onFailure ?? "open";
+    if (!["open", "closed", "throw"].includes(this.#onFailure)) {
+      throw new RangeError(
+        `Client: onFailure must be "open", "closed" or "throw", got ${
+          JSON.stringify(this.#onFailure)
+        }`,
+      );
+    }
+    this.#auth = options.adminToken === undefined
+      ? {}
+      : { authorization: `Bearer ${options.adminToken}` };
+  }
+
+  /** Checks a request for `key`, consuming it if admitted. */
+  async check(key: string, options: ClientCheckOptions = {}): Promise<ClientDecision> {
+    const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
+    try {
+      return decision(await this.#call<Wire>("POST", "/v1/check", { body }));
+    } catch (e) {
+      return this.#failed(e);
+    }
+  }
+
+  /** As {@link check}, with the class first: the shape the Hono middleware takes. */
+  checkIn(
+    className: string,
+    key: string,
+    options: { cost?: number } = {},
+  ): Promise<ClientDecision> {
+    return this.check(key, { class: className, cost: options.cost ?? 1 });
+  }
+
+  /** Checks several keys at once, all or nothing. */
+  async checkAll(items: readonly ClientBatchItem[]): Promise<ClientBatchDecision> {
+    const body = {
+      items: items.map((i) => ({ key: checkKey(i.key), class: i.class ?? "", cost: i.cost ?? 1 })),
+    };
+    try {
+      const wire = await this.#call<Wire & { decisions: Wire[] }>("POST", "/v1/check-all", {
+        body,
+      });
+      return { ...decision(wire), decisions: wire.decisions.map(decision) };
+    } catch (e) {
+      const failed = this.#failed(e);
+      return { ...failed, decisions: items.map(() => failed) };
+    }
+  }
+
+  /** What the next check of `key` would say; consumes nothing. */
+  async peek(key: string, options: { class?: string } = {}): Promise<ClientDecision> {
+    const query = new URLSearchParams({ class: options.class ?? "", key: checkKey(key) });
+    try {
+      return decision(await this.#call<Wire>("GET", `/v1/peek?${query}`));
+    } catch (e) {
+      return this.#failed(e);
+    }
+  }
+
+  /** Whether the sidecar is ready: running, and joined to its fleet or standalone. */
+  async ready(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.#url}/readyz`, {
+        signal: AbortSignal.timeout(this.#adminTimeoutMs),
+      });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /** The sidecar's stats. */
+  stats(): Promise<Record<string, unknown>> {
+    return this.#admin("GET", "/v1/stats");
+  }
+
+  /** Every class with its limit, the default class (`""`) first. */
+  async classes(): Promise<LimitEntry[]> {
+    return (await this.#admin<{ classes: LimitEntry[] }>("GET", "/v1/classes")).classes;
+  }
+
+  /** Adds or changes a class; `""` is the default class. */
+  async setClass(name: string, limit: LimitSpec): Promise<void> {
+    await this.#admin(
+      "PUT",
+      `/v1/classes?${new URLSearchParams({ class: name })}`,
+      limitJson(limit),
+    );
+  }
+
+  /** Removes a class; false if there was none of that name. */
+  removeClass(name: string): Promise<boolean> {
+    return this.#remove(`/v1/classes?${new URLSearchParams({ class: name })}`);
+  }
+
+  /** Every key limit. */
+  async keyLimits(): Promise<KeyLimitEntry[]> {
+    return (await this.#admin<{ keyLimits: KeyLimitEntry[] }>("GET", "/v1/key-limits")).keyLimits;
+  }
+
+  /** Gives a key of a class its own limit, or `{ follows: "pro" }` that of another class. */
+  async setKeyLimit(
+    className: string,
+    key: string,
+    limit: LimitSpec | { readonly follows: string },
+  ): Promise<void> {
+    const query = new URLSearchParams({ class: className, key: checkKey(key) });
+    const body = typeof limit === "object" && "follows" in limit ? limit : limitJson(limit);
+    await this.#admin("PUT", `/v1/key-limits?${query}`, body);
+  }
+
+  /** Removes a key's own limit; false if it had none. */
+  removeKeyLimit(className: string, key: string): Promise<boolean> {
+    return this.#remove(`/v1/key-limits?${new URLSearchParams({ class: className, key })}`);
+  }
+
+  /** Every shadow limit. */
+  async shadows(): Promise<LimitEntry[]> {
+    return (await this.#admin<{ shadows: LimitEntry[] }>("GET", "/v1/shadows")).shadows;
+  }
+
+  /** Gives a class a shadow limit, or removes it with `null`. */
+  async setShadow(className: string, limit: LimitSpec | null): Promise<void> {
+    const path = `/v1/shadows?${new URLSearchParams({ class: className })}`;
+    if (limit === null) await this.#remove(path);
+    else await this.#admin("PUT", path, limitJson(limit));
+  }
+
+  /** Whether the sidecar runs a dry run. */
+  async dryRun(): Promise<boolean> {
+    return (await this.#admin<{ dryRun: boolean }>("GET", "/v1/dry-run")).dryRun;
+  }
+
+  /** Turns the dry run on or off. */
+  async setDryRun(on: boolean): Promise<void> {
+    await this.#admin("PUT", "/v1/dry-run", { dryRun: on });
+  }
+
+  #admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.#call<T>(method, path, { body, admin: true });
+  }
+
+  async #remove(path: string): Promise<boolean> {
+    try {
+      await this.#admin("DELETE", path);
+      return true;
+    } catch (e) {
+      if (e instanceof ClientError && e.status === 404) return false;
+      throw e;
+    }
+  }
+
+  async #call<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; admin?: boolean } = {},
+  ): Promise<T> {
+    const res = await fetch(`${this.#url}${path}`, {
+      method,
+      headers: {
+        ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+        ...(options.admin ? this.#auth : {}),
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      signal: AbortSignal.timeout(options.admin ? this.#adminTimeoutMs : this.#timeoutMs),
+    });
+    const payload = await res.json().catch(() => ({ detail: res.statusText }));
+    if (res.status >= 400 && res.status < 500) throw new ClientError(res.status, payload);
+    if (!res.ok) throw new Error(`rateguard sidecar: ${res.status} ${payload.detail ?? ""}`);
+    return payload as T;
+  }
+
+  #failed(e: unknown): ClientDecision {
+    // A refusal is the caller's mistake, never a reason to admit or deny.
+    if (e instanceof ClientError || this.#onFailure === "throw") throw e;
+    const failure = e instanceof Error ? e : new Error(String(e));
+    return this.#onFailure === "open"
+      ? { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 0, failure }
+      : { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 1_000, failure };
+  }
+}
+
+function decision(w: Wire): ClientDecision {
+  return {
+    allowed: w.allowed,
+    remaining: w.remaining,
+    retryAfterMs: w.retryAfterMs ?? Infinity,
+    resetMs: w.resetMs,
+  };
+}
+
+function limitJson(limit: LimitSpec): { limit: string; burst?: number } {
+  if (typeof limit === "string") return { limit };
+  if (limit instanceof Limit) return limitBody(limit);
+  return limit;
+}
+
+function checkKey(key: string): string {
+  if (typeof key !== "string" || key === "") {
+    throw new TypeError(`Client: a key must be a non-empty string, got ${JSON.stringify(key)}`);
+  }
+  return key;
+}
+
+function positive(ms: number, what: string): number {
+  if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`Client: ${what} must be a positive number of ms, got ${ms}`);
+  }
+  return ms;
+}

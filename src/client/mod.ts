@@ -1,0 +1,34 @@
+/**
+ * A client of the rateguard sidecar, for TypeScript services that do not
+ * embed the guard: it asks the sidecar on loopback over `fetch`, keeps the
+ * connection alive, gives up after 50 ms by default, and lets the caller
+ * choose whether a sidecar that cannot answer admits (`onFailure: "open"`),
+ * denies (`"closed"`) or throws.
+ *
+ * This is the subpath `@rateguard/guard/client`; it loads neither Hono nor
+ * the guard's runtime.
+ *
+ * @example
+ * ```ts ignore
+ * import { Client } from "@rateguard/guard/client";
+ *
+ * const client = new Client({ url: "http://127.0.0.1:7947", timeoutMs: 50 });
+ * const d = await client.check("tenant:42", { class: "pro" });
+ * if (!d.allowed) console.log(`denied, retry in ${Math.ceil(d.retryAfterMs / 1000)} s`);
+ * await client.setKeyLimit("pro", "tenant:42", "2000/s");
+ * ```
+ *
+ * @module
+ */
+export { Client, ClientError } from "./client.ts";
+export type {
+  ClientBatchDecision,
+  ClientBatchItem,
+  ClientCheckOptions,
+  ClientDecision,
+  ClientOptions,
+  FailurePolicy,
+  KeyLimitEntry,
+  LimitEntry,
+  LimitSpec,
+} from "./client.ts";

@@ -1,0 +1,185 @@
+/**
+ * Reading the sidecar's request bodies and queries. Every reader validates
+ * the whole request before anything acts on it, and names the field at
+ * fault as a JSON pointer, so nothing malformed can change state.
+ *
+ * @module
+ */
+
+import type { BatchItem } from "../core/enforcer.ts";
+import { KeyLimit, Limit, MAX_BURST, MAX_COUNT } from "../core/limit.ts";
+import { BadRequest, ContentTooLarge } from "./problem.ts";
+
+/** The largest request body the sidecar reads. */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+/** A check request, as validated. */
+export interface CheckRequest {
+  /** The key. */
+  readonly key: string;
+  /** The class, `""` for the default. */
+  readonly className: string;
+  /** What the request costs. */
+  readonly cost: number;
+}
+
+/** A limit in JSON: `{"limit": "1000/min", "burst": 50}`, the burst as it applies. */
+export interface LimitBody {
+  /** Count and period, such as `1000/min`. */
+  readonly limit: string;
+  /** Requests one instance admits back to back. */
+  readonly burst: number;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Reads the body as JSON, at most {@link MAX_BODY_BYTES}: an empty or
+ * malformed body is a {@link BadRequest}, a larger one {@link ContentTooLarge}.
+ * A declared length is checked before reading; a chunked body is read up
+ * to the bound and no further.
+ */
+export async function readJson(req: Request): Promise<unknown> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  const text = declared !== null ? await req.text() : await readBounded(req);
+  if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new BadRequest("the body is not valid JSON");
+  }
+}
+
+async function readBounded(req: Request): Promise<string> {
+  if (req.body === null) return "";
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = req.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_BODY_BYTES) {
+      await reader.cancel();
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) bytes.set(c, (at += c.byteLength) - c.byteLength);
+  return new TextDecoder().decode(bytes);
+}
+
+function tooLarge(): ContentTooLarge {
+  return new ContentTooLarge(`the body is larger than ${MAX_BODY_BYTES} bytes`);
+}
+
+/** The body as an object, or a {@link BadRequest} showing the expected shape. */
+export function object(body: unknown, shape: string, field = ""): Json {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new BadRequest(
+      `${field === "" ? "the body" : field} must be a JSON object like ${shape}`,
+      field === "" ? undefined : field,
+    );
+  }
+  return body as Json;
+}
+
+/** Reads `{"key", "class"?, "cost"?}` at `at` (a JSON pointer prefix). */
+export function parseCheck(body: unknown, at = ""): CheckRequest {
+  const o = object(body, '{"key": "tenant:42"}', at);
+  const { key, class: className = "", cost = 1 } = o;
+  if (typeof key !== "string" || key === "") {
+    throw new BadRequest("key must be a non-empty string", `${at}/key`);
+  }
+  if (typeof className !== "string") throw new BadRequest("class must be a string", `${at}/class`);
+  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COUNT) {
+    throw new BadRequest(`cost must be a whole number from 1 to ${MAX_COUNT}`, `${at}/cost`);
+  }
+  return { key, className, cost };
+}
+
+/** Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`, refusing a pair twice. */
+export function parseBatch(body: unknown): BatchItem[] {
+  const { items } = object(body, '{"items": [{"key": "ip:1"}, {"key": "user:7"}]}');
+  if (!Array.isArray(items) || items.length === 0) {
+    throw new BadRequest("items must be a non-empty array of checks", "/items");
+  }
+  const seen = new Set<string>();
+  return items.map((item, i) => {
+    const c = parseCheck(item, `/items/${i}`);
+    // JSON of the pair cannot collide the way "a" + ":" + "b" could.
+    const id = JSON.stringify([c.className, c.key]);
+    if (seen.has(id)) {
+      throw new BadRequest("the same class and key appear twice in one batch", `/items/${i}`);
+    }
+    seen.add(id);
+    return { key: c.key, class: c.className, cost: c.cost };
+  });
+}
+
+/** Reads `{"limit": "10/s", "burst"?: 5}` at `at`. */
+export function parseLimit(body: unknown, at = ""): Limit {
+  const o = object(body, '{"limit": "10/s", "burst": 5}', at);
+  if (typeof o.limit !== "string") {
+    throw new BadRequest('limit must be a string like "1000/min"', `${at}/limit`);
+  }
+  let limit: Limit;
+  try {
+    limit = Limit.parse(o.limit);
+  } catch (e) {
+    throw new BadRequest((e as Error).message, `${at}/limit`);
+  }
+  if (o.burst === undefined) return limit;
+  if (
+    typeof o.burst !== "number" || !Number.isInteger(o.burst) || o.burst < 0 ||
+    o.burst > MAX_BURST
+  ) {
+    throw new BadRequest(`burst must be a whole number from 0 to ${MAX_BURST}`, `${at}/burst`);
+  }
+  return limit.burst(o.burst);
+}
+
+/** Reads a key's limit: `{"limit": "2000/s", "burst"?}` or `{"follows": "pro"}`. */
+export function parseKeyLimit(body: unknown, at = ""): Limit | KeyLimit {
+  const o = object(body, '{"limit": "2000/s"} or {"follows": "pro"}', at);
+  if (o.follows === undefined) return parseLimit(o, at);
+  if (o.limit !== undefined) {
+    throw new BadRequest("give limit or follows, not both", `${at}/follows`);
+  }
+  if (typeof o.follows !== "string") {
+    throw new BadRequest("follows must be the name of a class", `${at}/follows`);
+  }
+  return KeyLimit.class(o.follows);
+}
+
+/** Reads a required string member. */
+export function stringField(o: Json, name: string, at: string): string {
+  const v = o[name];
+  if (typeof v !== "string") throw new BadRequest(`${name} must be a string`, `${at}/${name}`);
+  return v;
+}
+
+/** Reads `name` as an array member of the body. */
+export function arrayField(body: unknown, name: string, shape: string): unknown[] {
+  const v = object(body, shape)[name];
+  if (!Array.isArray(v)) throw new BadRequest(`${name} must be an array`, `/${name}`);
+  return v;
+}
+
+/** A query parameter, required or with a fallback. */
+export function queryParam(url: URL, name: string, fallback?: string): string {
+  const v = url.searchParams.get(name) ?? fallback;
+  if (v === undefined) {
+    throw new BadRequest(`the query parameter ${name} is required`, `/query/${name}`);
+  }
+  return v;
+}
+
+/** The JSON form of a limit. */
+export function limitBody(limit: Limit): LimitBody {
+  const unit = limit.periodMs() === 1_000 ? "s" : limit.periodMs() === 60_000 ? "min" : "h";
+  return { limit: `${limit.count()}/${unit}`, burst: limit.burstSize() };
+}

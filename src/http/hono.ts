@@ -1,0 +1,188 @@
+/**
+ * Rate limiting for Hono apps: a middleware that checks each request's key
+ * with a {@link Guard} (or anything with its `checkIn`, such as the
+ * sidecar's {@link Client}), answers a denied one with 429, `Retry-After`
+ * and a problem of type quota-exceeded, and tells clients their limit in
+ * the `RateLimit-Policy` and `RateLimit` fields of
+ * draft-ietf-httpapi-ratelimit-headers-10.
+ *
+ * This is the subpath `@rateguard/guard/hono`: the guard itself
+ * (`@rateguard/guard`) never loads Hono.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { Guard } from "@rateguard/guard";
+ * import { rateLimit } from "@rateguard/guard/hono";
+ *
+ * const guard = await Guard.builder().limit(100).spawn();
+ * const app = new Hono();
+ * // One limit per tenant; a request with no tenant is not limited.
+ * app.use("/api/*", rateLimit({ guard, key: (c) => c.req.header("x-tenant") }));
+ * app.get("/api/hello", (c) => c.text("hello\n"));
+ *
+ * const res = await app.request("/api/hello", { headers: { "x-tenant": "42" } });
+ * console.assert(res.status === 200 && res.headers.get("RateLimit") !== null);
+ * ```
+ *
+ * @module
+ */
+
+import type { Context, MiddlewareHandler } from "hono";
+import type { Limit } from "../core/limit.ts";
+import { appendRateLimitFields, type DecisionLike, type HeaderStyle } from "./fields.ts";
+import type { Client } from "../client/client.ts";
+import type { Guard } from "../runtime/guard.ts";
+
+export { appendRateLimitFields, policyItem, rateLimitItem, sfString } from "./fields.ts";
+export type { DecisionLike, HeaderStyle, RateLimitFields } from "./fields.ts";
+
+/** The problem type of a denial, registered by the RateLimit fields draft. */
+export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+
+/**
+ * What decides: a {@link Guard}, a {@link Client} of the sidecar, or
+ * anything with a `checkIn` of the same shape. With `limitIn` it also
+ * tells the limit a key is held to, for `RateLimit-Policy`.
+ */
+export interface Limiter {
+  /** Checks a request for `key` in `className` (`""`: the default class). */
+  checkIn(
+    className: string,
+    key: string,
+    options?: { cost?: number },
+  ): DecisionLike | Promise<DecisionLike>;
+  /** The limit `key` of `className` is held to, if the limiter can tell. */
+  limitIn?(className: string, key: string): Limit | undefined;
+}
+
+/** A key, or a class and a key; `undefined` lets the request pass unlimited. */
+export type KeyOf = string | readonly [className: string, key: string] | undefined;
+
+/** Options of {@link rateLimit}. */
+export interface RateLimitOptions {
+  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
+  readonly guard: Limiter | Guard | Client;
+  /**
+   * The key of a request, or `[className, key]`. Return `undefined` to let
+   * a request pass unlimited; to limit anonymous requests, give them a key
+   * of their own, such as `"anonymous"`.
+   */
+  readonly key: (c: Context) => KeyOf | Promise<KeyOf>;
+  /** What a request costs; 1 when left out. */
+  readonly cost?: (c: Context) => number;
+  /**
+   * Which fields to send: `"ietf"` (default, also `true`), `"legacy"`
+   * (`X-RateLimit-*`), `"both"`, or `"none"` (also `false`).
+   */
+  readonly headers?: HeaderStyle | boolean;
+  /** The policy name in the fields; by default the class, `"default"` for the default class. */
+  readonly policy?: (className: string) => string;
+  /**
+   * The limit to advertise in `RateLimit-Policy`; by default the guard's
+   * `limitIn`, and without one the field is left out (`RateLimit` is still sent).
+   */
+  readonly limit?: (className: string, key: string) => Limit | undefined;
+}
+
+/**
+ * A middleware that limits each request by its key. An admitted request
+ * goes on, and its response gets the rate limit fields; a denied one gets
+ * 429 with `Retry-After`, the same fields, and an `application/problem+json`
+ * body of type quota-exceeded naming the policy it violated. The fields are
+ * appended, never overwritten, so two limiters can share a response.
+ *
+ * @example
+ * ```ts
+ * import { Hono } from "hono";
+ * import { Guard, Limit } from "@rateguard/guard";
+ * import { rateLimit } from "@rateguard/guard/hono";
+ *
+ * const guard = await Guard.builder().limit(1).burst(1)
+ *   .class("pro", Limit.perSecond(100)).spawn();
+ * const app = new Hono();
+ * app.use(rateLimit({
+ *   guard,
+ *   // Pro tenants in their own class, by a header the gateway sets.
+ *   key: (c) => {
+ *     const tenant = c.req.header("x-tenant");
+ *     if (tenant === undefined) return undefined;
+ *     return c.req.header("x-plan") === "pro" ? ["pro", tenant] : tenant;
+ *   },
+ *   headers: "both",
+ * }));
+ * app.get("/", (c) => c.text("served\n"));
+ *
+ * const ask = () => app.request("/", { headers: { "x-tenant": "7" } });
+ * console.assert((await ask()).status === 200);
+ * const denied = await ask();
+ * console.assert(denied.status === 429 && denied.headers.get("Retry-After") === "1");
+ * ```
+ */
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
+  const limiter = options.guard as Limiter;
+  if (limiter === null || typeof limiter !== "object" || typeof limiter.checkIn !== "function") {
+    throw new TypeError("rateLimit: guard must be a Guard, a Client, or have checkIn()");
+  }
+  if (typeof options.key !== "function") {
+    throw new TypeError("rateLimit: key must be a function of the request's context");
+  }
+  const style = options.headers === true || options.headers === undefined
+    ? "ietf"
+    : options.headers === false
+    ? "none"
+    : options.headers;
+  if (!["ietf", "legacy", "both", "none"].includes(style)) {
+    throw new RangeError(
+      `rateLimit: headers must be "ietf", "legacy", "both" or "none", got ${JSON.stringify(style)}`,
+    );
+  }
+  const policyOf = options.policy ?? ((className: string) => className || "default");
+  const limitOf = options.limit ??
+    (typeof limiter.limitIn === "function"
+      ? (className: string, key: string) => limiter.limitIn!(className, key)
+      : () => undefined);
+
+  return async function rateLimitMiddleware(c, next) {
+    const found = await options.key(c);
+    if (found === undefined) return await next();
+    const [className, key] = typeof found === "string" ? ["", found] : found;
+    const cost = options.cost?.(c) ?? 1;
+    const decision = await limiter.checkIn(className, key, { cost });
+    const fields = { policy: policyOf(className), limit: limitOf(className, key), decision, style };
+    if (!decision.allowed) {
+      const res = quotaExceeded(fields.policy, decision);
+      appendRateLimitFields(res.headers, fields);
+      return res;
+    }
+    await next();
+    try {
+      appendRateLimitFields(c.res.headers, fields);
+    } catch (e) {
+      // A handler may return a Response whose headers are immutable (one
+      // from fetch): copy it once, then add the fields. The first append
+      // is the one that throws, so nothing was half written.
+      if (!(e instanceof TypeError)) throw e;
+      c.res = new Response(c.res.body, c.res);
+      appendRateLimitFields(c.res.headers, fields);
+    }
+  };
+}
+
+/** The 429 of a denial, with a problem body of type quota-exceeded. */
+function quotaExceeded(policy: string, decision: DecisionLike): Response {
+  const wait = Number.isFinite(decision.retryAfterMs)
+    ? `retry in ${Math.max(1, Math.ceil(decision.retryAfterMs / 1_000))} s`
+    : "this request costs more than the limit ever admits at once";
+  const body = {
+    type: QUOTA_EXCEEDED,
+    title: "Request cannot be satisfied as assigned quota has been exceeded",
+    status: 429,
+    detail: `the rate limit of policy ${JSON.stringify(policy)} is used up: ${wait}`,
+    "violated-policies": [policy],
+  };
+  return new Response(JSON.stringify(body), {
+    status: 429,
+    headers: { "content-type": "application/problem+json" },
+  });
+}

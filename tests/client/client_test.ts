@@ -1,0 +1,126 @@
+import { after, before, describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { createServer, type Server, type Socket } from "node:net";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Client, ClientError } from "../../src/client/mod.ts";
+import { Limit } from "../../mod.ts";
+import { Hono } from "hono";
+import { rateLimit } from "../../src/http/hono.ts";
+import { type Sidecar, startSidecar } from "../http/support.ts";
+
+describe("TypeScript client", () => {
+  let sidecar: Sidecar;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), "rateguard-client-"));
+    writeFileSync(join(dir, "token"), "adm1n\n");
+    sidecar = await startSidecar([
+      "--limit",
+      "2/h",
+      "--burst",
+      "2",
+      "--class",
+      "pro=3/h",
+      "--admin-token-file",
+      join(dir, "token"),
+    ]);
+  });
+  after(() => {
+    sidecar?.process.kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("checks, in classes, in batches, and peeks", async () => {
+    const client = new Client({ url: sidecar.url, timeoutMs: 2_000 });
+    const d = await Promise.all([1, 2, 3].map(() => client.check("tenant:1")));
+    assert.deepEqual(d.map((x) => x.allowed).sort(), [false, true, true]);
+    assert.equal((await client.check("tenant:1", { class: "pro" })).allowed, true);
+    const never = await client.check("tenant:2", { cost: 5 });
+    assert.deepEqual([never.allowed, never.retryAfterMs], [false, Infinity]);
+    const batch = await client.checkAll([{ key: "a" }, { key: "b", class: "pro" }]);
+    assert.deepEqual([batch.allowed, batch.decisions.length], [true, 2]);
+    assert.equal((await client.peek("a")).allowed, true);
+    assert.equal((await client.checkIn("pro", "b", { cost: 1 })).allowed, false);
+    await assert.rejects(
+      client.check("k", { cost: 0 }),
+      (e) => e instanceof ClientError && e.status === 400 && e.problem.field === "/cost",
+    );
+    assert.throws(() => new Client({ url: "127.0.0.1:7947" }), TypeError);
+    assert.throws(() => new Client({ timeoutMs: 0 }), RangeError);
+  });
+
+  it("makes admin calls with the token", async () => {
+    const admin = new Client({ url: sidecar.url, adminToken: "adm1n" });
+    await admin.setClass("free", "10/s");
+    await admin.setClass("gold", Limit.perMinute(600).burst(20));
+    assert.deepEqual((await admin.classes()).map((c) => `${c.class}=${c.limit}/${c.burst}`), [
+      "=2/h/2",
+      "pro=3/h/1",
+      "free=10/s/1",
+      "gold=600/min/20",
+    ]);
+    await admin.setKeyLimit("pro", "t:1", { limit: "5/s", burst: 2 });
+    await admin.setKeyLimit("", "t:1", { follows: "gold" });
+    assert.deepEqual(await admin.keyLimits(), [
+      { class: "pro", key: "t:1", limit: "5/s", burst: 2 },
+      { class: "", key: "t:1", follows: "gold" },
+    ]);
+    assert.equal(await admin.removeKeyLimit("pro", "t:1"), true);
+    assert.equal(await admin.removeKeyLimit("pro", "t:1"), false);
+    await admin.setShadow("free", "1/s");
+    assert.deepEqual(await admin.shadows(), [{ class: "free", limit: "1/s", burst: 1 }]);
+    await admin.setShadow("free", null);
+    assert.equal(await admin.removeClass("gold"), true);
+    await admin.setDryRun(true);
+    assert.equal(await admin.dryRun(), true);
+    await admin.setDryRun(false);
+    assert.equal((await admin.stats()).dryRun, false);
+    assert.equal(await admin.ready(), true);
+    await assert.rejects(
+      new Client({ url: sidecar.url }).classes(),
+      (e) => e instanceof ClientError && e.status === 401,
+    );
+  });
+
+  it("serves as the limiter of the Hono middleware", async () => {
+    const client = new Client({ url: sidecar.url, timeoutMs: 2_000 });
+    const app = new Hono();
+    app.use(rateLimit({ guard: client, key: () => ["pro", "via-hono"] }));
+    app.get("/", (c) => c.text("ok"));
+    const statuses: number[] = [];
+    for (let i = 0; i < 2; i++) statuses.push((await app.request("/")).status);
+    assert.deepEqual(statuses, [200, 429]);
+  });
+});
+
+describe("TypeScript client, when the sidecar cannot answer", () => {
+  it("admits (open), denies (closed) or throws, as chosen", async () => {
+    // One port that accepts and never answers, one that refuses.
+    const sockets: Socket[] = [];
+    const silent: Server = createServer((s) => void sockets.push(s));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const refusing: Server = createServer();
+    await new Promise<void>((resolve) => refusing.listen(0, "127.0.0.1", resolve));
+    const port = (s: Server) => (s.address() as { port: number }).port;
+    const refusingPort = port(refusing);
+    await new Promise<void>((resolve) => refusing.close(() => resolve()));
+    try {
+      for (const p of [port(silent), refusingPort]) {
+        const url = `http://127.0.0.1:${p}`;
+        const open = await new Client({ url, timeoutMs: 50 }).check("k");
+        assert.equal(open.allowed, true);
+        assert.ok(open.failure instanceof Error);
+        const closed = await new Client({ url, timeoutMs: 50, onFailure: "closed" }).check("k");
+        assert.deepEqual([closed.allowed, closed.retryAfterMs], [false, 1_000]);
+        const batch = await new Client({ url, onFailure: "closed" }).checkAll([{ key: "a" }]);
+        assert.deepEqual(batch.decisions.map((d) => d.allowed), [false]);
+        await assert.rejects(new Client({ url, timeoutMs: 50, onFailure: "throw" }).peek("k"));
+      }
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => silent.close(() => resolve()));
+    }
+  });
+});

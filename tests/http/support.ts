@@ -1,0 +1,90 @@
+// Test support: sidecar processes on 127.0.0.1 (free ports), waiting for
+// their "listening" log line on stderr.
+import { spawn } from "node:child_process";
+import process from "node:process";
+import { type RuntimeName, start, type Started } from "../support/process.ts";
+
+export interface Sidecar {
+  readonly process: Started;
+  /** `http://127.0.0.1:port`. */
+  readonly url: string;
+  /** The gossip address, or "standalone". */
+  readonly gossip: string;
+}
+
+/** Starts `cli.ts` with `args` plus free HTTP (and, with `fleet`, UDP) ports. */
+export async function startSidecar(
+  args: readonly string[],
+  options: { fleet?: boolean; runtime?: RuntimeName; env?: Record<string, string> } = {},
+): Promise<Sidecar> {
+  const all = ["--http", "127.0.0.1:0", "--log-format", "json", ...args];
+  if (options.fleet) all.push("--bind", "127.0.0.1:0", "--protocol-period", "50ms");
+  const p = start("cli.ts", all, { runtime: options.runtime, env: options.env });
+  try {
+    const line = await waitForStderr(p, /\{[^\n]*"msg":"listening"[^\n]*\}/);
+    const { http, gossip } = JSON.parse(line[0]) as { http: string; gossip: string };
+    return { process: p, url: http, gossip };
+  } catch (e) {
+    p.kill();
+    throw e;
+  }
+}
+
+/** Waits for `pattern` in the process's stderr. */
+export async function waitForStderr(
+  p: Started,
+  pattern: RegExp,
+  timeoutMs = 30_000,
+): Promise<RegExpMatchArray> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const m = pattern.exec(p.stderr());
+    if (m) return m;
+    if (Date.now() > deadline || p.child.exitCode !== null) {
+      throw new Error(`no ${pattern} in stderr: ${p.stderr()} / stdout: ${p.stdout()}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/** Polls `probe` until it is true, at most `timeoutMs`. */
+export async function eventually(
+  probe: () => Promise<boolean>,
+  what: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** POSTs JSON and reads JSON back. */
+export async function postJson(url: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(url, { method: "POST", body: JSON.stringify(body) });
+  return await res.json() as Record<string, unknown>;
+}
+
+/** Runs a command to its end, at most 60 s, with its output. */
+export function run(
+  cmd: string,
+  args: readonly string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...env } });
+    let output = "";
+    child.stdout.on("data", (d) => (output += d));
+    child.stderr.on("data", (d) => (output += d));
+    const timer = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
