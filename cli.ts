@@ -25,6 +25,7 @@ import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli
 import { lineLogger, type Logger } from "./src/http/log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
+import { readSaltFile, readSecretFile, watchSecretFile } from "./src/http/secrets.ts";
 
 /** How long a shutdown waits for requests in flight before it leaves anyway. */
 const DRAIN_MS = 10_000;
@@ -41,6 +42,17 @@ async function main(): Promise<void> {
     ? undefined
     : readToken(config.adminTokenFile);
   const guard = await spawnGuard(config);
+  if (config.gossipSecretFile !== undefined) {
+    const path = config.gossipSecretFile;
+    // A rotation is an update of the file: taken as it comes, no restart.
+    watchSecretFile(path, {
+      changed: (secrets) => {
+        guard.setGossipAuth(config.gossipAuth, secrets);
+        log.info("gossip secrets reloaded", { file: path, secrets: secrets.length });
+      },
+      failed: (e) => log.warn("gossip secret file unreadable, keeping the secrets in use", { error: e.message }),
+    });
+  }
   // Listen for signals before the port opens, so that a supervisor's
   // SIGTERM right after start-up is never the default (fatal) action.
   const running: { server?: HttpServer; stopping?: boolean } = {};
@@ -86,6 +98,14 @@ async function spawnGuard(config: SidecarConfig): Promise<Guard> {
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);
   for (const [name, limit] of config.classes) builder = builder.class(name, limit);
+  if (config.gossipSecretFile !== undefined) {
+    const file = config.gossipSecretFile;
+    builder = builder.gossipAuth(config.gossipAuth, fromFile("--gossip-secret-file", () => readSecretFile(file)));
+  }
+  if (config.keySaltFile !== undefined) {
+    const file = config.keySaltFile;
+    builder = builder.keySalt(fromFile("--key-salt-file", () => readSaltFile(file)));
+  }
   if (config.bind !== undefined) {
     builder = builder.bind(config.bind).seeds(config.seeds);
     if (config.advertise !== undefined) builder = builder.advertise(config.advertise);
@@ -104,6 +124,14 @@ function flagged(message: string): string {
     /^(bind|advertise|seeds|trackedKeys|hotKeys|protocolPeriodMs|maxMembers)\b/,
     (option) => `--${option.replace(/Ms$/, "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
+}
+
+function fromFile<T>(flag: string, read: () => T): T {
+  try {
+    return read();
+  } catch (e) {
+    throw new UsageError(`${flag}: ${(e as Error).message}`);
+  }
 }
 
 function readToken(path: string): string {

@@ -8,6 +8,7 @@
  */
 
 import type { Hono } from "hono";
+import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "../metrics/prometheus.ts";
 import type { Guard } from "../runtime/guard.ts";
 import { KeyLimit, type Limit } from "../core/limit.ts";
 import type { KeyLimitEntry } from "../core/rules.ts";
@@ -32,6 +33,8 @@ export const ADMIN_PATHS: readonly string[] = [
   "/v1/shadows",
   "/v1/dry-run",
   "/v1/stats",
+  "/v1/keys",
+  "/metrics",
 ];
 
 /** What the admin routes keep beside the guard. */
@@ -52,6 +55,26 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
   shadowRoutes(app, ctx);
   keyLimitRoutes(app, ctx);
   dryRunRoutes(app, ctx);
+  observeRoutes(app, ctx);
+}
+
+/** One key's counters, and the figures for Prometheus. */
+function observeRoutes(app: Hono, { guard }: Admin): void {
+  app.get("/v1/keys", async (c) => {
+    const url = new URL(c.req.url);
+    const key = url.searchParams.get("key") ?? "";
+    if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
+    const className = url.searchParams.get("class") ?? "";
+    const k = await guard.keyStats(className, key);
+    if (k === undefined) {
+      return problemResponse(404, `this instance keeps no state for key ${JSON.stringify(key)} of class ${JSON.stringify(className)}`);
+    }
+    return c.json({ ...k, limit: String(k.limit), shadow: k.shadow === undefined ? null : String(k.shadow) });
+  });
+  app.get("/metrics", (c) =>
+    c.body(prometheusText(guard.stats(), { guard: guard.address() ?? "standalone" }), 200, {
+      "content-type": PROMETHEUS_CONTENT_TYPE,
+    }));
 }
 
 /** What every admin route works on. */

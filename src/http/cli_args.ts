@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
+import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -43,6 +44,12 @@ export interface SidecarConfig {
   readonly adminTokenFile?: string;
   /** How log lines are written. */
   readonly logFormat: LogFormat;
+  /** How gossip is signed. */
+  readonly gossipAuth: GossipAuthMode;
+  /** The file of gossip secrets, one base64 secret per line. */
+  readonly gossipSecretFile?: string;
+  /** The file of the key salt, raw bytes. */
+  readonly keySaltFile?: string;
 }
 
 /** The outcome of reading the command line. */
@@ -78,6 +85,9 @@ const OPTIONS = {
   "dry-run": { type: "boolean" },
   "admin-token-file": { type: "string" },
   "log-format": { type: "string" },
+  "gossip-auth": { type: "string" },
+  "gossip-secret-file": { type: "string" },
+  "key-salt-file": { type: "string" },
   help: { type: "boolean", short: "h" },
 } as const;
 
@@ -104,6 +114,9 @@ Fleet (leave out --bind to run standalone)
   --partition-policy <p>       optimistic, holddown:10s (default) or quorum
   --protocol-period <d>        how often members gossip: 200ms (default), 1s
   --max-members <n>            members tracked at most (default 8192)
+  --gossip-auth <mode>         off (default), transitional or required: signed gossip
+  --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
+  --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
 
 HTTP
   --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
@@ -116,8 +129,8 @@ RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS takes a
 comma-separated list. A flag on the command line wins.
 
 API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
-GET /v1/peek?class=&key=, GET /v1/stats, GET /healthz, GET /readyz; admin: GET/PUT/DELETE
-/v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run.
+GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
+GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run.
 `;
 
 /** Reads `argv` (without the runtime and script) and `env` into a config. */
@@ -170,7 +183,26 @@ export function parseSidecarArgs(
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
       logFormat: logFormat(get("log-format") ?? "text"),
+      ...authFlags(get),
     },
+  };
+}
+
+type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySaltFile">;
+
+/** Signing needs a secret to sign with; a secret without signing is a mistake too. */
+function authFlags(get: (flag: Flag) => string | undefined): AuthFlags {
+  const modeText = get("gossip-auth");
+  const gossipAuth = modeText === undefined ? "off" : flagValue("--gossip-auth", () => parseGossipAuth(modeText));
+  const gossipSecretFile = get("gossip-secret-file");
+  const keySaltFile = get("key-salt-file");
+  if (gossipAuth !== "off" && gossipSecretFile === undefined) {
+    throw new UsageError(`--gossip-auth ${gossipAuth} needs --gossip-secret-file, the secret to sign with`);
+  }
+  return {
+    gossipAuth,
+    ...(gossipSecretFile === undefined ? {} : { gossipSecretFile }),
+    ...(keySaltFile === undefined ? {} : { keySaltFile }),
   };
 }
 

@@ -164,6 +164,15 @@ export class Guard {
     this.#book.setClasses(entries);
   }
 
+  /**
+   * The limit a key of a class is held to across the fleet: its own, its
+   * class's, or the default one for a class this instance does not know.
+   */
+  limitIn(className: string, key: string): Limit {
+    checkKey(key, "limitIn");
+    return this.#book.resolve(className, key).limit;
+  }
+
   /** The named classes with their limits. */
   classes(): ClassEntry[] {
     return this.#book.classes();
