@@ -50,7 +50,8 @@ async function main(): Promise<void> {
         guard.setGossipAuth(config.gossipAuth, secrets);
         log.info("gossip secrets reloaded", { file: path, secrets: secrets.length });
       },
-      failed: (e) => log.warn("gossip secret file unreadable, keeping the secrets in use", { error: e.message }),
+      failed: (e) =>
+        log.warn("gossip secret file unreadable, keeping the secrets in use", { error: e.message }),
     });
   }
   // Listen for signals before the port opens, so that a supervisor's
@@ -100,7 +101,10 @@ async function spawnGuard(config: SidecarConfig): Promise<Guard> {
   for (const [name, limit] of config.classes) builder = builder.class(name, limit);
   if (config.gossipSecretFile !== undefined) {
     const file = config.gossipSecretFile;
-    builder = builder.gossipAuth(config.gossipAuth, fromFile("--gossip-secret-file", () => readSecretFile(file)));
+    builder = builder.gossipAuth(
+      config.gossipAuth,
+      fromFile("--gossip-secret-file", () => readSecretFile(file)),
+    );
   }
   if (config.keySaltFile !== undefined) {
     const file = config.keySaltFile;

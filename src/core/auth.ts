@@ -24,10 +24,11 @@ const HIDDEN = "Secret([hidden])";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Secret } from "@rateguard/guard";
  * const secret = new Secret(new Uint8Array(32).fill(7));
- * console.assert(String(secret) === "Secret([hidden])");
- * console.assert(JSON.stringify({ secret }) === '{"secret":"[hidden]"}');
+ * assert(String(secret) === "Secret([hidden])");
+ * assert(JSON.stringify({ secret }) === '{"secret":"[hidden]"}');
  * ```
  */
 export class Secret {

@@ -19,13 +19,14 @@ export type RateguardErrorCode =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard, Limit, RateguardError } from "@rateguard/guard";
  *
  * const guard = await Guard.builder().limit(100).spawn();
  * try {
  *   guard.setShadow("no-such-class", Limit.perSecond(10));
  * } catch (e) {
- *   console.assert(e instanceof RateguardError && e.code === "UnknownClass");
+ *   assert(e instanceof RateguardError && e.code === "UnknownClass");
  * }
  * ```
  */

@@ -14,14 +14,15 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard } from "@rateguard/guard";
  *
  * const guard = await Guard.builder().limit(10).burst(2).spawn();
  * const first = guard.check("tenant:42");
- * console.assert(first.allowed && first.remaining === 1 && first.retryAfterMs === 0);
+ * assert(first.allowed && first.remaining === 1 && first.retryAfterMs === 0);
  * guard.check("tenant:42");
  * const third = guard.check("tenant:42");
- * console.assert(!third.allowed && third.retryAfterMs > 0);
+ * assert(!third.allowed && third.retryAfterMs > 0);
  * ```
  */
 export class Decision {

@@ -209,10 +209,11 @@ export function keyHash64(key: HashKey, className: string, k: string): Hash64 {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { keyHash, PUBLIC_HASH_KEY } from "./hash.ts";
  * const h = keyHash(PUBLIC_HASH_KEY, "pro", "tenant:42");
- * console.assert(h === keyHash(PUBLIC_HASH_KEY, "pro", "tenant:42"));
- * console.assert(h !== keyHash(PUBLIC_HASH_KEY, "", "protenant:42"));
+ * assert(h === keyHash(PUBLIC_HASH_KEY, "pro", "tenant:42"));
+ * assert(h !== keyHash(PUBLIC_HASH_KEY, "", "protenant:42"));
  * ```
  */
 export function keyHash(key: HashKey, className: string, k: string): bigint {

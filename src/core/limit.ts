@@ -36,13 +36,14 @@ const UNITS: Readonly<Record<string, number>> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Limit } from "@rateguard/guard";
  *
  * const limit = Limit.perMinute(1_000).burst(10);
- * console.assert(limit.count() === 1_000);
- * console.assert(limit.periodMs() === 60_000);
- * console.assert(limit.burstSize() === 10);
- * console.assert(Limit.parse("1000/min").equals(Limit.perMinute(1_000)));
+ * assert(limit.count() === 1_000);
+ * assert(limit.periodMs() === 60_000);
+ * assert(limit.burstSize() === 10);
+ * assert(Limit.parse("1000/min").equals(Limit.perMinute(1_000)));
  * ```
  */
 export class Limit {
@@ -160,9 +161,10 @@ export class Limit {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { KeyLimit } from "@rateguard/guard";
  * const followsPro = KeyLimit.class("pro");
- * console.assert(followsPro.className === "pro");
+ * assert(followsPro.className === "pro");
  * ```
  */
 export class KeyLimit {

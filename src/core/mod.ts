@@ -6,6 +6,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address, Enforcer, FleetNode, LimitBook, PartitionPolicy, PUBLIC_HASH_KEY } from "@rateguard/guard/core";
  * import { Limit } from "@rateguard/guard";
  *
@@ -21,8 +22,8 @@
  * });
  * node.addSeed(Address.parse("10.0.0.1:7946"));
  * node.handleTimeout(0); // from your own timer; then send what pollTransmit() gives
- * console.assert(node.pollTransmit()?.to.toString() === "10.0.0.1:7946");
- * console.assert(node.check("", "tenant:42", 1, 0).allowed);
+ * assert(node.pollTransmit()?.to.toString() === "10.0.0.1:7946");
+ * assert(node.check("", "tenant:42", 1, 0).allowed);
  * ```
  *
  * @module

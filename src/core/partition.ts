@@ -26,10 +26,11 @@ export const DEFAULT_HOLD_DOWN_MS = 10_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PartitionPolicy } from "@rateguard/guard";
  *
  * const p = PartitionPolicy.parse("holddown:30s");
- * console.assert(p.kind === "holdDown" && p.holdMs === 30_000);
+ * assert(p.kind === "holdDown" && p.holdMs === 30_000);
  * ```
  */
 export class PartitionPolicy {

@@ -31,11 +31,12 @@ function splitmix32(state: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Prng } from "@rateguard/guard/core";
  * const a = new Prng(42);
  * const b = new Prng(42);
- * console.assert(a.nextU32() === b.nextU32());
- * console.assert(a.below(10) < 10);
+ * assert(a.nextU32() === b.nextU32());
+ * assert(a.below(10) < 10);
  * ```
  */
 export class Prng {

@@ -67,14 +67,26 @@ function observeRoutes(app: Hono, { guard }: Admin): void {
     const className = url.searchParams.get("class") ?? "";
     const k = await guard.keyStats(className, key);
     if (k === undefined) {
-      return problemResponse(404, `this instance keeps no state for key ${JSON.stringify(key)} of class ${JSON.stringify(className)}`);
+      return problemResponse(
+        404,
+        `this instance keeps no state for key ${JSON.stringify(key)} of class ${
+          JSON.stringify(className)
+        }`,
+      );
     }
-    return c.json({ ...k, limit: String(k.limit), shadow: k.shadow === undefined ? null : String(k.shadow) });
+    return c.json({
+      ...k,
+      limit: String(k.limit),
+      shadow: k.shadow === undefined ? null : String(k.shadow),
+    });
   });
-  app.get("/metrics", (c) =>
-    c.body(prometheusText(guard.stats(), { guard: guard.address() ?? "standalone" }), 200, {
-      "content-type": PROMETHEUS_CONTENT_TYPE,
-    }));
+  app.get(
+    "/metrics",
+    (c) =>
+      c.body(prometheusText(guard.stats(), { guard: guard.address() ?? "standalone" }), 200, {
+        "content-type": PROMETHEUS_CONTENT_TYPE,
+      }),
+  );
 }
 
 /** What every admin route works on. */

@@ -193,11 +193,15 @@ type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySal
 /** Signing needs a secret to sign with; a secret without signing is a mistake too. */
 function authFlags(get: (flag: Flag) => string | undefined): AuthFlags {
   const modeText = get("gossip-auth");
-  const gossipAuth = modeText === undefined ? "off" : flagValue("--gossip-auth", () => parseGossipAuth(modeText));
+  const gossipAuth = modeText === undefined
+    ? "off"
+    : flagValue("--gossip-auth", () => parseGossipAuth(modeText));
   const gossipSecretFile = get("gossip-secret-file");
   const keySaltFile = get("key-salt-file");
   if (gossipAuth !== "off" && gossipSecretFile === undefined) {
-    throw new UsageError(`--gossip-auth ${gossipAuth} needs --gossip-secret-file, the secret to sign with`);
+    throw new UsageError(
+      `--gossip-auth ${gossipAuth} needs --gossip-secret-file, the secret to sign with`,
+    );
   }
   return {
     gossipAuth,

@@ -41,8 +41,9 @@ const SF_INTEGER_MAX = 999_999_999_999_999;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sfString } from "./fields.ts";
- * console.assert(sfString('a "b"') === '"a \\"b\\""');
+ * assert(sfString('a "b"') === '"a \\"b\\""');
  * ```
  */
 export function sfString(text: string): string {
@@ -107,14 +108,15 @@ export interface RateLimitFields {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Decision, Limit } from "@rateguard/guard";
  * import { appendRateLimitFields } from "./fields.ts";
  *
  * const headers = new Headers();
  * const decision = new Decision(true, 0, 49, 2_500);
  * appendRateLimitFields(headers, { policy: "default", limit: Limit.perMinute(1_000), decision });
- * console.assert(headers.get("RateLimit-Policy") === '"default";q=1000;w=60');
- * console.assert(headers.get("RateLimit") === '"default";r=49;t=3');
+ * assert(headers.get("RateLimit-Policy") === '"default";q=1000;w=60');
+ * assert(headers.get("RateLimit") === '"default";r=49;t=3');
  * ```
  */
 export function appendRateLimitFields(headers: Headers, fields: RateLimitFields): void {

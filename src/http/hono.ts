@@ -11,6 +11,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Hono } from "hono";
  * import { Guard } from "@rateguard/guard";
  * import { rateLimit } from "@rateguard/guard/hono";
@@ -22,7 +23,7 @@
  * app.get("/api/hello", (c) => c.text("hello\n"));
  *
  * const res = await app.request("/api/hello", { headers: { "x-tenant": "42" } });
- * console.assert(res.status === 200 && res.headers.get("RateLimit") !== null);
+ * assert(res.status === 200 && res.headers.get("RateLimit") !== null);
  * ```
  *
  * @module
@@ -94,6 +95,7 @@ export interface RateLimitOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Hono } from "hono";
  * import { Guard, Limit } from "@rateguard/guard";
  * import { rateLimit } from "@rateguard/guard/hono";
@@ -114,9 +116,9 @@ export interface RateLimitOptions {
  * app.get("/", (c) => c.text("served\n"));
  *
  * const ask = () => app.request("/", { headers: { "x-tenant": "7" } });
- * console.assert((await ask()).status === 200);
+ * assert((await ask()).status === 200);
  * const denied = await ask();
- * console.assert(denied.status === 429 && denied.headers.get("Retry-After") === "1");
+ * assert(denied.status === 429 && denied.headers.get("Retry-After") === "1");
  * ```
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {

@@ -19,7 +19,9 @@ export function readSecretFile(path: string): Secret[] {
   const text = readFileSync(path, "utf8");
   const lines = text.split("\n").map((l) => l.trim()).filter((l) => l !== "");
   if (lines.length === 0) throw new RangeError(`${path} holds no secret`);
-  if (lines.length > 2) throw new RangeError(`${path} holds ${lines.length} secrets, at most two (during a rotation)`);
+  if (lines.length > 2) {
+    throw new RangeError(`${path} holds ${lines.length} secrets, at most two (during a rotation)`);
+  }
   return lines.map((line, i) => {
     if (!/^[A-Za-z0-9+/]+={0,2}$/.test(line) || line.length % 4 !== 0) {
       throw new TypeError(`${path}, line ${i + 1}: not base64`);
@@ -36,7 +38,9 @@ export function readSecretFile(path: string): Secret[] {
 export function readSaltFile(path: string): Uint8Array {
   const bytes = new Uint8Array(readFileSync(path));
   if (bytes.length < MIN_SALT_BYTES) {
-    throw new RangeError(`${path} holds ${bytes.length} bytes, a salt needs at least ${MIN_SALT_BYTES}`);
+    throw new RangeError(
+      `${path} holds ${bytes.length} bytes, a salt needs at least ${MIN_SALT_BYTES}`,
+    );
   }
   return bytes;
 }

@@ -58,12 +58,13 @@ export interface SidecarOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard } from "@rateguard/guard";
  * import { sidecarApp } from "./sidecar.ts";
  *
  * const app = sidecarApp(await Guard.builder().limit(10).spawn());
  * const res = await app.request("/v1/check", { method: "POST", body: '{"key":"tenant:42"}' });
- * console.assert((await res.json()).allowed === true);
+ * assert((await res.json()).allowed === true);
  * ```
  */
 export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {

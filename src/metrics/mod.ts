@@ -5,12 +5,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard } from "@rateguard/guard";
  * import { prometheusText, registerMetrics } from "@rateguard/guard/metrics";
  *
  * const guard = await Guard.builder().limit(100).spawn();
  * registerMetrics(guard).unregister();
- * console.assert(prometheusText(guard.stats(), { guard: "standalone" }).startsWith("# HELP"));
+ * assert(prometheusText(guard.stats(), { guard: "standalone" }).startsWith("# HELP"));
  * ```
  *
  * @module

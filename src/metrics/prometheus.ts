@@ -18,13 +18,14 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard } from "@rateguard/guard";
  * import { prometheusText } from "@rateguard/guard/metrics";
  *
  * const guard = await Guard.builder().limit(10).spawn();
  * guard.check("k");
  * const text = prometheusText(guard.stats(), { guard: "standalone" });
- * console.assert(text.includes('rateguard_checks_total{guard="standalone",decision="allow"} 1'));
+ * assert(text.includes('rateguard_checks_total{guard="standalone",decision="allow"} 1'));
  * ```
  */
 export function prometheusText(stats: Stats, labels: { guard: string }): string {

@@ -31,12 +31,13 @@ export type LedgerErrorCode =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { LedgerError } from "@rateguard/guard/postgres";
  *
  * const error = new LedgerError("Unavailable", "check: connection refused", {
  *   mayHaveConsumed: false,
  * });
- * console.assert(error.code === "Unavailable" && !error.mayHaveConsumed);
+ * assert(error.code === "Unavailable" && !error.mayHaveConsumed);
  * ```
  */
 export class LedgerError extends Error {

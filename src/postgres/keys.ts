@@ -27,12 +27,13 @@ const DOMAIN = utf8("rateguard/subject/v1\0");
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FixedWindowPolicy, KeyHasher } from "@rateguard/guard/postgres";
  *
  * const hasher = await KeyHasher.fromSecret(crypto.getRandomValues(new Uint8Array(32)));
  * const policy = new FixedWindowPolicy({ id: "api", scope: "user", limit: 10, windowMs: 1_000 });
  * const key = await hasher.hashFor(policy, "user@example.test");
- * console.assert(key.length === 32);
+ * assert(key.length === 32);
  * ```
  */
 export class KeyHasher {

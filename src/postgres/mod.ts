@@ -20,6 +20,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FixedWindowPolicy, KeyHasher, migrationSql } from "@rateguard/guard/postgres";
  *
  * const policy = new FixedWindowPolicy({
@@ -27,8 +28,8 @@
  * });
  * const hasher = await KeyHasher.fromSecret(crypto.getRandomValues(new Uint8Array(32)));
  * const key = await hasher.hashFor(policy, "tenant:42"); // what the database stores
- * console.assert(key.length === 32);
- * console.assert(migrationSql("quotas").includes("rateguard_check_v1"));
+ * assert(key.length === 32);
+ * assert(migrationSql("quotas").includes("rateguard_check_v1"));
  * ```
  *
  * @module

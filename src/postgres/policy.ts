@@ -56,6 +56,7 @@ const FINGERPRINT_BYTES = 16;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FixedWindowPolicy } from "@rateguard/guard/postgres";
  *
  * const daily = new FixedWindowPolicy({
@@ -65,8 +66,8 @@ const FINGERPRINT_BYTES = 16;
  *   windowMs: 24 * 60 * 60 * 1_000,
  * });
  * const observed = daily.withMode("shadow");
- * console.assert(observed.mode === "shadow");
- * console.assert((await observed.fingerprint()) === (await daily.fingerprint()));
+ * assert(observed.mode === "shadow");
+ * assert((await observed.fingerprint()) === (await daily.fingerprint()));
  * ```
  */
 export class FixedWindowPolicy {

@@ -54,10 +54,11 @@ export function quoteSchema(schema: string): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { migrationSql } from "@rateguard/guard/postgres";
  *
  * const sql = migrationSql("quotas");
- * console.assert(sql.includes('CREATE TABLE IF NOT EXISTS "quotas".rateguard_fixed_windows'));
+ * assert(sql.includes('CREATE TABLE IF NOT EXISTS "quotas".rateguard_fixed_windows'));
  * ```
  */
 export function migrationSql(schema: string = DEFAULT_SCHEMA): string {

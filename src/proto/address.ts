@@ -23,11 +23,12 @@ export const FAMILY_IPV6 = 6;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address } from "@rateguard/guard/core";
  * const a = Address.parse("[2001:DB8:0:0:0:0:0:1]:7946");
- * console.assert(a.toString() === "[2001:db8::1]:7946");
- * console.assert(a.equals(Address.parse("[2001:db8::1]:7946")));
- * console.assert(a.id.toString().length === 16);
+ * assert(a.toString() === "[2001:db8::1]:7946");
+ * assert(a.equals(Address.parse("[2001:db8::1]:7946")));
+ * assert(a.id.toString().length === 16);
  * ```
  */
 export class Address {

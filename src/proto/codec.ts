@@ -100,12 +100,13 @@ export function encodedSize(message: Message): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address, decode, encode } from "@rateguard/guard/core";
  * const address = Address.parse("10.0.0.1:7946");
  * const sender = { id: address.id, address, incarnation: 0 };
  * const bytes = encode({ type: "ping", seq: 7, sender, records: [] });
  * const result = decode(bytes);
- * console.assert(result.ok && result.value.type === "ping" && result.value.seq === 7);
+ * assert(result.ok && result.value.type === "ping" && result.value.seq === 7);
  * ```
  */
 export function encode(message: Message): Uint8Array {

@@ -21,9 +21,10 @@ const PRIME_LOW_BITS = 0x1b3;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address, MemberId } from "@rateguard/guard/core";
  * const id = MemberId.of(Address.parse("10.0.0.1:7946"));
- * console.assert(id.equals(MemberId.fromHex(id.toString())));
+ * assert(id.equals(MemberId.fromHex(id.toString())));
  * ```
  */
 export class MemberId {

@@ -4,6 +4,7 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address, decode, encode, MAX_DATAGRAM_BYTES } from "@rateguard/guard/core";
  * const address = Address.parse("10.0.0.1:7946");
  * const bytes = encode({
@@ -11,9 +12,9 @@
  *   sender: { id: address.id, address, incarnation: 3 },
  *   records: [],
  * });
- * console.assert(bytes.length <= MAX_DATAGRAM_BYTES);
- * console.assert(decode(bytes).ok);
- * console.assert(!decode(new Uint8Array([9, 9, 9])).ok);
+ * assert(bytes.length <= MAX_DATAGRAM_BYTES);
+ * assert(decode(bytes).ok);
+ * assert(!decode(new Uint8Array([9, 9, 9])).ok);
  * ```
  *
  * @module

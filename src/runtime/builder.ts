@@ -45,6 +45,7 @@ export const COLD_FRACTION = 0.5;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard, Limit, PartitionPolicy } from "@rateguard/guard";
  *
  * const guard = await Guard.builder()
@@ -54,7 +55,7 @@ export const COLD_FRACTION = 0.5;
  *   .trackedKeys(8_192)
  *   .partitionPolicy(PartitionPolicy.holdDown(30_000))
  *   .spawn();
- * console.assert(guard.stats().trackedKeys === 0);
+ * assert(guard.stats().trackedKeys === 0);
  * ```
  */
 export class GuardBuilder {

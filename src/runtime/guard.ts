@@ -52,6 +52,7 @@ export interface GuardParts {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Guard, Limit } from "@rateguard/guard";
  *
  * const guard = await Guard.builder()
@@ -62,7 +63,7 @@ export interface GuardParts {
  * if (guard.check("ip:203.0.113.7").allowed) {
  *   // serve the request
  * }
- * console.assert(guard.checkIn("pro", "tenant:42").allowed);
+ * assert(guard.checkIn("pro", "tenant:42").allowed);
  * await guard.leave();
  * ```
  */

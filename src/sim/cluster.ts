@@ -78,10 +78,11 @@ type SimEvent =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Cluster } from "@rateguard/guard/sim";
  * const cluster = new Cluster({ seed: 1, size: 3 });
  * cluster.runUntil(3_000);
- * console.assert(cluster.converged());
+ * assert(cluster.converged());
  * ```
  */
 export class Cluster {

@@ -5,12 +5,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Cluster, describe, runScenario } from "@rateguard/guard/sim";
  * const cluster = new Cluster({ seed: 7, size: 5, faults: { lossRate: 0.1 } });
  * cluster.runUntil(5_000);
- * console.assert(cluster.converged());
+ * assert(cluster.converged());
  * const result = runScenario("leave", 7);
- * console.assert(result.ok, describe(result));
+ * assert(result.ok, describe(result));
  * ```
  *
  * @module

@@ -5,13 +5,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address, Node } from "@rateguard/guard/core";
  * const node = new Node(Address.parse("10.0.0.1:7946"), { seed: 7 });
  * node.addSeed(Address.parse("10.0.0.2:7946"));
  * node.handleTimeout(0);
  * const join = node.pollTransmit();
- * console.assert(join?.to.toString() === "10.0.0.2:7946");
- * console.assert(node.stats(0).joining);
+ * assert(join?.to.toString() === "10.0.0.2:7946");
+ * assert(node.stats(0).joining);
  * ```
  *
  * @module

@@ -70,6 +70,7 @@ const LEAVE_FANOUT = 64;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Address, Node } from "@rateguard/guard/core";
  * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
  * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2 });
@@ -83,7 +84,7 @@ const LEAVE_FANOUT = 64;
  *     }
  *   }
  * }
- * console.assert(a.stats(2_000).clusterSize === 2 && b.stats(2_000).clusterSize === 2);
+ * assert(a.stats(2_000).clusterSize === 2 && b.stats(2_000).clusterSize === 2);
  * ```
  */
 export class Node {

@@ -21,10 +21,11 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { suspicionTimeoutMs } from "@rateguard/guard/core";
  * const bounds = { minMs: 2_000, maxMs: 6_000, expected: 3 };
- * console.assert(suspicionTimeoutMs(0, bounds) === 6_000);
- * console.assert(suspicionTimeoutMs(3, bounds) === 2_000);
+ * assert(suspicionTimeoutMs(0, bounds) === 6_000);
+ * assert(suspicionTimeoutMs(3, bounds) === 2_000);
  * ```
  */
 export function suspicionTimeoutMs(
