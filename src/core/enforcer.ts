@@ -248,15 +248,13 @@ export class Enforcer {
       this.#admitted++;
       // A key whose TAT runs more than half its burst ahead is spending at
       // about its rate: nearing its cold share, it asks to be coordinated.
-      if (!slot.candidate && next - nowMs > 0.5 * rule.toleranceMs && this.#fleet) {
-        this.#nominate(slot);
-      }
+      if (!slot.candidate && next - nowMs > 0.5 * rule.toleranceMs) this.#nominate(slot);
       return allowedDecision(next, rule, nowMs);
     }
     this.#denied++;
     slot.denied += cost;
     this.#note(slot);
-    if (!slot.candidate && this.#fleet) this.#nominate(slot);
+    if (!slot.candidate) this.#nominate(slot);
     if (this.dryRun) return new Decision(true, 0, 0, Math.max(0, slot.tatMs - nowMs));
     return deniedDecision(slot.tatMs, rule, cost, nowMs);
   }
@@ -320,6 +318,8 @@ export class Enforcer {
       if (this.#fleet) {
         slot.hash = keyHash64(this.#fleet.hashKey, className, key);
         this.#byHash.set(hashId(slot.hash), slot);
+      } else {
+        slot.candidate = true; // no allocator to nominate it to: skip the test per check
       }
       return slot;
     }
