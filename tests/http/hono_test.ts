@@ -106,8 +106,8 @@ describe("Hono middleware", () => {
     app.use(rateLimit({ guard, key: () => "k", cost: () => 2, headers: "ietf" }));
     app.get("/", (c) => c.text("ok"));
     const res = await app.request("/");
-    // A Guard does not tell its limit: RateLimit alone.
-    assert.equal(res.headers.get("RateLimit-Policy"), null);
+    // A Guard tells the limit a key is held to (limitIn): the policy goes out too.
+    assert.match(res.headers.get("RateLimit-Policy") ?? "", /^"default";q=10;w=1\b/);
     assert.equal(res.headers.get("RateLimit"), '"default";r=3;t=1');
     const quiet = new Hono();
     quiet.use(rateLimit({ guard, key: () => "q", headers: false }));
