@@ -34,18 +34,9 @@ describe("a guard's lifecycle", () => {
       },
       leave() {},
     } as unknown as FleetNode;
-    const task = await GossipTask.start({
-      bindHost: "127.0.0.1",
-      bindPort: 0,
-      makeNode: () => node,
-      seeds: [],
-      clock: () => performance.now(),
-      protocolPeriodMs: 20,
-      onDeath: (e) => {
-        died = e;
-        node.fail(0);
-      },
-      auth: authConfig("off"),
+    const task = await startTask(node, (e) => {
+      died = e;
+      node.fail(0);
     });
     const deadline = Date.now() + 5_000;
     while (task.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -68,16 +59,7 @@ describe("a guard's lifecycle", () => {
       fail() {},
       leave() {},
     } as unknown as FleetNode;
-    const task = await GossipTask.start({
-      bindHost: "127.0.0.1",
-      bindPort: 0,
-      makeNode: () => node,
-      seeds: [],
-      clock: () => performance.now(),
-      protocolPeriodMs: 20,
-      onDeath: () => {},
-      auth: authConfig("off"),
-    });
+    const task = await startTask(node, () => {});
     const deadline = Date.now() + 3_000;
     while (task.counters().socketErrors === 0 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 10));
@@ -87,3 +69,17 @@ describe("a guard's lifecycle", () => {
     await task.leave();
   });
 });
+
+/** A background task on loopback around a stand-in node, ticking every 5 ms. */
+function startTask(node: FleetNode, onDeath: (e: unknown) => void): Promise<GossipTask> {
+  return GossipTask.start({
+    bindHost: "127.0.0.1",
+    bindPort: 0,
+    makeNode: () => node,
+    seeds: [],
+    clock: () => performance.now(),
+    protocolPeriodMs: 20,
+    onDeath,
+    auth: authConfig("off"),
+  });
+}
