@@ -7,7 +7,7 @@
  * @module
  */
 
-import { FLAG_SIGNED, splitSigned, TAG_BYTES } from "../proto/mod.ts";
+import { FLAG_SIGNED, prepareSigned, splitSigned, TAG_BYTES } from "../proto/mod.ts";
 import { describe } from "./limit.ts";
 
 /** The least length of a gossip secret. */
@@ -190,9 +190,7 @@ export function seal(
   mac: Mac,
 ): Uint8Array | Promise<Uint8Array> {
   if (config.mode === "off") return message;
-  const out = new Uint8Array(message.length + TAG_BYTES);
-  out.set(message);
-  out[1] |= FLAG_SIGNED;
+  const out = prepareSigned(message);
   const covered = out.subarray(0, message.length);
   const tag = mac(config.secrets[0], covered);
   const place = (t: Uint8Array) => {

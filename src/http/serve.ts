@@ -8,6 +8,8 @@
  * @module
  */
 
+import { formatHostPort } from "../runtime/socket.ts";
+
 /** A running HTTP server. */
 export interface HttpServer {
   /** The address it listens on, as `host:port` with the real port. */
@@ -118,9 +120,4 @@ async function serveNode(fetch: Fetch, options: ListenOptions): Promise<HttpServ
     address: formatHostPort(options.hostname, port),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
-}
-
-/** `host:port`, with brackets around an IPv6 literal. */
-export function formatHostPort(hostname: string, port: number): string {
-  return hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
 }

@@ -18,6 +18,7 @@ import {
 import { MAX_MEMBERS_LIMIT } from "../core/membership/mod.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
+import { formatHostPort } from "./socket.ts";
 import { RateguardError } from "../core/errors.ts";
 import { describe, Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
@@ -385,10 +386,6 @@ function parseIpPort(text: string, what: string): Address {
 
 function isUnspecified(a: Address): boolean {
   return a.ip.every((b) => b === 0);
-}
-
-function formatHostPort(host: string, port: number): string {
-  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
 function checkWhole(n: number, what: string, min: number, max: number): number {

@@ -81,7 +81,7 @@ export async function bindDatagram(
   port: number,
   handlers: SocketHandlers,
 ): Promise<DatagramSocket> {
-  const where = hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
+  const where = formatHostPort(hostname, port);
   try {
     if (typeof runtime.Deno?.listenDatagram === "function") {
       return bindDeno(runtime.Deno.listenDatagram, hostname, port, handlers);
@@ -201,4 +201,9 @@ async function bindNode(
     },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
+}
+
+/** `host:port`, with brackets around an IPv6 literal. */
+export function formatHostPort(hostname: string, port: number): string {
+  return hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
 }
