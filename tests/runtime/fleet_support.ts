@@ -4,6 +4,8 @@ import { type RuntimeName, start, type Started } from "../support/process.ts";
 
 export interface Report {
   atMs: number;
+  /** The time this report's counts cover, ending at `atMs`. */
+  spanMs: number;
   traffic: {
     datagramsSent: number;
     bytesSent: number;
@@ -102,13 +104,35 @@ export function stopAll(members: readonly Member[]): void {
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
 
-/** The fleet's admitted count per wall-clock second over [fromMs, toMs), summed over members. */
+/**
+ * The fleet's admission rate per second over the reports made in
+ * [fromMs, toMs): each member's admitted count over the time its reports
+ * cover, summed over members. Dividing by the window instead would count a
+ * member whose report fell a few milliseconds past the end as a third short.
+ */
 export function fleetRate(members: readonly Member[], fromMs: number, toMs: number): number {
+  let rate = 0;
+  for (const m of members) {
+    let admitted = 0;
+    let spanMs = 0;
+    for (const r of m.reports()) {
+      if (r.atMs >= fromMs && r.atMs < toMs) {
+        admitted += r.admitted;
+        spanMs += r.spanMs;
+      }
+    }
+    if (spanMs > 0) rate += (admitted * 1000) / spanMs;
+  }
+  return rate;
+}
+
+/** How many the fleet admitted in the reports made in [fromMs, toMs). */
+export function fleetAdmitted(members: readonly Member[], fromMs: number, toMs: number): number {
   let admitted = 0;
   for (const m of members) {
     for (const r of m.reports()) if (r.atMs >= fromMs && r.atMs < toMs) admitted += r.admitted;
   }
-  return (admitted * 1000) / (toMs - fromMs);
+  return admitted;
 }
 
 /** The most recent report of a member. */

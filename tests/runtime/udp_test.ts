@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { Guard } from "../../mod.ts";
 import {
+  fleetAdmitted,
   fleetRate,
   latest,
   sleep,
@@ -81,7 +82,7 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
       await sleep(4_000);
       await waitForSize(fleet, 3);
       for (let s = t; s + 1_000 <= Date.now(); s += 1_000) {
-        const second = fleetRate(fleet, s, s + 1_000);
+        const second = fleetAdmitted(fleet, s, s + 1_000);
         // The limit, plus a burst (10) on each member, plus the queue a
         // stopped member works through on its way back.
         assert.ok(second <= LIMIT * 1.1 + 3 * 10 + 200, `second at +${s - t} ms: ${second}`);

@@ -42,6 +42,7 @@ let admitted = 0;
 let denied = 0;
 let owed = 0;
 let last = performance.now();
+let reportedAt = performance.now();
 const offer = () => {
   const now = performance.now();
   owed += ((now - last) * rate) / 1000;
@@ -55,8 +56,12 @@ const offer = () => {
 let load = rate > 0 ? setInterval(offer, 5) : undefined;
 const report = setInterval(() => {
   const s = guard.stats();
+  const now = performance.now();
   console.log(JSON.stringify({
     atMs: Date.now(),
+    // What this report covers: timers run late on a loaded machine, and a
+    // rate is what was admitted over the time it was admitted in.
+    spanMs: now - reportedAt,
     admitted,
     denied,
     clusterSize: s.clusterSize,
@@ -67,6 +72,7 @@ const report = setInterval(() => {
     cpuMicros: process.cpuUsage().user + process.cpuUsage().system,
   }));
   admitted = denied = 0;
+  reportedAt = now;
 }, 1000);
 
 // Commands on stdin: "rate <n>" changes the load; "leave" leaves and exits.
