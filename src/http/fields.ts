@@ -72,6 +72,11 @@ export function ceilSeconds(ms: number): number {
   return Math.max(0, Math.ceil((ms - 1e-6) / 1_000));
 }
 
+/** `Retry-After` in whole seconds: at least 1, as 0 would invite a retry at once. */
+export function retryAfterSeconds(ms: number): number {
+  return Math.max(1, ceilSeconds(ms));
+}
+
 /** `"name";q=1000;w=60`: one item of `RateLimit-Policy`. */
 export function policyItem(name: string, limit: Limit): string {
   return `${sfString(name)};q=${sfInteger(limit.count())};w=${
@@ -135,7 +140,7 @@ export function appendRateLimitFields(headers: Headers, fields: RateLimitFields)
     }
   }
   if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
-    const seconds = Math.max(1, ceilSeconds(decision.retryAfterMs));
+    const seconds = retryAfterSeconds(decision.retryAfterMs);
     const before = Number(headers.get("Retry-After") ?? 0);
     if (!(before >= seconds)) headers.set("Retry-After", String(seconds));
   }

@@ -31,7 +31,12 @@
 
 import type { Context, MiddlewareHandler } from "hono";
 import type { Limit } from "../core/limit.ts";
-import { appendRateLimitFields, type DecisionLike, type HeaderStyle } from "./fields.ts";
+import {
+  appendRateLimitFields,
+  type DecisionLike,
+  type HeaderStyle,
+  retryAfterSeconds,
+} from "./fields.ts";
 import type { Client } from "../client/client.ts";
 import type { Guard } from "../runtime/guard.ts";
 
@@ -174,7 +179,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
 /** The 429 of a denial, with a problem body of type quota-exceeded. */
 function quotaExceeded(policy: string, decision: DecisionLike): Response {
   const wait = Number.isFinite(decision.retryAfterMs)
-    ? `retry in ${Math.max(1, Math.ceil(decision.retryAfterMs / 1_000))} s`
+    ? `retry in ${retryAfterSeconds(decision.retryAfterMs)} s`
     : "this request costs more than the limit ever admits at once";
   const body = {
     type: QUOTA_EXCEEDED,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Hono } from "hono";
 import { Guard, Limit } from "../../mod.ts";
 import { type Limiter, QUOTA_EXCEEDED, rateLimit } from "../../src/http/hono.ts";
-import { ceilSeconds, sfString } from "../../src/http/fields.ts";
+import { ceilSeconds, retryAfterSeconds, sfString } from "../../src/http/fields.ts";
 import { start } from "../support/process.ts";
 
 /** A guard that also tells its limits, as `Limiter.limitIn` allows. */
@@ -54,6 +54,7 @@ describe("Hono middleware", () => {
     assert.equal(problem.type, QUOTA_EXCEEDED);
     assert.equal(problem.status, 429);
     assert.deepEqual(problem["violated-policies"], ["default"]);
+    assert.match(problem.detail, /: retry in 30 s$/, "the problem says what Retry-After says");
   });
 
   it("checks in a class, names the policy after it, and sends the legacy trio", async () => {
@@ -128,6 +129,8 @@ describe("Hono middleware", () => {
       1,
       1,
     ]);
+    // Retry-After is never 0: that would invite the retry at once.
+    assert.deepEqual([30_000.000000004, 0.5, 0].map(retryAfterSeconds), [30, 1, 1]);
   });
 
   it("serializes policy names as RFC 9651 strings", () => {
