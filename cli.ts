@@ -19,13 +19,12 @@
  */
 
 import process from "node:process";
-import { readFileSync } from "node:fs";
 import { Guard } from "./src/runtime/guard.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
-import { readSaltFile, readSecretFile, watchSecretFile } from "./src/http/secrets.ts";
+import { readSaltFile, readSecretFile, readTokenFile, watchFile } from "./src/http/secrets.ts";
 
 /** How long a shutdown waits for requests in flight before it leaves anyway. */
 const DRAIN_MS = 10_000;
@@ -38,14 +37,25 @@ async function main(): Promise<void> {
   }
   const { config } = parsed;
   const log = lineLogger(config.logFormat, (line) => process.stderr.write(line));
-  const adminToken = config.adminTokenFile === undefined
-    ? undefined
-    : readToken(config.adminTokenFile);
+  let adminToken: string | undefined;
+  if (config.adminTokenFile !== undefined) {
+    const path = config.adminTokenFile;
+    adminToken = fromFile("--admin-token-file", () => readTokenFile(path));
+    // A new token is taken as the file changes; a bad one keeps the old.
+    watchFile(path, readTokenFile, {
+      changed: (token) => {
+        adminToken = token;
+        log.info("admin token reloaded", { file: path });
+      },
+      failed: (e) =>
+        log.warn("admin token file unreadable, keeping the token in use", { error: e.message }),
+    });
+  }
   const guard = await spawnGuard(config);
   if (config.gossipSecretFile !== undefined) {
     const path = config.gossipSecretFile;
     // A rotation is an update of the file: taken as it comes, no restart.
-    watchSecretFile(path, {
+    watchFile(path, readSecretFile, {
       changed: (secrets) => {
         guard.setGossipAuth(config.gossipAuth, secrets);
         log.info("gossip secrets reloaded", { file: path, secrets: secrets.length });
@@ -136,19 +146,6 @@ function fromFile<T>(flag: string, read: () => T): T {
   } catch (e) {
     throw new UsageError(`${flag}: ${(e as Error).message}`);
   }
-}
-
-function readToken(path: string): string {
-  let token: string;
-  try {
-    token = readFileSync(path, "utf8").trim();
-  } catch (e) {
-    throw new UsageError(`--admin-token-file: cannot read ${path}: ${(e as Error).message}`);
-  }
-  if (token === "" || /\s/.test(token)) {
-    throw new UsageError(`--admin-token-file: ${path} must hold one token on one line`);
-  }
-  return token;
 }
 
 main().catch((e: unknown) => {

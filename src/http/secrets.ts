@@ -1,8 +1,9 @@
 /**
  * The sidecar's secrets from files: the gossip secrets (one base64 secret per
- * line, at most two: the first signs, either verifies), watched so that a
- * rotation is an update of the file with no restart; and the key salt (raw
- * bytes, read once: a salt changes only with the whole fleet).
+ * line, at most two: the first signs, either verifies) and the admin token,
+ * both watched so that a rotation is an update of the file with no restart;
+ * and the key salt (raw bytes, read once: a salt changes only with the whole
+ * fleet).
  *
  * @module
  */
@@ -11,7 +12,7 @@ import { Buffer } from "node:buffer";
 import { readFileSync, statSync } from "node:fs";
 import { MIN_SALT_BYTES, Secret } from "../core/auth.ts";
 
-/** How often the secret file is looked at for a change. */
+/** How often a watched file is looked at for a change. */
 const WATCH_EVERY_MS = 2_000;
 
 /** Reads the gossip secrets: one base64 line each, at most two. Names the file and line at fault. */
@@ -34,6 +35,20 @@ export function readSecretFile(path: string): Secret[] {
   });
 }
 
+/** Reads the admin token: one line, no spaces in it. Names the file at fault. */
+export function readTokenFile(path: string): string {
+  let token: string;
+  try {
+    token = readFileSync(path, "utf8").trim();
+  } catch (e) {
+    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (token === "" || /\s/.test(token)) {
+    throw new RangeError(`${path} must hold one token on one line`);
+  }
+  return token;
+}
+
 /** Reads the key salt: the file's raw bytes, at least 16. */
 export function readSaltFile(path: string): Uint8Array {
   const bytes = new Uint8Array(readFileSync(path));
@@ -46,24 +61,28 @@ export function readSaltFile(path: string): Uint8Array {
 }
 
 /**
- * Calls `changed` with the secrets whenever the file's contents change, and
- * `failed` when a new version cannot be read (the old secrets then stay).
- * Returns a function that stops watching.
+ * Calls `changed` with what `read` makes of the file whenever its contents
+ * change, and `failed` when a new version cannot be read (the caller then
+ * keeps what it has). Returns a function that stops watching.
  */
-export function watchSecretFile(
+export function watchFile<T>(
   path: string,
-  handlers: { changed(secrets: Secret[]): void; failed(error: Error): void },
+  read: (path: string) => T,
+  handlers: { changed(value: T): void; failed(error: Error): void },
 ): () => void {
   let last = fingerprint(path);
   const timer = setInterval(() => {
     const now = fingerprint(path);
     if (now === last) return;
     last = now;
+    let value: T;
     try {
-      handlers.changed(readSecretFile(path));
+      value = read(path);
     } catch (e) {
       handlers.failed(e as Error);
+      return;
     }
+    handlers.changed(value);
   }, WATCH_EVERY_MS);
   (timer as { unref?: () => void }).unref?.();
   return () => clearInterval(timer);

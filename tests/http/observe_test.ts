@@ -7,7 +7,7 @@ import parsePrometheusTextFormat from "parse-prometheus-text-format";
 import { Guard, Limit } from "../../mod.ts";
 import { sidecarApp } from "../../src/http/sidecar.ts";
 import { parseSidecarArgs, UsageError } from "../../src/http/cli_args.ts";
-import { readSaltFile, readSecretFile } from "../../src/http/secrets.ts";
+import { readSaltFile, readSecretFile, readTokenFile } from "../../src/http/secrets.ts";
 import { eventually, startSidecar, waitForStderr } from "./support.ts";
 
 const dir = mkdtempSync(join(tmpdir(), "rateguard-"));
@@ -64,8 +64,8 @@ describe("sidecar: one key's counters and the metrics", () => {
   });
 });
 
-describe("sidecar: signed gossip flags", () => {
-  it("reads secrets as base64 lines and the salt as raw bytes, naming what is wrong", () => {
+describe("sidecar: secrets from files", () => {
+  it("reads secrets as base64 lines, the salt as raw bytes and the token as a line, naming what is wrong", () => {
     assert.equal(readSecretFile(file("one", `${b64(1)}\n`)).length, 1);
     assert.equal(readSecretFile(file("two", `${b64(1)}\n${b64(2)}\n`)).length, 2);
     assert.throws(
@@ -77,6 +77,9 @@ describe("sidecar: signed gossip flags", () => {
     assert.throws(() => readSecretFile(file("empty", "\n")), /no secret/);
     assert.equal(readSaltFile(file("salt", new Uint8Array(16).fill(7))).length, 16);
     assert.throws(() => readSaltFile(file("thin", new Uint8Array(8))), /at least 16/);
+    assert.equal(readTokenFile(file("token", "t0k3n\n")), "t0k3n");
+    assert.throws(() => readTokenFile(file("blank", "\n")), /blank must hold one token/);
+    assert.throws(() => readTokenFile(join(dir, "absent")), /cannot read .*absent/);
   });
 
   it("parses --gossip-auth and refuses signing without a secret", () => {
@@ -103,6 +106,25 @@ describe("sidecar: signed gossip flags", () => {
       () => parseSidecarArgs(["--limit", "10", "--gossip-auth", "strict"], {}),
       (e) => e instanceof UsageError && /--gossip-auth.*"strict"/.test(e.message),
     );
+  });
+
+  it("a sidecar takes a new admin token from its file with no restart, and keeps it over a bad one", async () => {
+    const token = file("admin-token", "first\n");
+    const s = await startSidecar(["--limit", "100", "--admin-token-file", token]);
+    try {
+      const stats = (bearer: string) =>
+        fetch(`${s.url}/v1/stats`, { headers: { authorization: `Bearer ${bearer}` } })
+          .then(async (r) => (await r.body?.cancel(), r.status));
+      assert.equal(await stats("first"), 200);
+      writeFileSync(token, "second\n");
+      await waitForStderr(s.process, /admin token reloaded/, 10_000);
+      assert.deepEqual([await stats("first"), await stats("second")], [401, 200]);
+      writeFileSync(token, "two words\n");
+      await waitForStderr(s.process, /keeping the token in use/, 10_000);
+      assert.equal(await stats("second"), 200);
+    } finally {
+      s.process.kill();
+    }
   });
 
   it("a sidecar signs with its secret file and takes a rotation from it with no restart", async () => {
