@@ -104,35 +104,45 @@ export function stopAll(members: readonly Member[]): void {
 export const sleep = (ms: number): Promise<void> =>
   new Promise((resolve) => setTimeout(resolve, ms));
 
+/** A member's reports made in [fromMs, toMs). */
+function reportsIn(m: Member, fromMs: number, toMs: number): Report[] {
+  return m.reports().filter((r) => r.atMs >= fromMs && r.atMs < toMs);
+}
+
 /**
  * The fleet's admission rate per second over the reports made in
  * [fromMs, toMs): each member's admitted count over the time its reports
  * cover, summed over members. Dividing by the window instead would count a
  * member whose report fell a few milliseconds past the end as a third short.
  */
-export function fleetRate(members: readonly Member[], fromMs: number, toMs: number): number {
+function fleetRate(members: readonly Member[], fromMs: number, toMs: number): number {
   let rate = 0;
   for (const m of members) {
-    let admitted = 0;
-    let spanMs = 0;
-    for (const r of m.reports()) {
-      if (r.atMs >= fromMs && r.atMs < toMs) {
-        admitted += r.admitted;
-        spanMs += r.spanMs;
-      }
-    }
-    if (spanMs > 0) rate += (admitted * 1000) / spanMs;
+    const reports = reportsIn(m, fromMs, toMs);
+    const spanMs = reports.reduce((sum, r) => sum + r.spanMs, 0);
+    if (spanMs > 0) rate += (reports.reduce((sum, r) => sum + r.admitted, 0) * 1000) / spanMs;
   }
   return rate;
 }
 
 /** How many the fleet admitted in the reports made in [fromMs, toMs). */
 export function fleetAdmitted(members: readonly Member[], fromMs: number, toMs: number): number {
-  let admitted = 0;
-  for (const m of members) {
-    for (const r of m.reports()) if (r.atMs >= fromMs && r.atMs < toMs) admitted += r.admitted;
-  }
-  return admitted;
+  return members.reduce(
+    (sum, m) => sum + reportsIn(m, fromMs, toMs).reduce((n, r) => n + r.admitted, 0),
+    0,
+  );
+}
+
+/** Lets the fleet settle for `settleMs`, then measures its rate over the next `measureMs`. */
+export async function settledRate(
+  members: readonly Member[],
+  settleMs: number,
+  measureMs: number,
+): Promise<number> {
+  await sleep(settleMs);
+  const fromMs = Date.now();
+  await sleep(measureMs);
+  return fleetRate(members, fromMs, Date.now());
 }
 
 /** The most recent report of a member. */

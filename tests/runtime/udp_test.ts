@@ -4,8 +4,8 @@ import { execFileSync } from "node:child_process";
 import { Guard } from "../../mod.ts";
 import {
   fleetAdmitted,
-  fleetRate,
   latest,
+  settledRate,
   sleep,
   startFleet,
   startMember,
@@ -20,10 +20,7 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
     const fleet = await startFleet([300, 300, 300], { limit: LIMIT });
     try {
       await waitForSize(fleet, 3);
-      await sleep(4_000);
-      const t = Date.now();
-      await sleep(4_000);
-      const even = fleetRate(fleet, t, Date.now());
+      const even = await settledRate(fleet, 4_000, 4_000);
       assert.ok(
         Math.abs(even - LIMIT) <= 0.1 * LIMIT,
         `even load: ${even.toFixed(0)}/s against ${LIMIT}`,
@@ -31,10 +28,7 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
       fleet[0].process.send("rate 500");
       fleet[1].process.send("rate 40");
       fleet[2].process.send("rate 40");
-      await sleep(4_000);
-      const u = Date.now();
-      await sleep(4_000);
-      const skewed = fleetRate(fleet, u, Date.now());
+      const skewed = await settledRate(fleet, 4_000, 4_000);
       assert.ok(
         Math.abs(skewed - LIMIT) <= 0.1 * LIMIT,
         `skewed load: ${skewed.toFixed(0)}/s against ${LIMIT}`,
@@ -55,10 +49,8 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
       await sleep(2_000);
       fleet[3].process.child.kill("SIGKILL");
       await waitForSize(fleet.slice(0, 3), 3);
-      await sleep(4_000); // the hold (2 s in these tests) and settling
-      const t = Date.now();
-      await sleep(3_000);
-      const rate = fleetRate(fleet.slice(0, 3), t, Date.now());
+      // Settling takes the hold (2 s in these tests) and a little more.
+      const rate = await settledRate(fleet.slice(0, 3), 4_000, 3_000);
       assert.ok(Math.abs(rate - LIMIT) <= 0.1 * LIMIT, `after a kill: ${rate.toFixed(0)}/s`);
       fleet[2].process.send("leave");
       assert.equal(await fleet[2].process.exited(), 0);
@@ -99,10 +91,7 @@ describe("a fleet of processes on 127.0.0.1", { timeout: 120_000 }, () => {
     });
     try {
       await waitForSize(fleet, 3);
-      await sleep(4_000);
-      const t = Date.now();
-      await sleep(3_000);
-      const rate = fleetRate(fleet, t, Date.now());
+      const rate = await settledRate(fleet, 4_000, 3_000);
       assert.ok(Math.abs(rate - LIMIT) <= 0.1 * LIMIT, `mixed runtimes: ${rate.toFixed(0)}/s`);
     } finally {
       stopAll(fleet);
