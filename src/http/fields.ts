@@ -63,13 +63,18 @@ export function sfInteger(n: number): string {
 }
 
 /**
- * Whole seconds, rounded up: a client waiting this long is not early. A
+ * Whole milliseconds, rounded up: a client waiting this long is not early. A
  * nanosecond of slack absorbs float error in a difference of two clock
- * readings (30,000.000000004 ms is 30 s, not 31), far below what any clock
- * or network can tell apart.
+ * readings (30,000.000000004 ms is 30,000 ms, not 30,001), far below what
+ * any clock or network can tell apart.
  */
+export function ceilMs(ms: number): number {
+  return Math.max(0, Math.ceil(ms - 1e-6));
+}
+
+/** Whole seconds, rounded up, with the same slack as {@link ceilMs}. */
 export function ceilSeconds(ms: number): number {
-  return Math.max(0, Math.ceil((ms - 1e-6) / 1_000));
+  return Math.ceil(ceilMs(ms) / 1_000);
 }
 
 /** `Retry-After` in whole seconds: at least 1, as 0 would invite a retry at once. */

@@ -13,6 +13,7 @@ import type { Limit } from "../core/limit.ts";
 import { RateguardError } from "../core/errors.ts";
 import { MAX_BODY_BYTES, parseBatch, parseCheck, queryParam, readJson } from "./body.ts";
 import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
+import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
 
@@ -140,11 +141,6 @@ export function decisionBody(d: Decision): DecisionBody {
     retryAfterMs: Number.isFinite(d.retryAfterMs) ? ceilMs(d.retryAfterMs) : null,
     resetMs: ceilMs(d.resetMs),
   };
-}
-
-/** Rounds up, past float error in a difference of clock readings (a nanosecond of slack). */
-function ceilMs(ms: number): number {
-  return Math.max(0, Math.ceil(ms - 1e-6));
 }
 
 function bearer(token: () => string | undefined): MiddlewareHandler {
