@@ -38,10 +38,10 @@ app.use(
     // tenant is limited as one "anonymous" tenant.
     key: (c) => {
       const tenant = c.req.header("x-tenant") ?? "anonymous";
-      return c.req.header("x-plan") === "pro" ? ["pro", tenant] : tenant;
+      return c.req.header("x-plan") === "pro" ? { key: tenant, class: "pro" } : tenant;
     },
     // The limit each class's RateLimit-Policy field tells.
-    limit: (cls) => limits[cls],
+    limit: (_key, { class: cls }) => limits[cls],
     headers: "both",
   }),
 );

@@ -10,14 +10,14 @@ describe("Guard (standalone)", () => {
   it("checks keys in the default class and in classes", async () => {
     const guard = await Guard.builder().defaultLimit(slow(2)).class("pro", slow(3)).spawn();
     assert.deepEqual([1, 2, 3].map(() => guard.check("k").allowed), [true, true, false]);
-    assert.deepEqual([1, 2, 3, 4].map(() => guard.checkIn("pro", "k").allowed), [
+    assert.deepEqual([1, 2, 3, 4].map(() => guard.check("k", { class: "pro" }).allowed), [
       true,
       true,
       true,
       false,
     ]);
     assert.equal(guard.check("k2", { cost: 2 }).allowed, true);
-    assert.equal(guard.checkIn("pro", "k2", { cost: 4 }).retryAfterMs, Infinity);
+    assert.equal(guard.check("k2", { class: "pro", cost: 4 }).retryAfterMs, Infinity);
     const s = guard.stats();
     assert.equal(s.admitted, 6);
     assert.equal(s.denied, 3);
@@ -29,11 +29,11 @@ describe("Guard (standalone)", () => {
   it("peeks without consuming, and traces shadows", async () => {
     const guard = await Guard.builder().defaultLimit(slow(2)).spawn();
     assert.equal(guard.peek("k").remaining, 1);
-    assert.equal(guard.peekIn("", "k").remaining, 1);
+    assert.equal(guard.peek("k").remaining, 1);
     assert.equal(guard.stats().trackedKeys, 0);
     guard.setShadow("", slow(1));
     assert.equal(guard.checkTraced("k").shadow?.allowed, true);
-    const t = guard.checkInTraced("", "k");
+    const t = guard.checkTraced("k");
     assert.equal(t.decision.allowed, true);
     assert.equal(t.shadow?.allowed, false);
     assert.equal(guard.stats().shadowDenied, 1);
@@ -45,8 +45,8 @@ describe("Guard (standalone)", () => {
   it("tells a key's share and describes itself as a fleet of one", async () => {
     const guard = await Guard.builder().limit(100).class("slow", Limit.perMinute(60)).spawn();
     assert.equal(guard.share("k"), 100);
-    assert.equal(guard.shareIn("slow", "k"), 1);
-    assert.equal(guard.shareIn("unknown", "k"), 100);
+    assert.equal(guard.share("k", { class: "slow" }), 1);
+    assert.equal(guard.share("k", { class: "unknown" }), 100);
     const s = guard.stats();
     assert.deepEqual(
       [
@@ -67,7 +67,7 @@ describe("Guard (standalone)", () => {
   it("changes limits live", async () => {
     const guard = await Guard.builder().defaultLimit(slow(1)).spawn();
     guard.setClass("a", slow(5));
-    assert.equal(guard.checkIn("a", "k", { cost: 5 }).allowed, true);
+    assert.equal(guard.check("k", { class: "a", cost: 5 }).allowed, true);
     guard.setClasses([["b", slow(1)]]);
     assert.deepEqual(guard.classes().map(([n]) => n), ["b"]);
     assert.equal(guard.removeClass("b"), true);
@@ -80,7 +80,11 @@ describe("Guard (standalone)", () => {
     assert.equal(guard.removeKeyLimit("", "vip"), true);
     guard.setKeyLimits([]);
     assert.equal(guard.keyLimits().length, 0);
-    assert.equal(guard.checkIn("a", "k").allowed, false, "class a is gone: its key keeps its debt");
+    assert.equal(
+      guard.check("k", { class: "a" }).allowed,
+      false,
+      "class a is gone: its key keeps its debt",
+    );
     assert.equal(guard.stats().unknownClass, 1);
   });
 
@@ -208,11 +212,20 @@ describe("Guard security settings", () => {
     const plain = await Guard.builder().limit(10).spawn();
     const salted = await Guard.builder().limit(10).keySalt(new Uint8Array(16).fill(9)).spawn();
     const otherSalt = await Guard.builder().limit(10).keySalt(new Uint8Array(24).fill(9)).spawn();
-    assert.equal(typeof plain.keyHashIn("pro", "tenant:42"), "bigint");
-    assert.equal(plain.keyHashIn("pro", "tenant:42"), plain.keyHashIn("pro", "tenant:42"));
-    assert.notEqual(plain.keyHashIn("pro", "tenant:42"), salted.keyHashIn("pro", "tenant:42"));
-    assert.notEqual(salted.keyHashIn("pro", "tenant:42"), otherSalt.keyHashIn("pro", "tenant:42"));
-    assert.notEqual(plain.keyHashIn("", "protenant:42"), plain.keyHashIn("pro", "tenant:42"));
+    assert.equal(typeof plain.keyHash("tenant:42", { class: "pro" }), "bigint");
+    assert.equal(
+      plain.keyHash("tenant:42", { class: "pro" }),
+      plain.keyHash("tenant:42", { class: "pro" }),
+    );
+    assert.notEqual(
+      plain.keyHash("tenant:42", { class: "pro" }),
+      salted.keyHash("tenant:42", { class: "pro" }),
+    );
+    assert.notEqual(
+      salted.keyHash("tenant:42", { class: "pro" }),
+      otherSalt.keyHash("tenant:42", { class: "pro" }),
+    );
+    assert.notEqual(plain.keyHash("protenant:42"), plain.keyHash("tenant:42", { class: "pro" }));
     assert.throws(() => Guard.builder().keySalt(new Uint8Array(15)), {
       name: "RangeError",
       message: /16/,

@@ -21,7 +21,7 @@ async function busyGuard(): Promise<Guard> {
   const guard = await Guard.builder().defaultLimit(Limit.perHour(3).burst(3)).dryRun(false).spawn();
   guard.setShadow("", Limit.perHour(1).burst(1));
   for (let i = 0; i < 5; i++) guard.check("k");
-  guard.checkIn("typo", "k");
+  guard.check("k", { class: "typo" });
   return guard;
 }
 

@@ -30,14 +30,14 @@ describe("mostDenied", () => {
       nowMs: 20_000,
       hashKey: PUBLIC_HASH_KEY,
     });
-    const guard = { keyHashIn: (k: string) => top.find((x) => x.hash === hashOf(k)) };
+    const guard = { byKey: (k: string) => top.find((x) => x.hash === hashOf(k)) };
     assert.equal(top.length, 3);
     assert.deepEqual(
       top.map((x) => x.hash),
       ["a", "b", "c"].map(hashOf),
       "a, then b, then c; quiet is never denied",
     );
-    const a = guard.keyHashIn("a")!;
+    const a = guard.byKey("a")!;
     assert.ok(Math.abs(a.deniedPerSec - 90) < 15, `a denied ${a.deniedPerSec}/s`);
     assert.ok(Math.abs(a.requestsPerSec - 100) < 15, `a requested ${a.requestsPerSec}/s`);
     // "Lately": a key denied now outranks one that was, a minute ago.
@@ -63,7 +63,7 @@ describe("mostDenied", () => {
 });
 
 function hashOf(key: string): bigint {
-  return guardForHashes.keyHashIn("", key);
+  return guardForHashes.keyHash(key);
 }
 const guardForHashes = await Guard.builder().limit(1).spawn();
 
@@ -71,16 +71,16 @@ describe("keyStats", () => {
   it("tells one key's rates, share, limit and shadow; an unknown key is undefined and gets no state", async () => {
     const guard = await Guard.builder().limit(5).burst(5).class("pro", Limit.perHour(100)).spawn();
     guard.setShadow("pro", Limit.perHour(10));
-    assert.equal(await guard.keyStats("pro", "nobody"), undefined);
+    assert.equal(guard.keyStats("nobody", { class: "pro" }), undefined);
     assert.equal(guard.stats().trackedKeys, 0, "asking made no state");
-    for (let i = 0; i < 8; i++) guard.checkIn("pro", "t");
-    const k = (await guard.keyStats("pro", "t"))!;
+    for (let i = 0; i < 8; i++) guard.check("t", { class: "pro" });
+    const k = (guard.keyStats("t", { class: "pro" }))!;
     assert.ok(k.requestsPerSec > 0);
     assert.equal(String(k.limit), "100/h");
     assert.equal(String(k.shadow), "10/h");
     assert.ok(Math.abs(k.share - 100 / 3600) < 1e-9);
     assert.equal(guard.stats().trackedKeys, 1);
-    await assert.rejects(guard.keyStats("pro", ""), TypeError);
+    assert.throws(() => guard.keyStats("", { class: "pro" }), TypeError);
   });
 
   it("a dry run counts exactly the denials enforcing gives under the same traffic", () => {

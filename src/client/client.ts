@@ -8,6 +8,9 @@
 
 import { Limit } from "../core/limit.ts";
 import { limitBody } from "../http/body.ts";
+import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+
+export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 
 /** A decision as the client returns it. */
 export interface ClientDecision {
@@ -48,20 +51,6 @@ export interface ClientOptions {
   readonly onFailure?: FailurePolicy;
   /** The admin token, sent as `Authorization: Bearer` on admin calls. */
   readonly adminToken?: string;
-}
-
-/** Options of a check. */
-export interface ClientCheckOptions {
-  /** The class; the default class when left out. */
-  readonly class?: string;
-  /** What the request costs; 1 when left out. */
-  readonly cost?: number;
-}
-
-/** One check of a batch. */
-export interface ClientBatchItem extends ClientCheckOptions {
-  /** The key. */
-  readonly key: string;
 }
 
 /** A limit for the admin calls: a {@link Limit}, its text (`"10/s"`), or text and burst. */
@@ -157,7 +146,7 @@ export class Client {
   }
 
   /** Checks a request for `key`, consuming it if admitted. */
-  async check(key: string, options: ClientCheckOptions = {}): Promise<ClientDecision> {
+  async check(key: string, options: CheckOptions = {}): Promise<ClientDecision> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
     try {
       return decision(await this.#call<Wire>("POST", "/v1/check", { body }));
@@ -166,17 +155,8 @@ export class Client {
     }
   }
 
-  /** As {@link check}, with the class first: the shape the Hono middleware takes. */
-  checkIn(
-    className: string,
-    key: string,
-    options: { cost?: number } = {},
-  ): Promise<ClientDecision> {
-    return this.check(key, { class: className, cost: options.cost ?? 1 });
-  }
-
   /** Checks several keys at once, all or nothing. */
-  async checkAll(items: readonly ClientBatchItem[]): Promise<ClientBatchDecision> {
+  async checkAll(items: readonly BatchItem[]): Promise<ClientBatchDecision> {
     const body = {
       items: items.map((i) => ({ key: checkKey(i.key), class: i.class ?? "", cost: i.cost ?? 1 })),
     };
@@ -192,7 +172,7 @@ export class Client {
   }
 
   /** What the next check of `key` would say; consumes nothing. */
-  async peek(key: string, options: { class?: string } = {}): Promise<ClientDecision> {
+  async peek(key: string, options: KeyOptions = {}): Promise<ClientDecision> {
     const query = new URLSearchParams({ class: options.class ?? "", key: checkKey(key) });
     try {
       return decision(await this.#call<Wire>("GET", `/v1/peek?${query}`));

@@ -22,13 +22,14 @@
  */
 export { Client, ClientError } from "./client.ts";
 export type {
+  BatchItem,
+  CheckOptions,
   ClientBatchDecision,
-  ClientBatchItem,
-  ClientCheckOptions,
   ClientDecision,
   ClientOptions,
   FailurePolicy,
   KeyLimitEntry,
+  KeyOptions,
   LimitEntry,
   LimitSpec,
 } from "./client.ts";

@@ -12,6 +12,9 @@ import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe } from "./limit.ts";
+import type { BatchItem } from "./options.ts";
+
+export type { BatchItem } from "./options.ts";
 
 /** A decision with what the key's shadow limit would have decided. */
 export interface Traced {
@@ -19,16 +22,6 @@ export interface Traced {
   readonly decision: Decision;
   /** What the shadow would have decided; undefined when the key has no shadow. */
   readonly shadow: Decision | undefined;
-}
-
-/** One check of a batch: a key, its class (default `""`), and a cost (default 1). */
-export interface BatchItem {
-  /** The key. */
-  readonly key: string;
-  /** The class; the default class when left out. */
-  readonly class?: string;
-  /** What the check costs; 1 when left out. */
-  readonly cost?: number;
 }
 
 /** The outcome of an all-or-nothing batch. */

@@ -60,12 +60,12 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
 
 /** One key's counters, and the figures for Prometheus. */
 function observeRoutes(app: Hono, { guard }: Admin): void {
-  app.get("/v1/keys", async (c) => {
+  app.get("/v1/keys", (c) => {
     const url = new URL(c.req.url);
     const key = url.searchParams.get("key") ?? "";
     if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
     const className = url.searchParams.get("class") ?? "";
-    const k = await guard.keyStats(className, key);
+    const k = guard.keyStats(key, { class: className });
     if (k === undefined) {
       return problemResponse(
         404,

@@ -1,6 +1,6 @@
 /**
  * Rate limiting for Hono apps: a middleware that checks each request's key
- * with a {@link Guard} (or anything with its `checkIn`, such as the
+ * with a {@link Guard} (or anything with its `check`, such as the
  * sidecar's {@link Client}), answers a denied one with 429, `Retry-After`
  * and a problem of type quota-exceeded, and tells clients their limit in
  * the `RateLimit-Policy` and `RateLimit` fields of
@@ -48,47 +48,71 @@ export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#q
 
 /**
  * What decides: a {@link Guard}, a {@link Client} of the sidecar, or
- * anything with a `checkIn` of the same shape. With `limitIn` it also
+ * anything with a `check` of the same shape. With `limitFor` it also
  * tells the limit a key is held to, for `RateLimit-Policy`.
  */
 export interface Limiter {
-  /** Checks a request for `key` in `className` (`""`: the default class). */
-  checkIn(
-    className: string,
+  /**
+   * Checks a request for `key`.
+   *
+   * @param key The key.
+   * @param options The class (`""`: the default class) and the cost.
+   * @returns The decision, or a promise of it.
+   */
+  check(
     key: string,
-    options?: { cost?: number },
+    options: { readonly class: string; readonly cost: number },
   ): DecisionLike | Promise<DecisionLike>;
-  /** The limit `key` of `className` is held to, if the limiter can tell. */
-  limitIn?(className: string, key: string): Limit | undefined;
+  /**
+   * The limit `key` is held to, if the limiter can tell.
+   *
+   * @param key The key.
+   * @param options The class (`""`: the default class).
+   * @returns The limit, or undefined when unknown.
+   */
+  limitFor?(key: string, options: { readonly class: string }): Limit | undefined;
 }
 
-/** A key, or a class and a key; `undefined` lets the request pass unlimited. */
-export type KeyOf = string | readonly [className: string, key: string] | undefined;
+/**
+ * A request's key, alone (the default class) or with its class, as a
+ * check's items are; `undefined` lets the request pass unlimited.
+ */
+export type KeyOf = string | { readonly key: string; readonly class?: string } | undefined;
 
 /** Options of {@link rateLimit}. */
 export interface RateLimitOptions {
   /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
   readonly guard: Limiter | Guard | Client;
   /**
-   * The key of a request, or `[className, key]`. Return `undefined` to let
+   * The key of a request, or `{ key, class }`. Return `undefined` to let
    * a request pass unlimited; to limit anonymous requests, give them a key
    * of their own, such as `"anonymous"`.
    */
   readonly key: (c: Context) => KeyOf | Promise<KeyOf>;
-  /** What a request costs; 1 when left out. */
+  /**
+   * What a request costs; 1 when left out.
+   *
+   * @default {() => 1}
+   */
   readonly cost?: (c: Context) => number;
   /**
-   * Which fields to send: `"ietf"` (default, also `true`), `"legacy"`
+   * Which fields to send: `"ietf"` (also `true`), `"legacy"`
    * (`X-RateLimit-*`), `"both"`, or `"none"` (also `false`).
+   *
+   * @default {"ietf"}
    */
   readonly headers?: HeaderStyle | boolean;
-  /** The policy name in the fields; by default the class, `"default"` for the default class. */
+  /**
+   * The policy name in the fields.
+   *
+   * @default {the class, or "default" for the default class}
+   */
   readonly policy?: (className: string) => string;
   /**
    * The limit to advertise in `RateLimit-Policy`; by default the guard's
-   * `limitIn`, and without one the field is left out (`RateLimit` is still sent).
+   * `limitFor`, and without one the field is left out (`RateLimit` is still sent).
    */
-  readonly limit?: (className: string, key: string) => Limit | undefined;
+  readonly limit?: (key: string, options: { readonly class: string }) => Limit | undefined;
 }
 
 /**
@@ -114,7 +138,7 @@ export interface RateLimitOptions {
  *   key: (c) => {
  *     const tenant = c.req.header("x-tenant");
  *     if (tenant === undefined) return undefined;
- *     return c.req.header("x-plan") === "pro" ? ["pro", tenant] : tenant;
+ *     return c.req.header("x-plan") === "pro" ? { key: tenant, class: "pro" } : tenant;
  *   },
  *   headers: "both",
  * }));
@@ -128,8 +152,8 @@ export interface RateLimitOptions {
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   const limiter = options.guard as Limiter;
-  if (limiter === null || typeof limiter !== "object" || typeof limiter.checkIn !== "function") {
-    throw new TypeError("rateLimit: guard must be a Guard, a Client, or have checkIn()");
+  if (limiter === null || typeof limiter !== "object" || typeof limiter.check !== "function") {
+    throw new TypeError("rateLimit: guard must be a Guard, a Client, or have check()");
   }
   if (typeof options.key !== "function") {
     throw new TypeError("rateLimit: key must be a function of the request's context");
@@ -146,17 +170,18 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   }
   const policyOf = options.policy ?? ((className: string) => className || "default");
   const limitOf = options.limit ??
-    (typeof limiter.limitIn === "function"
-      ? (className: string, key: string) => limiter.limitIn!(className, key)
+    (typeof limiter.limitFor === "function"
+      ? (key: string, o: { readonly class: string }) => limiter.limitFor!(key, o)
       : () => undefined);
 
   return async function rateLimitMiddleware(c, next) {
     const found = await options.key(c);
     if (found === undefined) return await next();
-    const [className, key] = typeof found === "string" ? ["", found] : found;
-    const cost = options.cost?.(c) ?? 1;
-    const decision = await limiter.checkIn(className, key, { cost });
-    const fields = { policy: policyOf(className), limit: limitOf(className, key), decision, style };
+    const key = typeof found === "string" ? found : found.key;
+    const check = { class: typeof found === "string" ? "" : found.class ?? "", cost: 1 };
+    if (options.cost !== undefined) check.cost = options.cost(c);
+    const decision = await limiter.check(key, check);
+    const fields = { policy: policyOf(check.class), limit: limitOf(key, check), decision, style };
     if (!decision.allowed) {
       const res = quotaExceeded(fields.policy, decision);
       appendRateLimitFields(res.headers, fields);

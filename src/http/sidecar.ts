@@ -77,7 +77,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   }
   app.post("/v1/check", async (c) => {
     const req = parseCheck(await readJson(c.req.raw));
-    return c.json(decisionBody(guard.checkIn(req.className, req.key, { cost: req.cost })));
+    return c.json(decisionBody(guard.check(req.key, { class: req.className, cost: req.cost })));
   });
   app.post("/v1/check-all", async (c) => {
     const batch = guard.checkAll(parseBatch(await readJson(c.req.raw)));
@@ -91,7 +91,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     const url = new URL(c.req.url);
     const key = queryParam(url, "key");
     if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
-    return c.json(decisionBody(guard.peekIn(queryParam(url, "class", ""), key)));
+    return c.json(decisionBody(guard.peek(key, { class: queryParam(url, "class", "") })));
   });
   // Key hashes are 64-bit: JSON numbers cannot hold them, so they go as decimal strings.
   app.get(

@@ -109,7 +109,7 @@ export class GuardBuilder {
     return this;
   }
 
-  /** A class of limits; check its keys with `checkIn(name, key)`. */
+  /** A class of limits; check its keys with `check(key, { class: name })`. */
   class(name: string, limit: Limit): this {
     if (typeof name !== "string" || name === "") {
       throw new TypeError(`class: the name must be a non-empty string, got ${describe(name)}`);

@@ -6,7 +6,8 @@
  * @module
  */
 
-import type { BatchDecision, BatchItem, Enforcer, Traced } from "../core/enforcer.ts";
+import type { BatchDecision, Enforcer, Traced } from "../core/enforcer.ts";
+import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 import type { Decision } from "../core/gcra.ts";
 import type { KeyLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
@@ -18,13 +19,10 @@ import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
 import { checkKey } from "../core/rules.ts";
+import { checkClassName } from "../core/limit.ts";
 import { GuardBuilder } from "./builder.ts";
 
-/** Options of a single check. */
-export interface CheckOptions {
-  /** What the request costs, a whole number ≥ 1; 1 when left out. */
-  readonly cost?: number;
-}
+export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 
 /** What the builder hands the guard. */
 export interface GuardParts {
@@ -63,7 +61,7 @@ export interface GuardParts {
  * if (guard.check("ip:203.0.113.7").allowed) {
  *   // serve the request
  * }
- * assert(guard.checkIn("pro", "tenant:42").allowed);
+ * assert(guard.check("tenant:42", { class: "pro" }).allowed);
  * await guard.leave();
  * ```
  */
@@ -95,54 +93,61 @@ export class Guard {
     return new GuardBuilder((parts) => new Guard(parts));
   }
 
-  /** Checks a request for `key` in the default class, consuming it if admitted. */
+  /**
+   * Checks a request for `key`, consuming it if admitted.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class (the default class when left out) and the cost.
+   * @returns The decision: allowed, remaining, retryAfterMs, resetMs.
+   * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
+   * @throws {RangeError} when `cost` is not a whole number from 1 to 4,294,967,295.
+   */
   check(key: string, options?: CheckOptions): Decision {
-    return this.#enforcer.check(
-      "",
-      key,
-      options === undefined ? 1 : options.cost ?? 1,
-      this.#clock(),
-    );
+    // No options (the common case) or a caller's reused object: nothing is allocated.
+    if (options === undefined) return this.#enforcer.check("", key, 1, this.#clock());
+    return this.#enforcer.check(options.class ?? "", key, options.cost ?? 1, this.#clock());
   }
 
-  /** Checks a request for `key` in class `className`. */
-  checkIn(className: string, key: string, options?: CheckOptions): Decision {
-    return this.#enforcer.check(
-      className,
-      key,
-      options === undefined ? 1 : options.cost ?? 1,
-      this.#clock(),
-    );
-  }
-
-  /** As {@link check}, with what the shadow limit would have decided. */
+  /**
+   * As {@link Guard.check}, with what the key's shadow limit would have decided.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class and the cost, as for {@link Guard.check}.
+   * @returns The decision and the shadow's (undefined when the key has no shadow).
+   * @throws {TypeError} as {@link Guard.check}.
+   * @throws {RangeError} as {@link Guard.check}.
+   */
   checkTraced(key: string, options?: CheckOptions): Traced {
-    return this.#enforcer.checkTraced("", key, options?.cost ?? 1, this.#clock());
-  }
-
-  /** As {@link checkIn}, with what the shadow limit would have decided. */
-  checkInTraced(className: string, key: string, options?: CheckOptions): Traced {
-    return this.#enforcer.checkTraced(className, key, options?.cost ?? 1, this.#clock());
+    return this.#enforcer.checkTraced(
+      options?.class ?? "",
+      key,
+      options?.cost ?? 1,
+      this.#clock(),
+    );
   }
 
   /**
    * Checks several keys at once, all or nothing: admitted only if every
    * item is, and a denied batch consumes nothing.
    *
-   * @throws {TypeError} when the same class and key appear twice.
+   * @param items The checks, each a key with its class and cost.
+   * @returns The batch's decision, with one decision per item.
+   * @throws {TypeError} when the same class and key appear twice, or an item is malformed.
    */
   checkAll(items: readonly BatchItem[]): BatchDecision {
     return this.#enforcer.checkAll(items, this.#clock());
   }
 
-  /** What the next check of `key` would say; consumes nothing. */
-  peek(key: string): Decision {
-    return this.#enforcer.peek("", key, this.#clock());
-  }
-
-  /** What the next check of `key` in a class would say; consumes nothing. */
-  peekIn(className: string, key: string): Decision {
-    return this.#enforcer.peek(className, key, this.#clock());
+  /**
+   * What the next check of `key` would say; consumes and counts nothing.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns The decision a check of cost 1 would get now.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  peek(key: string, options?: KeyOptions): Decision {
+    return this.#enforcer.peek(options?.class ?? "", key, this.#clock());
   }
 
   /** Sets the default class's limit. Keys keep their state: no fresh burst. */
@@ -166,12 +171,17 @@ export class Guard {
   }
 
   /**
-   * The limit a key of a class is held to across the fleet: its own, its
-   * class's, or the default one for a class this instance does not know.
+   * The limit a key is held to across the fleet: its own, its class's, or
+   * the default one for a class this instance does not know.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns The limit.
+   * @throws {TypeError} when `key` is not a non-empty string.
    */
-  limitIn(className: string, key: string): Limit {
-    checkKey(key, "limitIn");
-    return this.#book.resolve(className, key).limit;
+  limitFor(key: string, options?: KeyOptions): Limit {
+    checkKey(key, "limitFor");
+    return this.#book.resolve(checkClass(options?.class, "limitFor"), key).limit;
   }
 
   /** The named classes with their limits. */
@@ -233,15 +243,17 @@ export class Guard {
   }
 
   /**
-   * The 64-bit hash a key of a class travels under, and is named by in
+   * The 64-bit hash a key travels under, and is named by in
    * `stats().mostDenied`: keyed by this guard's salt when it has one.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns The hash, as an unsigned 64-bit bigint.
+   * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
    */
-  keyHashIn(className: string, key: string): bigint {
-    checkKey(key, "keyHashIn");
-    if (typeof className !== "string") {
-      throw new TypeError("keyHashIn: a class name must be a string");
-    }
-    return keyHash(this.#hashKey, className, key);
+  keyHash(key: string, options?: KeyOptions): bigint {
+    checkKey(key, "keyHash");
+    return keyHash(this.#hashKey, checkClass(options?.class, "keyHash"), key);
   }
 
   /** The partition policy this guard applies once it gossips. */
@@ -268,28 +280,34 @@ export class Guard {
   /**
    * How one key fares here, over the last ten seconds or so: requests,
    * denials and shadow denials a second, its share, its limit and shadow.
-   * `undefined` when this instance keeps no state for the key; asking does
-   * not make any.
+   * Asking makes no state for the key.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns The key's figures, or `undefined` when this instance keeps no state for it.
+   * @throws {TypeError} when `key` is not a non-empty string.
    */
-  keyStats(className: string, key: string): Promise<KeyStats | undefined> {
-    try {
-      checkKey(key, "keyStats");
-      return Promise.resolve(
-        keyStatsOf({ enforcer: this.#enforcer, book: this.#book }, className, key, this.#clock()),
-      );
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  keyStats(key: string, options?: KeyOptions): KeyStats | undefined {
+    checkKey(key, "keyStats");
+    const className = checkClass(options?.class, "keyStats");
+    return keyStatsOf(
+      { enforcer: this.#enforcer, book: this.#book },
+      className,
+      key,
+      this.#clock(),
+    );
   }
 
-  /** The rate `key` is admitted at here now, per second: its share, before the burst. */
-  share(key: string): number {
-    return this.#enforcer.currentRate("", key);
-  }
-
-  /** As {@link share}, for a key of a class. */
-  shareIn(className: string, key: string): number {
-    return this.#enforcer.currentRate(className, key);
+  /**
+   * The rate `key` is admitted at here now, per second: its share, before the burst.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns Requests a second.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  share(key: string, options?: KeyOptions): number {
+    return this.#enforcer.currentRate(options?.class ?? "", key);
   }
 
   /**
@@ -334,4 +352,8 @@ export class Guard {
   [Symbol.asyncDispose](): Promise<void> {
     return this.leave();
   }
+}
+
+function checkClass(className: string | undefined, what: string): string {
+  return className === undefined ? "" : checkClassName(className, what);
 }

@@ -28,7 +28,7 @@ export interface KeyStats {
   readonly shadow: Limit | undefined;
 }
 
-/** A key among the most denied, by its 64-bit hash (see `guard.keyHashIn`). */
+/** A key among the most denied, by its 64-bit hash (see `guard.keyHash`). */
 export interface DeniedKey {
   /** The key's hash. */
   readonly hash: bigint;

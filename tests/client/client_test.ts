@@ -42,7 +42,7 @@ describe("TypeScript client", () => {
     const batch = await client.checkAll([{ key: "a" }, { key: "b", class: "pro" }]);
     assert.deepEqual([batch.allowed, batch.decisions.length], [true, 2]);
     assert.equal((await client.peek("a")).allowed, true);
-    assert.equal((await client.checkIn("pro", "b", { cost: 1 })).allowed, false);
+    assert.equal((await client.check("b", { class: "pro", cost: 1 })).allowed, false);
     await assert.rejects(
       client.check("k", { cost: 0 }),
       (e) => e instanceof ClientError && e.status === 400 && e.problem.field === "/cost",
@@ -87,7 +87,7 @@ describe("TypeScript client", () => {
   it("serves as the limiter of the Hono middleware", async () => {
     const client = new Client({ url: sidecar.url, timeoutMs: 2_000 });
     const app = new Hono();
-    app.use(rateLimit({ guard: client, key: () => ["pro", "via-hono"] }));
+    app.use(rateLimit({ guard: client, key: () => ({ key: "via-hono", class: "pro" }) }));
     app.get("/", (c) => c.text("ok"));
     const statuses: number[] = [];
     for (let i = 0; i < 2; i++) statuses.push((await app.request("/")).status);

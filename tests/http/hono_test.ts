@@ -6,14 +6,14 @@ import { type Limiter, QUOTA_EXCEEDED, rateLimit } from "../../src/http/hono.ts"
 import { ceilSeconds, retryAfterSeconds, sfString } from "../../src/http/fields.ts";
 import { start } from "../support/process.ts";
 
-/** A guard that also tells its limits, as `Limiter.limitIn` allows. */
+/** A guard that also tells its limits, as `Limiter.limitFor` allows. */
 async function limiter(limit: Limit, classes: Record<string, Limit> = {}): Promise<Limiter> {
   let b = Guard.builder().defaultLimit(limit);
   for (const [name, l] of Object.entries(classes)) b = b.class(name, l);
   const guard = await b.spawn();
   return {
-    checkIn: (cls, key, options) => guard.checkIn(cls, key, options),
-    limitIn: (cls) => cls === "" ? limit : classes[cls],
+    check: (key, options) => guard.check(key, options),
+    limitFor: (_key, { class: cls }) => cls === "" ? limit : classes[cls],
   };
 }
 
@@ -60,7 +60,13 @@ describe("Hono middleware", () => {
   it("checks in a class, names the policy after it, and sends the legacy trio", async () => {
     const guard = await limiter(Limit.perSecond(1), { pro: Limit.perSecond(100).burst(10) });
     const app = new Hono();
-    app.use(rateLimit({ guard, key: (c) => ["pro", tenant(c) ?? "anonymous"], headers: "both" }));
+    app.use(
+      rateLimit({
+        guard,
+        key: (c) => ({ key: tenant(c) ?? "anonymous", class: "pro" }),
+        headers: "both",
+      }),
+    );
     app.get("/", (c) => c.text("ok"));
     const res = await app.request("/");
     assert.equal(res.headers.get("RateLimit-Policy"), '"pro";q=100;w=1');
@@ -107,7 +113,7 @@ describe("Hono middleware", () => {
     app.use(rateLimit({ guard, key: () => "k", cost: () => 2, headers: "ietf" }));
     app.get("/", (c) => c.text("ok"));
     const res = await app.request("/");
-    // A Guard tells the limit a key is held to (limitIn): the policy goes out too.
+    // A Guard tells the limit a key is held to (limitFor): the policy goes out too.
     assert.match(res.headers.get("RateLimit-Policy") ?? "", /^"default";q=10;w=1\b/);
     assert.equal(res.headers.get("RateLimit"), '"default";r=3;t=1');
     const quiet = new Hono();
