@@ -26,10 +26,10 @@
  */
 export { Guard } from "./src/runtime/guard.ts";
 export type { BatchItem, CheckOptions, KeyOptions } from "./src/core/options.ts";
-export type { GuardParts } from "./src/runtime/guard.ts";
 export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
+export type { GossipCounters } from "./src/runtime/gossip.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
 export { Decision } from "./src/core/gcra.ts";
 export type { BatchDecision, Traced } from "./src/core/enforcer.ts";

@@ -24,7 +24,8 @@ import { describe, Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { LimitBook } from "../core/rules.ts";
 import { monotonicClock } from "./clock.ts";
-import type { Guard, GuardParts } from "./guard.ts";
+import type { Guard } from "./guard.ts";
+import { type GuardParts, makers } from "./parts.ts";
 
 /** The most keys an instance may track. */
 export const MAX_TRACKED_KEYS = 1_048_576;
@@ -77,12 +78,12 @@ export class GuardBuilder {
   #auth: AuthConfig = authConfig("off");
   #hashKey: HashKey = PUBLIC_HASH_KEY;
   #mostDenied = 10;
-  readonly #make: (parts: GuardParts) => Guard;
+  static {
+    makers.builder = () => new GuardBuilder();
+  }
 
   /** Use `Guard.builder()`. */
-  constructor(make: (parts: GuardParts) => Guard) {
-    this.#make = make;
-  }
+  private constructor() {}
 
   /** The default class's limit in requests per second, across the fleet. */
   limit(perSec: number): this {
@@ -280,7 +281,7 @@ export class GuardBuilder {
     try {
       const parts = this.#parts();
       return this.#bind === undefined
-        ? Promise.resolve(this.#make(parts))
+        ? Promise.resolve(makers.guard!(parts))
         : this.#spawnFleet(parts);
     } catch (e) {
       return Promise.reject(e);
@@ -314,7 +315,7 @@ export class GuardBuilder {
       onDeath: () => node?.fail(clock()),
       auth: this.#auth,
     });
-    return this.#make({ ...parts, gossip });
+    return makers.guard!({ ...parts, gossip });
   }
 
   #parts(): GuardParts {

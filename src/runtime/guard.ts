@@ -20,29 +20,12 @@ import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from ".
 import { type HashKey, keyHash } from "../core/hash.ts";
 import { checkKey } from "../core/rules.ts";
 import { checkClassName } from "../core/limit.ts";
-import { GuardBuilder } from "./builder.ts";
+import type { GuardBuilder } from "./builder.ts";
+import { type GuardParts, makers } from "./parts.ts";
+
+import "./builder.ts"; // its static block sets makers.builder
 
 export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
-
-/** What the builder hands the guard. */
-export interface GuardParts {
-  /** The limits. */
-  readonly book: LimitBook;
-  /** The request path. */
-  readonly enforcer: Enforcer;
-  /** The monotonic clock. */
-  readonly clock: Clock;
-  /** The partition policy, applied once the guard gossips. */
-  readonly partitionPolicy: PartitionPolicy;
-  /** The background task, for a guard in a fleet; none for a standalone guard. */
-  readonly gossip?: GossipTask;
-  /** How gossip is signed. */
-  readonly auth: AuthConfig;
-  /** How long `stats().mostDenied` is. */
-  readonly mostDenied: number;
-  /** The key of the 64-bit key hashes: the salt's, or the public one. */
-  readonly hashKey: HashKey;
-}
 
 /**
  * One rate limit per key, decided locally. Build one with
@@ -76,8 +59,12 @@ export class Guard {
   #auth: AuthConfig;
   #running = true;
 
-  /** Use {@link Guard.builder}. */
-  constructor(parts: GuardParts) {
+  static {
+    makers.guard = (parts) => new Guard(parts);
+  }
+
+  /** Use {@link Guard.builder}: a guard is built, never constructed. */
+  private constructor(parts: GuardParts) {
     this.#book = parts.book;
     this.#enforcer = parts.enforcer;
     this.#clock = parts.clock;
@@ -88,9 +75,13 @@ export class Guard {
     this.#mostDenied = parts.mostDenied;
   }
 
-  /** A builder with the defaults; see {@link GuardBuilder}. */
+  /**
+   * A builder with every option at its default.
+   *
+   * @returns A new {@link GuardBuilder}; set a limit on it, then `spawn()`.
+   */
   static builder(): GuardBuilder {
-    return new GuardBuilder((parts) => new Guard(parts));
+    return makers.builder!();
   }
 
   /**
@@ -150,22 +141,47 @@ export class Guard {
     return this.#enforcer.peek(options?.class ?? "", key, this.#clock());
   }
 
-  /** Sets the default class's limit. Keys keep their state: no fresh burst. */
+  /**
+   * Sets the default class's limit. Keys keep their state: no fresh burst.
+   *
+   * @param limit The new limit.
+   * @throws {TypeError} when `limit` is not a {@link Limit}.
+   */
   setLimit(limit: Limit): void {
     this.#book.setLimit(limit);
   }
 
-  /** Adds or changes a class. */
+  /**
+   * Adds or changes a class, live.
+   *
+   * @param name The class, a non-empty string.
+   * @param limit Its limit.
+   * @throws {TypeError} when `name` is not a string or `limit` not a {@link Limit}.
+   * @throws {RangeError} when `name` is `""` (the default class: use `setLimit`).
+   * @throws {RateguardError} `TooManyClasses` when a new class would pass `maxClasses`.
+   */
   setClass(name: string, limit: Limit): void {
     this.#book.setClass(name, limit);
   }
 
-  /** Removes a class; its keys fall back to the default limit. */
+  /**
+   * Removes a class; its keys fall back to the default limit.
+   *
+   * @param name The class.
+   * @returns Whether there was such a class.
+   */
   removeClass(name: string): boolean {
     return this.#book.removeClass(name);
   }
 
-  /** Replaces all named classes at once, or none if one is refused. */
+  /**
+   * Replaces all named classes at once, or none if one is refused.
+   *
+   * @param entries The classes, as `[name, limit]`.
+   * @throws {TypeError} as {@link Guard.setClass}, naming the entry.
+   * @throws {RangeError} as {@link Guard.setClass}.
+   * @throws {RateguardError} `TooManyClasses` when there are more than `maxClasses`.
+   */
   setClasses(entries: Iterable<ClassEntry>): void {
     this.#book.setClasses(entries);
   }
@@ -184,47 +200,98 @@ export class Guard {
     return this.#book.resolve(checkClass(options?.class, "limitFor"), key).limit;
   }
 
-  /** The named classes with their limits. */
+  /**
+   * The named classes with their limits.
+   *
+   * @returns A fresh array of `[name, limit]`.
+   */
   classes(): ClassEntry[] {
     return this.#book.classes();
   }
 
-  /** Gives one key its own limit, or the limit of a class ({@link KeyLimit.class}). */
+  /**
+   * Gives one key its own limit, or the limit of a class ({@link KeyLimit.class}).
+   *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param limit Its limit, or `KeyLimit.class(name)` to follow a class's.
+   * @throws {TypeError} when an argument has the wrong type.
+   * @throws {RateguardError} `TooManyKeyLimits` when a new entry would pass `maxKeyLimits`.
+   */
   setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
     this.#book.setKeyLimit(className, key, limit);
   }
 
-  /** Removes a key's own limit. */
+  /**
+   * Removes a key's own limit; it falls back to its class's.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @returns Whether the key had a limit of its own.
+   */
   removeKeyLimit(className: string, key: string): boolean {
     return this.#book.removeKeyLimit(className, key);
   }
 
-  /** Replaces every key limit, or none if one is refused. */
+  /**
+   * Replaces every key limit, or none if one is refused.
+   *
+   * @param entries The key limits, as `[className, key, limit]`.
+   * @throws {TypeError} as {@link Guard.setKeyLimit}, naming the entry.
+   * @throws {RateguardError} `TooManyKeyLimits` when there are more than `maxKeyLimits`.
+   */
   setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
     this.#book.setKeyLimits(entries);
   }
 
-  /** Every key limit, as `[className, key, limit]`. */
+  /**
+   * Every key limit.
+   *
+   * @returns A fresh array of `[className, key, limit]`.
+   */
   keyLimits(): KeyLimitEntry[] {
     return this.#book.keyLimits();
   }
 
-  /** Gives a class (`""`: the default) a shadow limit, or removes it with `null`. */
+  /**
+   * Gives a class a shadow limit, or removes it: a limit that decides
+   * nothing and counts what it would have denied.
+   *
+   * @param className The class (`""`: the default class).
+   * @param limit The shadow, or `null` to remove it.
+   * @throws {TypeError} when `limit` is neither a {@link Limit} nor `null`.
+   * @throws {RateguardError} `UnknownClass` when this instance has no such class.
+   */
   setShadow(className: string, limit: Limit | null): void {
     this.#book.setShadow(className, limit);
   }
 
-  /** Every shadow, as `[className, limit]`. */
+  /**
+   * Every shadow limit.
+   *
+   * @returns A fresh array of `[className, limit]`.
+   */
   shadows(): ShadowEntry[] {
     return this.#book.shadows();
   }
 
-  /** Replaces every shadow, or none if one names an unknown class. */
+  /**
+   * Replaces every shadow, or none if one is refused.
+   *
+   * @param entries The shadows, as `[className, limit]`.
+   * @throws {TypeError} as {@link Guard.setShadow}.
+   * @throws {RateguardError} `UnknownClass` when an entry names a class this instance lacks.
+   */
   setShadows(entries: Iterable<ShadowEntry>): void {
     this.#book.setShadows(entries);
   }
 
-  /** Turns the dry run on (admit all, count would-be denials) or off. */
+  /**
+   * Turns the dry run on (admit all, count would-be denials) or off.
+   *
+   * @param on Whether to run dry.
+   * @throws {TypeError} when `on` is not a boolean.
+   */
   setDryRun(on: boolean): void {
     if (typeof on !== "boolean") {
       throw new TypeError(`setDryRun: expected a boolean, got ${typeof on}`);
@@ -236,6 +303,11 @@ export class Guard {
    * Takes a step of a signing rollout, or of a rotation, with no restart:
    * the mode and at most two secrets, the first signs and either verifies.
    * See the README's Security section for the order of the steps.
+   *
+   * @param mode `GossipAuth.Off`, `Transitional` or `Required`.
+   * @param secrets At most two secrets; the first signs, either verifies.
+   * @throws {TypeError} when the mode or a secret is not one.
+   * @throws {RangeError} when there are more than two secrets, or none for a mode that signs.
    */
   setGossipAuth(mode: GossipAuthMode, secrets: readonly Secret[] = []): void {
     this.#auth = authConfig(mode, secrets);
@@ -256,12 +328,20 @@ export class Guard {
     return keyHash(this.#hashKey, checkClass(options?.class, "keyHash"), key);
   }
 
-  /** The partition policy this guard applies once it gossips. */
+  /**
+   * The partition policy this guard applies once it gossips.
+   *
+   * @returns The policy it was built with.
+   */
   partitionPolicy(): PartitionPolicy {
     return this.#policy;
   }
 
-  /** What this instance has decided so far, and how it sees the cluster. */
+  /**
+   * What this instance has decided so far, and how it sees the cluster.
+   *
+   * @returns A fresh snapshot.
+   */
   stats(): Stats {
     return collectStats({
       enforcer: this.#enforcer,
@@ -313,25 +393,37 @@ export class Guard {
   /**
    * Whether the guard still runs: false once it has left, or if its
    * background task died (a bug; the guard then holds every key at the floor).
+   *
+   * @returns Whether it runs.
    */
   isRunning(): boolean {
     return this.#gossip ? this.#gossip.running : this.#running;
   }
 
-  /** Members this instance sees, itself included: 1 for a standalone guard. */
+  /**
+   * Members this instance sees, itself included.
+   *
+   * @returns The count; 1 for a standalone guard.
+   */
   clusterSize(): number {
     return this.#gossip ? this.#gossip.node.stats(this.#clock()).clusterSize : 1;
   }
 
   /**
    * What the background task sent and received, and the socket errors it
-   * survived; undefined for a standalone guard.
+   * survived.
+   *
+   * @returns The counters; `undefined` for a standalone guard.
    */
   traffic(): GossipCounters | undefined {
     return this.#gossip?.counters();
   }
 
-  /** Where the other instances reach this one, as `ip:port`; undefined for a standalone guard. */
+  /**
+   * Where the other instances reach this one.
+   *
+   * @returns `ip:port` (`[v6]:port`); `undefined` for a standalone guard.
+   */
   address(): string | undefined {
     return this.#gossip?.node.address.toString();
   }
@@ -340,6 +432,8 @@ export class Guard {
    * Tells the peers this instance is going (they take its share within a
    * round), then stops its timer and closes its socket. Checks still work
    * afterwards, every key at the floor, which the peers no longer count.
+   *
+   * @returns A promise that settles once the socket is closed.
    */
   async leave(): Promise<void> {
     this.#running = false;
@@ -348,7 +442,11 @@ export class Guard {
     await this.#gossip.leave();
   }
 
-  /** `await using guard = ...` leaves when the scope ends. */
+  /**
+   * `await using guard = ...` leaves when the scope ends.
+   *
+   * @returns What {@link Guard.leave} returns.
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.leave();
   }

@@ -1,0 +1,43 @@
+/**
+ * What the builder hands the guard, and the two doors between them. Not
+ * part of the public API: `Guard` and `GuardBuilder` have no public
+ * constructor, so the internals below never appear in a public signature.
+ *
+ * @module
+ */
+
+import type { Enforcer } from "../core/enforcer.ts";
+import type { LimitBook } from "../core/rules.ts";
+import type { PartitionPolicy } from "../core/partition.ts";
+import type { AuthConfig } from "../core/auth.ts";
+import type { HashKey } from "../core/hash.ts";
+import type { Clock } from "./clock.ts";
+import type { GossipTask } from "./gossip.ts";
+import type { Guard } from "./guard.ts";
+import type { GuardBuilder } from "./builder.ts";
+
+/** What the builder hands the guard. */
+export interface GuardParts {
+  /** The limits. */
+  readonly book: LimitBook;
+  /** The request path. */
+  readonly enforcer: Enforcer;
+  /** The monotonic clock. */
+  readonly clock: Clock;
+  /** The partition policy, applied once the guard gossips. */
+  readonly partitionPolicy: PartitionPolicy;
+  /** The background task, for a guard in a fleet; none for a standalone guard. */
+  readonly gossip?: GossipTask;
+  /** How gossip is signed. */
+  readonly auth: AuthConfig;
+  /** How long `stats().mostDenied` is. */
+  readonly mostDenied: number;
+  /** The key of the 64-bit key hashes: the salt's, or the public one. */
+  readonly hashKey: HashKey;
+}
+
+/** The constructors, set by each class's static block when its module loads. */
+export const makers: {
+  guard?: (parts: GuardParts) => Guard;
+  builder?: () => GuardBuilder;
+} = {};
