@@ -25,7 +25,20 @@
  * @module
  */
 export { Guard } from "./src/runtime/guard.ts";
-export type { BatchItem, CheckOptions, KeyOptions } from "./src/core/options.ts";
+export {
+  COLD_FRACTION,
+  DEFAULT_PARTITION_POLICY,
+  FLOOR_FRACTION,
+  GUARD_BOUNDS,
+} from "./src/core/options.ts";
+export type {
+  BatchItem,
+  CheckOptions,
+  GuardOptions,
+  KeyOptions,
+  NumericOption,
+  OptionBounds,
+} from "./src/core/options.ts";
 export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";

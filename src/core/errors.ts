@@ -10,7 +10,6 @@
 /** The stable codes of {@link RateguardError}. */
 export type RateguardErrorCode =
   | "TooManyKeyLimits"
-  | "TooLargeMaxKeyLimits"
   | "TooManyClasses"
   | "UnknownClass";
 

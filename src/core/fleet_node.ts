@@ -19,6 +19,7 @@ import {
 import type { Address } from "../proto/mod.ts";
 import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
+import { GUARD_BOUNDS } from "./options.ts";
 
 /** What a fleet node is made of and how it is tuned. */
 export interface FleetNodeOptions {
@@ -30,8 +31,12 @@ export interface FleetNodeOptions {
   readonly enforcer: Enforcer;
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once (64). */
-  readonly hotKeys: number;
+  /**
+   * Keys coordinated at once, as the guard's option of that name.
+   *
+   * @default {64}
+   */
+  readonly hotKeys?: number;
   /** Whether allocation relays other nodes' reports (default true). */
   readonly relay?: boolean;
   /** Membership's tunables; `extension` is the allocator's. */
@@ -58,20 +63,20 @@ export class FleetNode {
 
   /** A node that has not yet joined anyone: add seeds, then drive it. */
   constructor(options: FleetNodeOptions) {
-    const periodMs = options.membership?.protocolPeriodMs ?? 200;
+    const periodMs = options.membership?.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
     this.#enforcer = options.enforcer;
     this.#allocator = new Allocator(options.book, options.enforcer, {
       id: options.address.id,
       incarnation: () => this.#node.incarnation,
     }, {
       policy: options.policy,
-      hotKeys: options.hotKeys,
+      hotKeys: options.hotKeys ?? GUARD_BOUNDS.hotKeys.default,
       protocolPeriodMs: periodMs,
       relay: options.relay,
     });
     this.#node = new Node(options.address, { ...options.membership, extension: this.#allocator });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
-    this.#maxMembers = options.membership?.maxMembers ?? 8_192;
+    this.#maxMembers = options.membership?.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
   }
 
   /** Where the other members reach this node. */

@@ -1,10 +1,24 @@
 /**
  * The options of rateguard, in one place: the options of a single call
  * (which class, what cost), shared by the guard, the sidecar's client and
- * the middleware so that one can stand in for another.
+ * the middleware so that one can stand in for another; and every option of
+ * a guard with its default and bounds, which the builder, the sidecar's
+ * flags, `FleetNode` and the simulator all read from here. Sans I/O, so
+ * the core may import it.
  *
  * @module
  */
+
+import {
+  type AuthConfig,
+  authConfig,
+  type GossipAuthMode,
+  MIN_SALT_BYTES,
+  type Secret,
+} from "./auth.ts";
+import { describe, Limit } from "./limit.ts";
+import { PartitionPolicy } from "./partition.ts";
+import { Address } from "../proto/mod.ts";
 
 /** Which class a key is in: the options of the calls that read one key. */
 export interface KeyOptions {
@@ -34,4 +48,418 @@ export interface CheckOptions extends KeyOptions {
 export interface BatchItem extends CheckOptions {
   /** The key, a non-empty string. */
   readonly key: string;
+}
+
+/** A numeric option's default and the least and most it takes. */
+export interface OptionBounds {
+  /** What it is when left out. */
+  readonly default: number;
+  /** The least it takes. */
+  readonly min: number;
+  /** The most it takes. */
+  readonly max: number;
+}
+
+/**
+ * Every numeric option of a guard with its default and bounds: the one
+ * source of them for the builder, the sidecar's flags, `FleetNode` and the
+ * simulator. {@link GuardOptions} documents each.
+ */
+export const GUARD_BOUNDS = {
+  trackedKeys: { default: 4_096, min: 1, max: 1_048_576 },
+  hotKeys: { default: 64, min: 1, max: 64 },
+  maxClasses: { default: 64, min: 0, max: 4_096 },
+  maxKeyLimits: { default: 4_096, min: 0, max: 1_048_576 },
+  protocolPeriodMs: { default: 200, min: 10, max: 60_000 },
+  maxMembers: { default: 8_192, min: 1, max: 65_536 },
+  mostDenied: { default: 10, min: 0, max: 1_024 },
+} as const satisfies Record<string, OptionBounds>;
+
+/**
+ * The cold fraction α: a key nobody coordinates runs at α times its fair
+ * share R/N, and keys with no place in the table share one allowance at
+ * that rate. Fixed, not an option: the accuracy table is measured with it.
+ */
+export const COLD_FRACTION = 0.5;
+
+/**
+ * The floor fraction β: every live member keeps R·β/N of a hot key, and a
+ * held member (joining, without quorum) holds every key there.
+ */
+export const FLOOR_FRACTION = 0.05;
+
+/** The partition policy of a guard that sets none: hold a lost member's share for ten seconds. */
+export const DEFAULT_PARTITION_POLICY: PartitionPolicy = PartitionPolicy.holdDown();
+
+/** The name of a numeric option. */
+export type NumericOption = keyof typeof GUARD_BOUNDS;
+
+/**
+ * Checks a numeric option against its bounds.
+ *
+ * @param name The option, named in the error.
+ * @param value What the caller gave.
+ * @returns The value, a whole number within the bounds.
+ * @throws {TypeError} when `value` is not a number.
+ * @throws {RangeError} when it is not a whole number within the bounds.
+ */
+export function checkOption(name: NumericOption, value: unknown): number {
+  const { min, max } = GUARD_BOUNDS[name];
+  if (typeof value !== "number") {
+    throw new TypeError(
+      `${name}: expected a whole number from ${min} to ${max}, got ${describe(value)}`,
+    );
+  }
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RangeError(`${name}: expected a whole number from ${min} to ${max}, got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * Every option of a guard, with its default and its bounds. The builder
+ * ({@link https://jsr.io/@rateguard/guard/doc/~/GuardBuilder | GuardBuilder})
+ * fills one, a method per field, and `spawn()` checks it as a whole; the
+ * numeric defaults and bounds are {@link GUARD_BOUNDS}.
+ */
+export interface GuardOptions {
+  /** The default class's limit across the fleet; the one option without a default. */
+  readonly limit?: Limit;
+  /**
+   * The default class's burst: requests one instance admits back to back on
+   * top of its share; 0 is taken as 1, at most 4,194,303.
+   *
+   * @default {the limit's own burst (a twentieth of its rate a second, at least 1)}
+   */
+  readonly burst?: number;
+  /**
+   * Named classes and their limits.
+   *
+   * @default {none}
+   */
+  readonly classes?: ReadonlyMap<string, Limit>;
+  /**
+   * Admit every request and count those that would be denied.
+   *
+   * @default {false}
+   */
+  readonly dryRun?: boolean;
+  /**
+   * Keys kept with state at once, from `hotKeys` to 1,048,576; the table
+   * holds twice as many.
+   *
+   * @default {4096}
+   */
+  readonly trackedKeys?: number;
+  /**
+   * Keys coordinated with the peers at once, 1 to 64.
+   *
+   * @default {64}
+   */
+  readonly hotKeys?: number;
+  /**
+   * Named classes kept at most, 0 to 4,096.
+   *
+   * @default {64}
+   */
+  readonly maxClasses?: number;
+  /**
+   * Key limits kept at most, 0 to 1,048,576.
+   *
+   * @default {4096}
+   */
+  readonly maxKeyLimits?: number;
+  /**
+   * What to do when the cluster may be split; takes effect once the guard gossips.
+   *
+   * @default {PartitionPolicy.holdDown(10_000)}
+   */
+  readonly partitionPolicy?: PartitionPolicy;
+  /**
+   * The UDP address to gossip on, `ip:port` or `[v6]:port`; port 0 picks a
+   * free one. Binding `0.0.0.0` or `::` needs `advertise`.
+   *
+   * @default {none: a standalone guard, with no gossip}
+   */
+  readonly bind?: string;
+  /**
+   * Where the other instances reach this one, `ip:port`.
+   *
+   * @default {the bind address}
+   */
+  readonly advertise?: string;
+  /**
+   * Peers to join through, `ip:port` or `host:port`; names are looked up
+   * again while the guard runs.
+   *
+   * @default {[]}
+   */
+  readonly seeds?: readonly string[];
+  /**
+   * How often nodes exchange membership and demand, ms, 10 to 60,000.
+   *
+   * @default {200}
+   */
+  readonly protocolPeriodMs?: number;
+  /**
+   * Members tracked at most, the dead not yet forgotten and itself
+   * included, 1 to 65,536.
+   *
+   * @default {8192}
+   */
+  readonly maxMembers?: number;
+  /**
+   * How many keys `stats().mostDenied` and `mostShadowDenied` list, 0 to 1,024.
+   *
+   * @default {10}
+   */
+  readonly mostDenied?: number;
+  /**
+   * How gossip is signed: a mode and at most two secrets, the first signs
+   * and either verifies.
+   *
+   * @default {{ mode: "off", secrets: [] }}
+   */
+  readonly gossipAuth?: { readonly mode: GossipAuthMode; readonly secrets: readonly Secret[] };
+  /**
+   * A salt of at least 16 bytes, the same on every node, for the key hashes.
+   *
+   * @default {none: the public hash key}
+   */
+  readonly keySalt?: Uint8Array;
+}
+
+/** Guard options with every default filled in and every value checked. */
+export interface ResolvedGuardOptions {
+  /** The default limit, with its burst. */
+  readonly limit: Limit;
+  /** Named classes. */
+  readonly classes: ReadonlyMap<string, Limit>;
+  /** Whether the guard runs dry. */
+  readonly dryRun: boolean;
+  /** The numeric options. */
+  readonly trackedKeys: number;
+  /** See {@link GuardOptions.hotKeys}. */
+  readonly hotKeys: number;
+  /** See {@link GuardOptions.maxClasses}. */
+  readonly maxClasses: number;
+  /** See {@link GuardOptions.maxKeyLimits}. */
+  readonly maxKeyLimits: number;
+  /** See {@link GuardOptions.protocolPeriodMs}. */
+  readonly protocolPeriodMs: number;
+  /** See {@link GuardOptions.maxMembers}. */
+  readonly maxMembers: number;
+  /** See {@link GuardOptions.mostDenied}. */
+  readonly mostDenied: number;
+  /** The partition policy. */
+  readonly partitionPolicy: PartitionPolicy;
+  /** Where to gossip, when the guard is in a fleet. */
+  readonly bind?: Address;
+  /** Where the others reach it (the bind address unless set). */
+  readonly advertise?: Address;
+  /** The seeds. */
+  readonly seeds: readonly string[];
+  /** How gossip is signed. */
+  readonly auth: AuthConfig;
+  /** The salt, if any. */
+  readonly keySalt?: Uint8Array;
+}
+
+/**
+ * Checks every option and fills in the defaults: the one place a guard's
+ * options are validated.
+ *
+ * @param options The options, as the builder filled them.
+ * @returns The options with every default in place.
+ * @throws {TypeError} naming the option of the wrong type, or a missing limit.
+ * @throws {RangeError} naming the option out of its bounds, or two that disagree.
+ */
+export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions {
+  if (options.limit === undefined) {
+    throw new TypeError(
+      "Guard.builder(): set a limit with .limit(perSec) or .defaultLimit(limit) before spawn()",
+    );
+  }
+  const limit = checkLimit(options.limit, "defaultLimit");
+  const numbers = {} as Record<NumericOption, number>;
+  for (const name of Object.keys(GUARD_BOUNDS) as NumericOption[]) {
+    numbers[name] = checkOption(name, options[name] ?? GUARD_BOUNDS[name].default);
+  }
+  if (numbers.trackedKeys < numbers.hotKeys) {
+    throw new RangeError(
+      `trackedKeys (${numbers.trackedKeys}) must be at least hotKeys (${numbers.hotKeys})`,
+    );
+  }
+  const classes = options.classes ?? new Map<string, Limit>();
+  for (const [name, l] of classes) checkClass(name, l);
+  if (classes.size > numbers.maxClasses) {
+    throw new RangeError(
+      `maxClasses: ${classes.size} classes, more than maxClasses (${numbers.maxClasses})`,
+    );
+  }
+  const bind = options.bind === undefined ? undefined : checkAddress(options.bind, "bind");
+  const advertise = options.advertise === undefined ? undefined : checkAdvertise(options.advertise);
+  if (bind !== undefined && isUnspecified(bind) && advertise === undefined) {
+    throw new RangeError(
+      `bind ${bind} listens on every address: ` +
+        "set advertise(ip:port), where the other instances reach this one",
+    );
+  }
+  const auth = options.gossipAuth ?? { mode: "off", secrets: [] };
+  return {
+    ...numbers,
+    limit: options.burst === undefined ? limit : limit.burst(options.burst),
+    classes,
+    dryRun: checkBoolean(options.dryRun ?? false, "dryRun"),
+    partitionPolicy: checkPolicy(options.partitionPolicy ?? DEFAULT_PARTITION_POLICY),
+    ...(bind === undefined ? {} : { bind }),
+    ...(advertise === undefined ? {} : { advertise }),
+    seeds: checkSeeds(options.seeds ?? []),
+    auth: authConfig(auth.mode, auth.secrets),
+    ...(options.keySalt === undefined ? {} : { keySalt: checkSalt(options.keySalt) }),
+  };
+}
+
+/**
+ * Checks a limit option.
+ *
+ * @param limit What the caller gave.
+ * @param what The option, named in the error.
+ * @returns The limit.
+ * @throws {TypeError} when it is not a {@link Limit}.
+ */
+export function checkLimit(limit: unknown, what: string): Limit {
+  if (!(limit instanceof Limit)) {
+    throw new TypeError(`${what}: expected a Limit, got ${describe(limit)}`);
+  }
+  return limit;
+}
+
+/**
+ * Checks a class: a non-empty name and a limit.
+ *
+ * @param name The class's name.
+ * @param limit Its limit.
+ * @throws {TypeError} when the name is not a non-empty string or the limit not a {@link Limit}.
+ */
+export function checkClass(name: unknown, limit: unknown): void {
+  if (typeof name !== "string" || name === "") {
+    throw new TypeError(`class: the name must be a non-empty string, got ${describe(name)}`);
+  }
+  checkLimit(limit, `class(${JSON.stringify(name)})`);
+}
+
+/**
+ * Checks a boolean option.
+ *
+ * @param on What the caller gave.
+ * @param what The option, named in the error.
+ * @returns The boolean.
+ * @throws {TypeError} when it is not a boolean.
+ */
+export function checkBoolean(on: unknown, what: string): boolean {
+  if (typeof on !== "boolean") {
+    throw new TypeError(`${what}: expected a boolean, got ${describe(on)}`);
+  }
+  return on;
+}
+
+/**
+ * Checks a partition policy option, or reads its text.
+ *
+ * @param policy A {@link PartitionPolicy} or its text (`optimistic`, `quorum`, `holddown:10s`).
+ * @returns The policy.
+ * @throws {TypeError} when it is neither.
+ */
+export function checkPolicy(policy: unknown): PartitionPolicy {
+  if (typeof policy === "string") return PartitionPolicy.parse(policy);
+  if (policy instanceof PartitionPolicy) return policy;
+  throw new TypeError(
+    `partitionPolicy: expected a PartitionPolicy or its name, got ${describe(policy)}`,
+  );
+}
+
+/**
+ * Reads an `ip:port` option.
+ *
+ * @param text What the caller gave.
+ * @param what The option, named in the error.
+ * @returns The address.
+ * @throws {TypeError} when it is not an IP literal and a port.
+ */
+export function checkAddress(text: unknown, what: string): Address {
+  if (typeof text !== "string") {
+    throw new TypeError(`${what}: expected ip:port, got ${describe(text)}`);
+  }
+  try {
+    return Address.parse(text.trim());
+  } catch {
+    throw new TypeError(
+      `${what}: expected an IP literal and a port, as 10.0.0.3:7946 or [fd00::3]:7946, got ${
+        JSON.stringify(text)
+      }`,
+    );
+  }
+}
+
+/**
+ * Reads the `advertise` option: a routable address with a port.
+ *
+ * @param text What the caller gave.
+ * @returns The address.
+ * @throws {TypeError} when it is not an IP literal and a port.
+ * @throws {RangeError} when it is unspecified (`0.0.0.0`, `::`) or its port 0.
+ */
+export function checkAdvertise(text: unknown): Address {
+  const a = checkAddress(text, "advertise");
+  if (a.port === 0 || isUnspecified(a)) {
+    throw new RangeError(
+      `advertise: needs a routable address and a port, got ${JSON.stringify(text)}`,
+    );
+  }
+  return a;
+}
+
+/**
+ * Checks the seeds: each `ip:port`, `[v6]:port` or `host:port`.
+ *
+ * @param seeds What the caller gave.
+ * @returns The seeds, as a fresh array.
+ * @throws {TypeError} naming the first seed that is none of these.
+ */
+export function checkSeeds(seeds: Iterable<unknown>): string[] {
+  const list = [...seeds];
+  for (const seed of list) {
+    if (
+      typeof seed !== "string" || !/^(?:\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(seed) ||
+      Number(seed.slice(seed.lastIndexOf(":") + 1)) > 65_535
+    ) {
+      throw new TypeError(`seeds: expected ip:port or host:port, got ${describe(seed)}`);
+    }
+  }
+  return list as string[];
+}
+
+/**
+ * Checks a key salt.
+ *
+ * @param bytes What the caller gave.
+ * @returns The salt.
+ * @throws {TypeError} when it is not a `Uint8Array`.
+ * @throws {RangeError} when it is shorter than 16 bytes.
+ */
+export function checkSalt(bytes: unknown): Uint8Array {
+  if (!(bytes instanceof Uint8Array)) {
+    throw new TypeError(`keySalt: expected bytes (a Uint8Array), got ${describe(bytes)}`);
+  }
+  if (bytes.length < MIN_SALT_BYTES) {
+    throw new RangeError(
+      `keySalt: a salt needs at least ${MIN_SALT_BYTES} bytes, got ${bytes.length}`,
+    );
+  }
+  return bytes;
+}
+
+function isUnspecified(a: Address): boolean {
+  return a.ip.every((b) => b === 0);
 }

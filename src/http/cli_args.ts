@@ -9,6 +9,7 @@
 import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
+import { DEFAULT_PARTITION_POLICY, GUARD_BOUNDS as B } from "../core/options.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 
 /** How the sidecar writes its log lines on stderr. */
@@ -104,16 +105,16 @@ Limits
   --burst <n>                  requests admitted back to back (default: a twentieth of the count)
   --class <name=limit>         a class of limits, such as free=10/s; repeatable
   --dry-run                    admit every request, count what would be denied
-  --tracked-keys <n>           keys with state at once (default 4096)
-  --hot-keys <n>               keys coordinated with the peers at once, 1 to 64 (default 64)
+  --tracked-keys <n>           keys with state at once (default ${B.trackedKeys.default})
+  --hot-keys <n>               keys coordinated with the peers at once, ${B.hotKeys.min} to ${B.hotKeys.max} (default ${B.hotKeys.default})
 
 Fleet (leave out --bind to run standalone)
   --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
   --advertise <ip:port>        where the other sidecars reach this one (the pod IP)
   --seeds <a:7946,b:7946>      peers to join through, ip:port or host:port
-  --partition-policy <p>       optimistic, holddown:10s (default) or quorum
-  --protocol-period <d>        how often members gossip: 200ms (default), 1s
-  --max-members <n>            members tracked at most (default 8192)
+  --partition-policy <p>       optimistic, ${DEFAULT_PARTITION_POLICY} (default) or quorum
+  --protocol-period <d>        how often members gossip: ${B.protocolPeriodMs.default}ms (default), 1s
+  --max-members <n>            members tracked at most (default ${B.maxMembers.default})
   --gossip-auth <mode>         off (default), transitional or required: signed gossip
   --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
   --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
@@ -177,9 +178,9 @@ export function parseSidecarArgs(
       classes: classTexts.map(parseClass),
       http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
       dryRun,
-      trackedKeys: whole("tracked-keys", 4_096),
-      hotKeys: whole("hot-keys", 64),
-      maxMembers: whole("max-members", 8_192),
+      trackedKeys: whole("tracked-keys", B.trackedKeys.default),
+      hotKeys: whole("hot-keys", B.hotKeys.default),
+      maxMembers: whole("max-members", B.maxMembers.default),
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
       logFormat: logFormat(get("log-format") ?? "text"),
@@ -233,10 +234,10 @@ function fleetFlags(get: (flag: Flag) => string | undefined): FleetFlags {
     ...(advertise === undefined ? {} : { advertise }),
     seeds,
     partitionPolicy: policyText === undefined
-      ? PartitionPolicy.holdDown()
+      ? DEFAULT_PARTITION_POLICY
       : flagValue("--partition-policy", () => PartitionPolicy.parse(policyText)),
     protocolPeriodMs: periodText === undefined
-      ? 200
+      ? B.protocolPeriodMs.default
       : flagValue("--protocol-period", () => durationMs(periodText)),
   };
 }

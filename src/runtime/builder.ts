@@ -1,6 +1,7 @@
 /**
- * The guard's builder: every option with its default, validated with a
- * message that names the value.
+ * The guard's builder: a method per option of {@link GuardOptions}, each
+ * checked where it is set with a message naming the value, and the whole
+ * checked once more by `resolveGuardOptions` when the guard is spawned.
  *
  * @module
  */
@@ -8,42 +9,44 @@
 import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
 import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
+import { Limit } from "../core/limit.ts";
+import type { PartitionPolicy } from "../core/partition.ts";
 import {
-  type AuthConfig,
-  authConfig,
-  type GossipAuthMode,
-  MIN_SALT_BYTES,
-  type Secret,
-} from "../core/auth.ts";
-import { MAX_MEMBERS_LIMIT } from "../core/membership/mod.ts";
+  checkAddress,
+  checkAdvertise,
+  checkBoolean,
+  checkClass,
+  checkLimit,
+  checkOption,
+  checkPolicy,
+  checkSalt,
+  checkSeeds,
+  COLD_FRACTION,
+  type GuardOptions,
+  type NumericOption,
+  type ResolvedGuardOptions,
+  resolveGuardOptions,
+} from "../core/options.ts";
+import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
 import { formatHostPort } from "./socket.ts";
-import { RateguardError } from "../core/errors.ts";
-import { describe, Limit } from "../core/limit.ts";
-import { PartitionPolicy } from "../core/partition.ts";
-import { LimitBook } from "../core/rules.ts";
 import { monotonicClock } from "./clock.ts";
 import type { Guard } from "./guard.ts";
 import { type GuardParts, makers } from "./parts.ts";
 
-/** The most keys an instance may track. */
-export const MAX_TRACKED_KEYS = 1_048_576;
-/** The most hot keys an instance coordinates. */
-export const MAX_HOT_KEYS = 64;
-/** The most named classes an instance may keep. */
-export const MAX_CLASSES = 4_096;
-/** The most key limits an instance may keep. */
-export const MAX_KEY_LIMITS = 1_048_576;
-/**
- * The cold fraction α: a key without coordination runs at α times its fair
- * share. Keys with no place in the table share one allowance at that rate.
- */
-export const COLD_FRACTION = 0.5;
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * Builds a {@link Guard}. Only a limit is required; without `bind` the
- * guard is standalone: it enforces each key locally, with no gossip.
+ * guard is standalone: it enforces each key locally, with no gossip. Each
+ * method sets one field of {@link GuardOptions}, whose documentation gives
+ * every default and bound; `spawn()` checks them as a whole.
+ *
+ * Why a builder and no `Guard.spawn(options)` beside it: one way to build
+ * a guard, each mistake reported by the method that made it, and the
+ * options type still one, documented in one place.
  *
  * @example
  * ```ts
@@ -61,23 +64,9 @@ export const COLD_FRACTION = 0.5;
  * ```
  */
 export class GuardBuilder {
-  #limit: Limit | undefined;
-  #burst: number | undefined;
-  #classes = new Map<string, Limit>();
-  #dryRun = false;
-  #trackedKeys = 4_096;
-  #hotKeys = MAX_HOT_KEYS;
-  #maxClasses = 64;
-  #maxKeyLimits = 4_096;
-  #policy = PartitionPolicy.holdDown();
-  #bind: { host: string; port: number } | undefined;
-  #advertise: Address | undefined;
-  #seeds: string[] = [];
-  #protocolPeriodMs = 200;
-  #maxMembers = 8_192;
-  #auth: AuthConfig = authConfig("off");
-  #hashKey: HashKey = PUBLIC_HASH_KEY;
-  #mostDenied = 10;
+  readonly #options: Mutable<GuardOptions> = {};
+  readonly #classes = new Map<string, Limit>();
+
   static {
     makers.builder = () => new GuardBuilder();
   }
@@ -85,315 +74,321 @@ export class GuardBuilder {
   /** Use `Guard.builder()`. */
   private constructor() {}
 
-  /** The default class's limit in requests per second, across the fleet. */
+  /**
+   * The default class's limit in requests per second, across the fleet.
+   *
+   * @param perSec Requests a second, more than 0.
+   * @returns This builder.
+   * @throws {RangeError} when `perSec` is not a rate a {@link Limit} takes.
+   */
   limit(perSec: number): this {
-    this.#limit = Limit.perSecond(perSec);
+    this.#options.limit = Limit.perSecond(perSec);
     return this;
   }
 
-  /** The default class's limit as any {@link Limit}, per second, minute or hour. */
+  /**
+   * The default class's limit as any {@link Limit}, per second, minute or hour.
+   *
+   * @param limit The limit.
+   * @returns This builder.
+   * @throws {TypeError} when `limit` is not a {@link Limit}.
+   */
   defaultLimit(limit: Limit): this {
-    if (!(limit instanceof Limit)) {
-      throw new TypeError(`defaultLimit: expected a Limit, got ${describe(limit)}`);
-    }
-    this.#limit = limit;
+    this.#options.limit = checkLimit(limit, "defaultLimit");
     return this;
   }
 
   /**
    * The default class's burst: requests one instance admits back to back on
-   * top of its share. 0 is taken as 1; at most 4,194,303.
+   * top of its share, in whichever order the limit is set.
+   *
+   * @param size 0 (taken as 1) to 4,194,303.
+   * @returns This builder.
+   * @throws {RangeError} when `size` is out of those bounds.
    */
   burst(size: number): this {
     Limit.perSecond(1).burst(size); // validates with the Limit's own message
-    this.#burst = size;
-    return this;
-  }
-
-  /** A class of limits; check its keys with `check(key, { class: name })`. */
-  class(name: string, limit: Limit): this {
-    if (typeof name !== "string" || name === "") {
-      throw new TypeError(`class: the name must be a non-empty string, got ${describe(name)}`);
-    }
-    if (!(limit instanceof Limit)) {
-      throw new TypeError(
-        `class(${JSON.stringify(name)}): expected a Limit, got ${describe(limit)}`,
-      );
-    }
-    this.#classes.set(name, limit);
-    return this;
-  }
-
-  /** Admit every request and count those that would be denied. */
-  dryRun(on: boolean): this {
-    if (typeof on !== "boolean") {
-      throw new TypeError(`dryRun: expected a boolean, got ${describe(on)}`);
-    }
-    this.#dryRun = on;
-    return this;
-  }
-
-  /** Keys kept with state at once: at least `hotKeys`, at most 1,048,576; the table holds twice as many. */
-  trackedKeys(n: number): this {
-    this.#trackedKeys = checkWhole(n, "trackedKeys", 1, MAX_TRACKED_KEYS);
-    return this;
-  }
-
-  /** Keys coordinated with the peers at once, 1 to 64. */
-  hotKeys(n: number): this {
-    this.#hotKeys = checkWhole(n, "hotKeys", 1, MAX_HOT_KEYS);
-    return this;
-  }
-
-  /** Named classes kept at most, up to 4096 (default 64). */
-  maxClasses(n: number): this {
-    this.#maxClasses = checkWhole(n, "maxClasses", 0, MAX_CLASSES);
-    return this;
-  }
-
-  /** Key limits kept at most, up to 1,048,576 (default 4096). */
-  maxKeyLimits(n: number): this {
-    if (typeof n === "number" && Number.isInteger(n) && n > MAX_KEY_LIMITS) {
-      throw new RateguardError(
-        "TooLargeMaxKeyLimits",
-        `maxKeyLimits: at most ${MAX_KEY_LIMITS}, got ${n}`,
-      );
-    }
-    this.#maxKeyLimits = checkWhole(n, "maxKeyLimits", 0, MAX_KEY_LIMITS);
+    this.#options.burst = size;
     return this;
   }
 
   /**
-   * What to do when the cluster may be split: a {@link PartitionPolicy} or
-   * its text (`optimistic`, `quorum`, `holddown:10s`). Default: hold down
-   * for ten seconds. Takes effect once the guard gossips.
+   * A class of limits; check its keys with `check(key, { class: name })`.
+   *
+   * @param name The class, a non-empty string.
+   * @param limit Its limit.
+   * @returns This builder.
+   * @throws {TypeError} when `name` is not a non-empty string or `limit` not a {@link Limit}.
+   */
+  class(name: string, limit: Limit): this {
+    checkClass(name, limit);
+    this.#classes.set(name, limit);
+    this.#options.classes = this.#classes;
+    return this;
+  }
+
+  /**
+   * Admit every request and count those that would be denied.
+   *
+   * @param on Whether to run dry (default false).
+   * @returns This builder.
+   * @throws {TypeError} when `on` is not a boolean.
+   */
+  dryRun(on: boolean): this {
+    this.#options.dryRun = checkBoolean(on, "dryRun");
+    return this;
+  }
+
+  /**
+   * Keys kept with state at once; the table holds twice as many.
+   *
+   * @param n From `hotKeys` to 1,048,576 (default 4096).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds (checked against `hotKeys` at spawn).
+   */
+  trackedKeys(n: number): this {
+    return this.#number("trackedKeys", n);
+  }
+
+  /**
+   * Keys coordinated with the peers at once.
+   *
+   * @param n 1 to 64 (default 64).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  hotKeys(n: number): this {
+    return this.#number("hotKeys", n);
+  }
+
+  /**
+   * Named classes kept at most.
+   *
+   * @param n 0 to 4,096 (default 64).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  maxClasses(n: number): this {
+    return this.#number("maxClasses", n);
+  }
+
+  /**
+   * Key limits kept at most.
+   *
+   * @param n 0 to 1,048,576 (default 4096).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  maxKeyLimits(n: number): this {
+    return this.#number("maxKeyLimits", n);
+  }
+
+  /**
+   * What to do when the cluster may be split. Takes effect once the guard gossips.
+   *
+   * @param policy A {@link PartitionPolicy} or its text (`optimistic`, `quorum`,
+   *   `holddown:10s`); default: hold down for ten seconds.
+   * @returns This builder.
+   * @throws {TypeError} when `policy` is neither.
    */
   partitionPolicy(policy: PartitionPolicy | string): this {
-    if (typeof policy === "string") this.#policy = PartitionPolicy.parse(policy);
-    else if (policy instanceof PartitionPolicy) this.#policy = policy;
-    else {throw new TypeError(
-        `partitionPolicy: expected a PartitionPolicy or its name, got ${describe(policy)}`,
-      );}
+    this.#options.partitionPolicy = checkPolicy(policy);
     return this;
   }
 
   /**
-   * The UDP address to gossip on, as `ip:port` (`[v6]:port`); port 0 picks a
-   * free one. Leave it out for a standalone guard. Binding `0.0.0.0` or `::`
-   * needs {@link advertise}.
+   * The UDP address to gossip on. Leave it out for a standalone guard.
+   * Binding `0.0.0.0` or `::` needs {@link GuardBuilder.advertise}.
+   *
+   * @param address `ip:port` or `[v6]:port`; port 0 picks a free one.
+   * @returns This builder.
+   * @throws {TypeError} when `address` is not an IP literal and a port.
    */
   bind(address: string): this {
-    const a = parseIpPort(address, "bind");
-    this.#bind = { host: a.toString().replace(/:\d+$/, "").replace(/^\[|\]$/g, ""), port: a.port };
-    return this;
-  }
-
-  /** Where the other instances reach this one, as `ip:port`; by default the bind address. */
-  advertise(address: string): this {
-    const a = parseIpPort(address, "advertise");
-    if (a.port === 0 || isUnspecified(a)) {
-      throw new RangeError(
-        `advertise: needs a routable address and a port, got ${JSON.stringify(address)}`,
-      );
-    }
-    this.#advertise = a;
+    checkAddress(address, "bind");
+    this.#options.bind = address;
     return this;
   }
 
   /**
-   * Peers to join through, as `ip:port` or `host:port`; any live member will
-   * do. Names are looked up again while the guard runs, so one name for the
-   * whole fleet (a Kubernetes headless service) keeps up with it.
+   * Where the other instances reach this one; by default the bind address.
+   *
+   * @param address `ip:port` or `[v6]:port`.
+   * @returns This builder.
+   * @throws {TypeError} when `address` is not an IP literal and a port.
+   * @throws {RangeError} when it is unspecified or its port 0.
+   */
+  advertise(address: string): this {
+    checkAdvertise(address);
+    this.#options.advertise = address;
+    return this;
+  }
+
+  /**
+   * Peers to join through; any live member will do. Names are looked up
+   * again while the guard runs, so one name for the whole fleet (a
+   * Kubernetes headless service) keeps up with it.
+   *
+   * @param seeds Each `ip:port`, `[v6]:port` or `host:port`.
+   * @returns This builder.
+   * @throws {TypeError} naming the first seed that is none of these.
    */
   seeds(seeds: Iterable<string>): this {
-    const list = [...seeds];
-    for (const seed of list) {
-      if (
-        typeof seed !== "string" || !/^(?:\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(seed) ||
-        Number(seed.slice(seed.lastIndexOf(":") + 1)) > 65_535
-      ) {
-        throw new TypeError(`seeds: expected ip:port or host:port, got ${describe(seed)}`);
-      }
-    }
-    this.#seeds = list;
-    return this;
-  }
-
-  /** How often nodes exchange membership and demand, ms (default 200, from 10 to 60,000). */
-  protocolPeriodMs(ms: number): this {
-    this.#protocolPeriodMs = checkWhole(ms, "protocolPeriodMs", 10, 60_000);
-    return this;
-  }
-
-  /** Members tracked at most, the dead not yet forgotten and itself included (8192, from 1 to 65,536). */
-  maxMembers(n: number): this {
-    this.#maxMembers = checkWhole(n, "maxMembers", 1, MAX_MEMBERS_LIMIT);
-    return this;
-  }
-
-  /** How many keys `stats().mostDenied` and `mostShadowDenied` list: 10 by default, at most 1024, 0 for none. */
-  mostDenied(k: number): this {
-    this.#mostDenied = checkWhole(k, "mostDenied", 0, 1_024);
+    this.#options.seeds = checkSeeds(seeds);
     return this;
   }
 
   /**
-   * Signs the gossip: a mode (`GossipAuth.Off`, `Transitional`, `Required`)
-   * and at most two secrets; the first signs, either verifies. See the
-   * README's Security section.
+   * How often nodes exchange membership and demand.
+   *
+   * @param ms 10 to 60,000 (default 200).
+   * @returns This builder.
+   * @throws {RangeError} when `ms` is out of bounds.
+   */
+  protocolPeriodMs(ms: number): this {
+    return this.#number("protocolPeriodMs", ms);
+  }
+
+  /**
+   * Members tracked at most, the dead not yet forgotten and itself included.
+   *
+   * @param n 1 to 65,536 (default 8192).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  maxMembers(n: number): this {
+    return this.#number("maxMembers", n);
+  }
+
+  /**
+   * How many keys `stats().mostDenied` and `mostShadowDenied` list.
+   *
+   * @param k 0 (none) to 1,024 (default 10).
+   * @returns This builder.
+   * @throws {RangeError} when `k` is out of bounds.
+   */
+  mostDenied(k: number): this {
+    return this.#number("mostDenied", k);
+  }
+
+  /**
+   * Signs the gossip. See the README's Security section.
+   *
+   * @param mode `GossipAuth.Off` (the default), `Transitional` or `Required`.
+   * @param secrets At most two; the first signs, either verifies.
+   * @returns This builder.
+   * @throws {TypeError} when the mode or a secret is not one.
+   * @throws {RangeError} when there are more than two secrets, or none for a mode that signs.
    */
   gossipAuth(mode: GossipAuthMode, secrets: readonly Secret[] = []): this {
-    this.#auth = authConfig(mode, secrets);
+    authConfig(mode, secrets);
+    this.#options.gossipAuth = { mode, secrets: [...secrets] };
     return this;
   }
 
   /**
-   * A salt of 16 bytes or more, the same on every node, for the hashes of
-   * keys: nobody without it can craft a key that hashes like another's.
-   * Set or change it by restarting every node at once, never by a rolling
-   * update (see the README).
+   * A salt for the hashes of keys, the same on every node: nobody without
+   * it can craft a key that hashes like another's. Set or change it by
+   * restarting every node at once, never by a rolling update (see the README).
+   *
+   * @param bytes At least 16 bytes.
+   * @returns This builder.
+   * @throws {TypeError} when `bytes` is not a `Uint8Array`.
+   * @throws {RangeError} when it is shorter than 16 bytes.
    */
   keySalt(bytes: Uint8Array): this {
-    if (!(bytes instanceof Uint8Array)) {
-      throw new TypeError(`keySalt: expected bytes (a Uint8Array), got ${describe(bytes)}`);
-    }
-    if (bytes.length < MIN_SALT_BYTES) {
-      throw new RangeError(
-        `keySalt: a salt needs at least ${MIN_SALT_BYTES} bytes, got ${bytes.length}`,
-      );
-    }
-    // SipHash takes a 16-byte key: a longer salt is folded in by XOR, so
-    // that every byte of it counts.
-    const folded = new Uint8Array(16);
-    bytes.forEach((b, i) => (folded[i % 16] ^= b));
-    this.#hashKey = hashKey(folded);
+    this.#options.keySalt = checkSalt(bytes);
     return this;
   }
 
   /**
    * Builds the guard; with `bind`, binds its socket and starts gossip.
-   * Rejects with a `TypeError` when no limit was set, a `RangeError` when
-   * `trackedKeys` is below `hotKeys` or an unspecified address is bound
-   * with no `advertise`, and an `Error` naming the address when the port
-   * cannot be bound.
+   *
+   * @returns A promise of the running guard. It rejects with a `TypeError`
+   *   when no limit was set, a `RangeError` when `trackedKeys` is below
+   *   `hotKeys`, there are more classes than `maxClasses`, or an unspecified
+   *   address is bound with no `advertise`, and an `Error` naming the
+   *   address when the port cannot be bound.
    */
   spawn(): Promise<Guard> {
     try {
-      const parts = this.#parts();
-      return this.#bind === undefined
+      const options = resolveGuardOptions(this.#options);
+      const parts = partsOf(options);
+      return options.bind === undefined
         ? Promise.resolve(makers.guard!(parts))
-        : this.#spawnFleet(parts);
+        : spawnFleet(options, options.bind, parts);
     } catch (e) {
       return Promise.reject(e);
     }
   }
 
-  async #spawnFleet(parts: GuardParts): Promise<Guard> {
-    const bind = this.#bind!;
-    const { book, enforcer, clock } = parts;
-    const membershipSeed = crypto.getRandomValues(new Uint32Array(1))[0];
-    let node: FleetNode | undefined;
-    const gossip = await GossipTask.start({
-      bindHost: bind.host,
-      bindPort: bind.port,
-      seeds: this.#seeds,
-      clock,
-      protocolPeriodMs: this.#protocolPeriodMs,
-      makeNode: (port) =>
-        node = new FleetNode({
-          address: this.#advertise ?? parseIpPort(formatHostPort(bind.host, port), "bind"),
-          book,
-          enforcer,
-          policy: this.#policy,
-          hotKeys: this.#hotKeys,
-          membership: {
-            seed: membershipSeed,
-            protocolPeriodMs: this.#protocolPeriodMs,
-            maxMembers: this.#maxMembers,
-          },
-        }),
-      onDeath: () => node?.fail(clock()),
-      auth: this.#auth,
-    });
-    return makers.guard!({ ...parts, gossip });
-  }
-
-  #parts(): GuardParts {
-    if (this.#limit === undefined) {
-      throw new TypeError(
-        "Guard.builder(): set a limit with .limit(perSec) or .defaultLimit(limit) before spawn()",
-      );
-    }
-    if (this.#trackedKeys < this.#hotKeys) {
-      throw new RangeError(
-        `trackedKeys (${this.#trackedKeys}) must be at least hotKeys (${this.#hotKeys})`,
-      );
-    }
-    if (this.#classes.size > this.#maxClasses) {
-      throw new RateguardError(
-        "TooManyClasses",
-        `${this.#classes.size} classes, more than maxClasses (${this.#maxClasses})`,
-      );
-    }
-    const limit = this.#burst === undefined ? this.#limit : this.#limit.burst(this.#burst);
-    const book = new LimitBook(limit, {
-      maxClasses: this.#maxClasses,
-      maxKeyLimits: this.#maxKeyLimits,
-    });
-    book.setClasses(this.#classes);
-    if (
-      this.#bind &&
-      isUnspecified(parseIpPort(formatHostPort(this.#bind.host, this.#bind.port), "bind")) &&
-      !this.#advertise
-    ) {
-      throw new RangeError(
-        `bind ${formatHostPort(this.#bind.host, this.#bind.port)} listens on every address: ` +
-          "set advertise(ip:port), where the other instances reach this one",
-      );
-    }
-    const fleet = this.#bind ? { hashKey: this.#hashKey } : undefined;
-    const enforcer = new Enforcer(book, {
-      capacity: 2 * this.#trackedKeys,
-      overflowScale: COLD_FRACTION,
-      fleet,
-    });
-    enforcer.dryRun = this.#dryRun;
-    return {
-      book,
-      enforcer,
-      clock: monotonicClock,
-      partitionPolicy: this.#policy,
-      auth: this.#auth,
-      hashKey: this.#hashKey,
-      mostDenied: this.#mostDenied,
-    };
+  #number(name: NumericOption, n: number): this {
+    this.#options[name] = checkOption(name, n);
+    return this;
   }
 }
 
-function parseIpPort(text: string, what: string): Address {
-  if (typeof text !== "string") {
-    throw new TypeError(`${what}: expected ip:port, got ${describe(text)}`);
-  }
-  try {
-    return Address.parse(text.trim());
-  } catch {
-    throw new TypeError(
-      `${what}: expected an IP literal and a port, as 10.0.0.3:7946 or [fd00::3]:7946, got ${
-        JSON.stringify(text)
-      }`,
-    );
-  }
+async function spawnFleet(
+  options: ResolvedGuardOptions,
+  bind: Address,
+  parts: GuardParts,
+): Promise<Guard> {
+  const { book, enforcer, clock } = parts;
+  const membershipSeed = crypto.getRandomValues(new Uint32Array(1))[0];
+  const bindHost = bind.toString().replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
+  let node: FleetNode | undefined;
+  const gossip = await GossipTask.start({
+    bindHost,
+    bindPort: bind.port,
+    seeds: options.seeds,
+    clock,
+    protocolPeriodMs: options.protocolPeriodMs,
+    makeNode: (port) =>
+      node = new FleetNode({
+        address: options.advertise ?? Address.parse(formatHostPort(bindHost, port)),
+        book,
+        enforcer,
+        policy: options.partitionPolicy,
+        hotKeys: options.hotKeys,
+        membership: {
+          seed: membershipSeed,
+          protocolPeriodMs: options.protocolPeriodMs,
+          maxMembers: options.maxMembers,
+        },
+      }),
+    onDeath: () => node?.fail(clock()),
+    auth: options.auth,
+  });
+  return makers.guard!({ ...parts, gossip });
 }
 
-function isUnspecified(a: Address): boolean {
-  return a.ip.every((b) => b === 0);
+function partsOf(options: ResolvedGuardOptions): GuardParts {
+  const book = new LimitBook(options.limit, {
+    maxClasses: options.maxClasses,
+    maxKeyLimits: options.maxKeyLimits,
+  });
+  book.setClasses(options.classes);
+  const hashKey = options.keySalt === undefined ? PUBLIC_HASH_KEY : saltKey(options.keySalt);
+  const enforcer = new Enforcer(book, {
+    capacity: 2 * options.trackedKeys,
+    overflowScale: COLD_FRACTION,
+    fleet: options.bind ? { hashKey } : undefined,
+  });
+  enforcer.dryRun = options.dryRun;
+  return {
+    book,
+    enforcer,
+    clock: monotonicClock,
+    partitionPolicy: options.partitionPolicy,
+    auth: options.auth,
+    hashKey,
+    mostDenied: options.mostDenied,
+  };
 }
 
-function checkWhole(n: number, what: string, min: number, max: number): number {
-  if (typeof n !== "number" || !Number.isInteger(n) || n < min || n > max) {
-    throw new RangeError(
-      `${what}: expected a whole number from ${min} to ${max}, got ${describe(n)}`,
-    );
-  }
-  return n;
+/** SipHash takes a 16-byte key: a longer salt is folded in by XOR, so that every byte counts. */
+function saltKey(bytes: Uint8Array): HashKey {
+  const folded = new Uint8Array(16);
+  bytes.forEach((b, i) => (folded[i % 16] ^= b));
+  return hashKey(folded);
 }

@@ -5,11 +5,12 @@
  * @module
  */
 
+import { GUARD_BOUNDS } from "../core/options.ts";
 import { Cluster } from "./cluster.ts";
 import { Report, waitFor } from "./report.ts";
 import { detect, settled } from "./scenarios.ts";
 
-const PERIOD_MS = 200;
+const PERIOD_MS = GUARD_BOUNDS.protocolPeriodMs.default;
 const MEASURE_MS = 60_000;
 
 /** Traffic of one node in a healthy cluster, averaged over its nodes. */

@@ -13,7 +13,8 @@ import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
 import { PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
-import { PartitionPolicy } from "../core/partition.ts";
+import type { PartitionPolicy } from "../core/partition.ts";
+import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/options.ts";
 import { Prng } from "../core/prng.ts";
 import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
@@ -30,7 +31,7 @@ export interface FleetOptions {
   readonly limit: Limit;
   /** The partition policy of every node (default: hold down for 10 s). */
   readonly policy?: PartitionPolicy;
-  /** The protocol period (200 ms). */
+  /** The protocol period (the guard's default, 200 ms). */
   readonly protocolPeriodMs?: number;
   /** Network faults from the start. */
   readonly faults?: NetworkFaults;
@@ -281,22 +282,24 @@ export class Fleet {
   }
 
   #start(m: Member): void {
-    const book = new LimitBook(this.#limit, { maxClasses: 64, maxKeyLimits: 4_096 });
+    const book = new LimitBook(this.#limit, {
+      maxClasses: GUARD_BOUNDS.maxClasses.default,
+      maxKeyLimits: GUARD_BOUNDS.maxKeyLimits.default,
+    });
     const enforcer = new Enforcer(book, {
-      capacity: 8_192,
-      overflowScale: 0.5,
+      capacity: 2 * GUARD_BOUNDS.trackedKeys.default,
+      overflowScale: COLD_FRACTION,
       fleet: { hashKey: PUBLIC_HASH_KEY },
     });
     const node = new FleetNode({
       address: m.address,
       book,
       enforcer,
-      policy: this.#options.policy ?? PartitionPolicy.holdDown(),
-      hotKeys: 64,
+      policy: this.#options.policy ?? DEFAULT_PARTITION_POLICY,
       relay: this.#options.relay,
       membership: {
         seed: this.#prng.nextU32(),
-        protocolPeriodMs: this.#options.protocolPeriodMs ?? 200,
+        protocolPeriodMs: this.#options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,
       },
     });
     const seed = m.index === 0 ? 1 : 0;

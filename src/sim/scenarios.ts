@@ -5,6 +5,7 @@
  * @module
  */
 
+import { GUARD_BOUNDS } from "../core/options.ts";
 import { Address, encode, type MemberRecord } from "../core/membership/mod.ts";
 import { Cluster, type Observed } from "./cluster.ts";
 import { Report, type ScenarioResult, waitFor } from "./report.ts";
@@ -19,7 +20,7 @@ export interface Scenario {
   run(seed: number): ScenarioResult;
 }
 
-const PERIOD_MS = 200;
+const PERIOD_MS = GUARD_BOUNDS.protocolPeriodMs.default;
 /** Six seconds of suspicion plus a second to notice and spread the news. */
 const DETECTION_BOUND_MS = 30 * PERIOD_MS + 5 * PERIOD_MS;
 

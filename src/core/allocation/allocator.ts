@@ -12,6 +12,7 @@
  * @module
  */
 
+import { COLD_FRACTION, FLOOR_FRACTION } from "../options.ts";
 import type { Enforcer } from "../enforcer.ts";
 import { type Hash64, hashId } from "../hash.ts";
 import type { HotShare, Slot } from "../keytable.ts";
@@ -36,9 +37,9 @@ export interface AllocatorOptions {
   readonly hotKeys: number;
   /** The protocol period: a round of demand reports. */
   readonly protocolPeriodMs: number;
-  /** The cold fraction α (0.5). */
+  /** The cold fraction α ({@link COLD_FRACTION}). */
   readonly alpha?: number;
-  /** The floor fraction β (0.05). */
+  /** The floor fraction β ({@link FLOOR_FRACTION}). */
   readonly beta?: number;
   /** How long a hot key stays cool before it is demoted (5 s). */
   readonly cooldownMs?: number;
@@ -154,8 +155,8 @@ export class Allocator implements MembershipExtension {
     this.#selfId = selfId;
     this.#selfKey = idKey(selfId);
     this.#members = new CountedMembers(options.policy);
-    this.#alpha = options.alpha ?? 0.5;
-    this.#beta = options.beta ?? 0.05;
+    this.#alpha = options.alpha ?? COLD_FRACTION;
+    this.#beta = options.beta ?? FLOOR_FRACTION;
     this.#cooldownMs = options.cooldownMs ?? 5_000;
     this.#tauMs = options.demandTauMs ?? 1_000;
     this.#maxHot = options.hotKeys;

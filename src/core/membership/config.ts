@@ -5,6 +5,7 @@
  */
 
 import type { MembershipExtension } from "./extension.ts";
+import { GUARD_BOUNDS } from "../options.ts";
 
 /** Tunables of SWIM and Lifeguard; every field is optional. */
 export interface MembershipOptions {
@@ -15,7 +16,7 @@ export interface MembershipOptions {
    * that a run replays. Default: derived from the address.
    */
   readonly seed?: number;
-  /** How often the node probes a member. Default 200. */
+  /** How often the node probes a member. Default 200 (`GUARD_BOUNDS.protocolPeriodMs`). */
   readonly protocolPeriodMs?: number;
   /** How long a direct probe waits before asking helpers. Default half the period. */
   readonly probeTimeoutMs?: number;
@@ -47,7 +48,7 @@ export interface MembershipOptions {
 export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed">>;
 
 /** Upper bound of `maxMembers`. */
-export const MAX_MEMBERS_LIMIT = 65_536;
+export const MAX_MEMBERS_LIMIT: number = GUARD_BOUNDS.maxMembers.max;
 
 /**
  * Fills in defaults and checks every value.
@@ -55,7 +56,7 @@ export const MAX_MEMBERS_LIMIT = 65_536;
  * @throws {RangeError} naming the first value out of its range.
  */
 export function resolveConfig(options: MembershipOptions): MembershipConfig {
-  const periodMs = options.protocolPeriodMs ?? 200;
+  const periodMs = options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
   positive("protocolPeriodMs", periodMs);
   const config: MembershipConfig = {
     protocolPeriodMs: periodMs,
@@ -66,7 +67,7 @@ export function resolveConfig(options: MembershipOptions): MembershipConfig {
     suspicionConfirmations: options.suspicionConfirmations ?? 3,
     retransmitMult: options.retransmitMult ?? 4,
     tombstoneMs: options.tombstoneMs ?? 600_000,
-    maxMembers: options.maxMembers ?? 8192,
+    maxMembers: options.maxMembers ?? GUARD_BOUNDS.maxMembers.default,
     seedIntervalMs: options.seedIntervalMs ?? 10_000,
     maxAwareness: options.maxAwareness ?? 8,
     antiEntropyRecords: options.antiEntropyRecords ?? 2,
