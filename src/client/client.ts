@@ -57,7 +57,7 @@ export interface ClientOptions {
 export type LimitSpec = Limit | string | { readonly limit: string; readonly burst?: number };
 
 /** A limit as the sidecar lists it. */
-export interface LimitEntry {
+export interface ClientLimitEntry {
   /** The class, `""` for the default. */
   readonly class: string;
   /** Count and period, such as `10/s`. */
@@ -67,7 +67,7 @@ export interface LimitEntry {
 }
 
 /** A key limit as the sidecar lists it: a limit of its own, or the class it follows. */
-export interface KeyLimitEntry {
+export interface ClientKeyLimitEntry {
   /** The class. */
   readonly class: string;
   /** The key. */
@@ -200,8 +200,8 @@ export class Client {
   }
 
   /** Every class with its limit, the default class (`""`) first. */
-  async classes(): Promise<LimitEntry[]> {
-    return (await this.#admin<{ classes: LimitEntry[] }>("GET", "/v1/classes")).classes;
+  async classes(): Promise<ClientLimitEntry[]> {
+    return (await this.#admin<{ classes: ClientLimitEntry[] }>("GET", "/v1/classes")).classes;
   }
 
   /** Adds or changes a class; `""` is the default class. */
@@ -219,8 +219,9 @@ export class Client {
   }
 
   /** Every key limit. */
-  async keyLimits(): Promise<KeyLimitEntry[]> {
-    return (await this.#admin<{ keyLimits: KeyLimitEntry[] }>("GET", "/v1/key-limits")).keyLimits;
+  async keyLimits(): Promise<ClientKeyLimitEntry[]> {
+    return (await this.#admin<{ keyLimits: ClientKeyLimitEntry[] }>("GET", "/v1/key-limits"))
+      .keyLimits;
   }
 
   /** Gives a key of a class its own limit, or `{ follows: "pro" }` that of another class. */
@@ -240,8 +241,8 @@ export class Client {
   }
 
   /** Every shadow limit. */
-  async shadows(): Promise<LimitEntry[]> {
-    return (await this.#admin<{ shadows: LimitEntry[] }>("GET", "/v1/shadows")).shadows;
+  async shadows(): Promise<ClientLimitEntry[]> {
+    return (await this.#admin<{ shadows: ClientLimitEntry[] }>("GET", "/v1/shadows")).shadows;
   }
 
   /** Gives a class a shadow limit, or removes it with `null`. */

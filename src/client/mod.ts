@@ -26,10 +26,10 @@ export type {
   CheckOptions,
   ClientBatchDecision,
   ClientDecision,
+  ClientKeyLimitEntry,
+  ClientLimitEntry,
   ClientOptions,
   FailurePolicy,
-  KeyLimitEntry,
   KeyOptions,
-  LimitEntry,
   LimitSpec,
 } from "./client.ts";

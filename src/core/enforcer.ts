@@ -44,10 +44,23 @@ export interface EnforcerCounters {
   shadowDenied: number;
 }
 
-/** How an enforcer in a fleet finds keys for the allocator. */
-export interface FleetOptions {
-  /** The key of the 64-bit key hashes (the salt, or the public key). */
-  readonly hashKey: HashKey;
+/** How an {@link Enforcer} is bounded, and whether it serves a fleet. */
+export interface EnforcerOptions {
+  /** Keys holding state at most: twice the guard's `trackedKeys`. */
+  readonly capacity: number;
+  /** The overflow allowance's fraction of the strictest rate (the guard's: `COLD_FRACTION`). */
+  readonly overflowScale: number;
+  /** In a fleet: the key of the 64-bit key hashes (the salt's, or `PUBLIC_HASH_KEY`). */
+  readonly fleet?: {
+    /** The key of the 64-bit key hashes (the salt, or the public key). */
+    readonly hashKey: HashKey;
+  };
+  /**
+   * Denied keys remembered at most, for `mostDenied`.
+   *
+   * @default {4096}
+   */
+  readonly maxNoted?: number;
 }
 
 /** Keys nearing their cold share queued at most between two ticks. */
@@ -77,7 +90,7 @@ export class Enforcer {
   readonly #table: KeyTable;
   readonly #overflow: Slot;
   readonly #overflowScale: number;
-  readonly #fleet: FleetOptions | undefined;
+  readonly #fleet: EnforcerOptions["fleet"];
   readonly #byHash = new Map<number, Slot>();
   #candidates: Slot[] = [];
   readonly #noted = new Set<Slot>();
@@ -92,7 +105,7 @@ export class Enforcer {
    */
   constructor(
     book: LimitBook,
-    options: { capacity: number; overflowScale: number; fleet?: FleetOptions; maxNoted?: number },
+    options: EnforcerOptions,
   ) {
     this.#book = book;
     this.#fleet = options.fleet;
@@ -106,12 +119,20 @@ export class Enforcer {
     this.#overflow.candidate = true; // never nominated: it is no one key
   }
 
-  /** The slot of the key with this hash (its {@link hashId}), in a fleet. */
+  /**
+   * The slot of the key with this hash (its {@link hashId}), in a fleet.
+   *
+   * @internal For the allocator.
+   */
   slotByHash(id: number): Slot | undefined {
     return this.#byHash.get(id);
   }
 
-  /** Keys that neared their cold share since the last call, each once. */
+  /**
+   * Keys that neared their cold share since the last call, each once.
+   *
+   * @internal For the allocator.
+   */
   takeCandidates(): Slot[] {
     const taken = this.#candidates;
     this.#candidates = [];
@@ -130,7 +151,11 @@ export class Enforcer {
     };
   }
 
-  /** The key table, for reports off the request path. */
+  /**
+   * The key table, for reports off the request path.
+   *
+   * @internal For the allocator and the stats.
+   */
   get table(): KeyTable {
     return this.#table;
   }
@@ -260,7 +285,11 @@ export class Enforcer {
     if (this.#noted.size < this.#maxNoted && slot !== this.#overflow) this.#noted.add(slot);
   }
 
-  /** Keys denied lately; the caller forgets those that have cooled. */
+  /**
+   * Keys denied lately; the caller forgets those that have cooled.
+   *
+   * @internal For the stats.
+   */
   get noted(): Set<Slot> {
     return this.#noted;
   }

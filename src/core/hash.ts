@@ -15,11 +15,13 @@
 
 /** A SipHash key: 16 bytes. */
 export interface HashKey {
-  /** Bytes 0..7, little-endian, as two 32-bit halves. */
+  /** Bytes 0..7, little-endian: the high 32 bits. */
   readonly k0Hi: number;
+  /** Bytes 0..7, little-endian: the low 32 bits. */
   readonly k0Lo: number;
-  /** Bytes 8..15, little-endian, as two 32-bit halves. */
+  /** Bytes 8..15, little-endian: the high 32 bits. */
   readonly k1Hi: number;
+  /** Bytes 8..15, little-endian: the low 32 bits. */
   readonly k1Lo: number;
 }
 

@@ -1,23 +1,40 @@
 /**
- * The whole protocol without the I/O: enforcement, allocation, membership
- * and the wire format. No sockets, no timers, no clock: time is passed in
+ * The whole protocol without the I/O (`@rateguard/guard/core`):
+ * enforcement, allocation, membership, and the wire format (`encode`,
+ * `decode`, `Address`, the message types), with the limits, decisions and
+ * errors they speak in. No sockets, no timers, no clock: time is passed in
  * and randomness is seeded, so a node is a state machine the runtime (or a
  * simulator) drives with datagrams and timeouts.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, Enforcer, FleetNode, LimitBook, PartitionPolicy, PUBLIC_HASH_KEY } from "@rateguard/guard/core";
- * import { Limit } from "@rateguard/guard";
+ * import {
+ *   Address,
+ *   COLD_FRACTION,
+ *   Enforcer,
+ *   FleetNode,
+ *   GUARD_BOUNDS,
+ *   Limit,
+ *   LimitBook,
+ *   PartitionPolicy,
+ *   PUBLIC_HASH_KEY,
+ * } from "@rateguard/guard/core";
  *
- * const book = new LimitBook(Limit.perSecond(1_000), { maxClasses: 64, maxKeyLimits: 4_096 });
- * const enforcer = new Enforcer(book, { capacity: 8_192, overflowScale: 0.5, fleet: { hashKey: PUBLIC_HASH_KEY } });
+ * const book = new LimitBook(Limit.perSecond(1_000), {
+ *   maxClasses: GUARD_BOUNDS.maxClasses.default,
+ *   maxKeyLimits: GUARD_BOUNDS.maxKeyLimits.default,
+ * });
+ * const enforcer = new Enforcer(book, {
+ *   capacity: 2 * GUARD_BOUNDS.trackedKeys.default,
+ *   overflowScale: COLD_FRACTION,
+ *   fleet: { hashKey: PUBLIC_HASH_KEY },
+ * });
  * const node = new FleetNode({
  *   address: Address.parse("10.0.0.3:7946"),
  *   book,
  *   enforcer,
  *   policy: PartitionPolicy.holdDown(),
- *   hotKeys: 64,
  *   membership: { seed: 42 },
  * });
  * node.addSeed(Address.parse("10.0.0.1:7946"));
@@ -29,17 +46,24 @@
  * @module
  */
 
-export * from "./membership/mod.ts";
+export * from "./membership/mod.ts"; // with the wire format, src/proto
 export { FleetNode, type FleetNodeOptions, type FleetStats } from "./fleet_node.ts";
 export {
   type BatchDecision,
-  type BatchItem,
   Enforcer,
   type EnforcerCounters,
-  type FleetOptions,
+  type EnforcerOptions,
   type Traced,
 } from "./enforcer.ts";
-export { LimitBook, type LimitBookOptions, type Rule } from "./rules.ts";
+export {
+  type ClassEntry,
+  type KeyLimitEntry,
+  type KeyLimitSpec,
+  LimitBook,
+  type LimitBookOptions,
+  type Rule,
+  type ShadowEntry,
+} from "./rules.ts";
 export {
   type AllocationStats,
   Allocator,
@@ -51,6 +75,22 @@ export {
   type DemandGroup,
   type DemandRecord,
   encodeReports,
+  type ReportsResult,
 } from "./allocation/report.ts";
 export { type Hash64, type HashKey, hashKey, keyHash, PUBLIC_HASH_KEY } from "./hash.ts";
-export { PartitionPolicy } from "./partition.ts";
+export { PartitionPolicy, type PartitionPolicyKind } from "./partition.ts";
+export { KeyLimit, Limit, MAX_BURST } from "./limit.ts";
+export { Decision, type Rate } from "./gcra.ts";
+export { RateguardError, type RateguardErrorCode } from "./errors.ts";
+export { type AuthConfig, authConfig, GossipAuth, type GossipAuthMode, Secret } from "./auth.ts";
+export {
+  type BatchItem,
+  type CheckOptions,
+  COLD_FRACTION,
+  DEFAULT_PARTITION_POLICY,
+  FLOOR_FRACTION,
+  GUARD_BOUNDS,
+  type KeyOptions,
+  type NumericOption,
+  type OptionBounds,
+} from "./options.ts";

@@ -7,7 +7,8 @@
  * draft-ietf-httpapi-ratelimit-headers-10.
  *
  * This is the subpath `@rateguard/guard/hono`: the guard itself
- * (`@rateguard/guard`) never loads Hono.
+ * (`@rateguard/guard`) never loads Hono. The fields it writes come from
+ * `@rateguard/guard/headers`, for any other framework to use.
  *
  * @example
  * ```ts
@@ -39,9 +40,6 @@ import {
 } from "./fields.ts";
 import type { Client } from "../client/client.ts";
 import type { Guard } from "../runtime/guard.ts";
-
-export { appendRateLimitFields, policyItem, rateLimitItem, sfString } from "./fields.ts";
-export type { DecisionLike, HeaderStyle, RateLimitFields } from "./fields.ts";
 
 /** The problem type of a denial, registered by the RateLimit fields draft. */
 export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";

@@ -60,7 +60,7 @@ export interface QuotaCheck {
  * counted, unless one was shadow-denied, in which case none was), or the
  * first denied check in input order says why, and nothing was consumed.
  */
-export type BatchDecision =
+export type QuotaBatchDecision =
   | {
     /** Every check passed. */
     readonly allowed: true;
@@ -95,10 +95,10 @@ const REASONS: Readonly<Record<string, QuotaReason>> = {
  * Reads the database's rows into a batch verdict. Numbers may arrive as
  * strings, bigints or numbers depending on the caller's driver settings.
  */
-export function toBatchDecision(
+export function toQuotaBatchDecision(
   rows: readonly CheckRow[],
   limits: readonly number[],
-): BatchDecision {
+): QuotaBatchDecision {
   const decisions = rows.map(([outcome, remaining, resetMs, retryMs], i): QuotaDecision => {
     const reason = REASONS[outcome];
     if (reason === undefined) throw new TypeError(`unknown outcome from the database: ${outcome}`);

@@ -8,11 +8,11 @@
 import postgres from "postgres";
 import { type BatchParams, prepareBatch } from "./batch.ts";
 import {
-  type BatchDecision,
   type CheckRow,
+  type QuotaBatchDecision,
   type QuotaCheck,
   type QuotaDecision,
-  toBatchDecision,
+  toQuotaBatchDecision,
 } from "./decision.ts";
 import { endedSession, LedgerError, ledgerError, mayHaveCommitted } from "./errors.ts";
 import type { KeyHasher } from "./keys.ts";
@@ -200,7 +200,7 @@ export class PostgresLedger {
    *   checks, or the same key twice.
    * @throws {LedgerError} when the database could not decide: fail closed.
    */
-  async checkAll(checks: readonly QuotaCheck[]): Promise<BatchDecision> {
+  async checkAll(checks: readonly QuotaCheck[]): Promise<QuotaBatchDecision> {
     this.#refuseIfClosed("check");
     const params = await prepareBatch(checks, {
       hasher: this.#hasher,
@@ -287,7 +287,7 @@ export class PostgresLedger {
   // needs a reserved connection, and postgres.js 3.4 stops serving a pool
   // whose reserved connections the server killed, where its plain pool
   // recovers: the fault tests kill connections and check that it does.)
-  async #admit(params: BatchParams): Promise<BatchDecision> {
+  async #admit(params: BatchParams): Promise<QuotaBatchDecision> {
     const args = [
       params.policies,
       params.subjects,
@@ -300,7 +300,7 @@ export class PostgresLedger {
     for (let attempt = 1;; attempt++) {
       try {
         const rows = await this.#sql.unsafe(this.#checkText, args, { prepare: true }).values();
-        return toBatchDecision(rows as unknown as CheckRow[], params.limits);
+        return toQuotaBatchDecision(rows as unknown as CheckRow[], params.limits);
       } catch (error) {
         // postgres.js hands the FATAL of a connection the server killed to
         // the next query on it, before sending that query: one retry.

@@ -36,7 +36,7 @@
  */
 
 export { MAX_BATCH } from "./batch.ts";
-export type { BatchDecision, QuotaCheck, QuotaDecision, QuotaReason } from "./decision.ts";
+export type { QuotaBatchDecision, QuotaCheck, QuotaDecision, QuotaReason } from "./decision.ts";
 export { LedgerError, type LedgerErrorCode } from "./errors.ts";
 export { KeyHasher, MIN_SECRET_BYTES } from "./keys.ts";
 export {

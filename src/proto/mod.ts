@@ -24,6 +24,8 @@ export { Address } from "./address.ts";
 export { fnv1a64, MemberId } from "./member_id.ts";
 export {
   type Envelope,
+  type GossipMessage,
+  type JoinMessage,
   MAX_DATAGRAM_BYTES,
   MAX_MESSAGE_BYTES,
   type MemberRecord,

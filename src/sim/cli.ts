@@ -19,7 +19,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { chaos } from "./chaos.ts";
 import { figuresMarkdown, withFigures } from "./figures.ts";
-import { describe, type ScenarioResult } from "./report.ts";
+import { type ScenarioResult, summarize } from "./report.ts";
 import { runScenario, SCENARIOS } from "./scenarios.ts";
 
 function usage(): string {
@@ -52,7 +52,7 @@ function main(args: string[]): number {
   const results: ScenarioResult[] = [];
   const report = (result: ScenarioResult) => {
     results.push(result);
-    console.log(describe(result));
+    console.log(summarize(result));
   };
   if (command === "figures") {
     const figures = figuresMarkdown();

@@ -72,7 +72,9 @@ export class Fleet {
   readonly #netPrng: Prng;
   readonly #prng: Prng;
   readonly #options: FleetOptions;
+  /** Which node reaches which: cut and heal links here. */
   readonly topology: Topology = new Topology();
+  /** The network's faults now; change them at any time. */
   faults: NetworkFaults;
   #nowMs = 0;
   #limit: Limit;
@@ -90,6 +92,11 @@ export class Fleet {
   /** Virtual time, ms. */
   get nowMs(): number {
     return this.#nowMs;
+  }
+
+  /** The key every node's traffic goes to: the one to ask {@link Fleet.share} about. */
+  get key(): string {
+    return KEY;
   }
 
   /** How many nodes were ever added. */

@@ -26,7 +26,7 @@ export function replayCommand(name: string, seed: number): string {
 }
 
 /** A human summary of `result`, with the replay command when it failed. */
-export function describe(result: ScenarioResult): string {
+export function summarize(result: ScenarioResult): string {
   const numbers = Object.entries(result.metrics).map(([k, v]) => `${k}=${v}`).join(" ");
   const head = `${result.ok ? "ok  " : "FAIL"} ${result.name} seed=${result.seed} ${numbers}`;
   if (result.ok) return head;

@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Cluster, describe as summary, replayCommand, SCENARIOS } from "../../src/sim/mod.ts";
+import { Cluster, replayCommand, SCENARIOS, summarize as summary } from "../../src/sim/mod.ts";
 import { chaos } from "../../src/sim/chaos.ts";
 import { Report } from "../../src/sim/report.ts";
 

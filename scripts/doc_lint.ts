@@ -1,11 +1,19 @@
-// Beyond `deno doc --lint` (a JSDoc on every export, no private type in a
-// public signature): every public function, method and constructor of the
-// entry points documents each parameter with `@param` and, unless it returns
-// nothing, its result with `@returns`. Run on Deno:
+// The documentation gate, over every entry point of deno.json at once (as
+// JSR reads the package):
 //
-//   deno run -A scripts/doc_tags.ts            (every entry point of deno.json)
-//   deno run -A scripts/doc_tags.ts mod.ts     (one)
-import { execFileSync } from "node:child_process";
+// 1. `deno doc --lint`: a JSDoc on every export, an explicit return type, no
+//    private type in a public signature. The one exception it grants: a
+//    reference to a type of a third-party npm package (Hono's `Context`,
+//    OpenTelemetry's `Meter`), which is that package's to document and ours
+//    only to name; accepted only when the flagged file imports the type by
+//    that name from a bare npm specifier.
+// 2. Every public function, method and constructor documents each parameter
+//    with `@param` and, unless it returns nothing, its result with `@returns`.
+// 3. No two entry points export different things under one name.
+//
+//   deno run -A scripts/doc_lint.ts            (every entry point of deno.json)
+//   deno run -A scripts/doc_lint.ts mod.ts     (some)
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 
@@ -36,13 +44,51 @@ interface Member {
   readonly location: { readonly filename: string; readonly line: number };
 }
 interface Declaration extends Member {
-  readonly def?: { readonly constructors?: Member[]; readonly methods?: Member[] } & Partial<Fn>;
+  readonly def?:
+    & {
+      readonly constructors?: Member[];
+      readonly methods?: Member[];
+      readonly target?: { readonly filename: string; readonly line: number };
+    }
+    & Partial<Fn>;
 }
 
 const deno = process.execPath;
 const entries = process.argv.length > 2
   ? process.argv.slice(2)
   : Object.values(JSON.parse(readFileSync("deno.json", "utf8")).exports as Record<string, string>);
+let failed = false;
+
+// 1. deno doc --lint, less the references to third-party types.
+const lint = spawnSync(deno, ["doc", "--lint", ...entries], {
+  encoding: "utf8",
+  env: { ...process.env, NO_COLOR: "1" },
+  maxBuffer: 1 << 26,
+});
+const diagnostics = `${lint.stdout}${lint.stderr}`.split(/\n(?=error\[)/).filter((d) =>
+  d.startsWith("error[")
+);
+const thirdParty = (d: string): boolean => {
+  const m = /references private type '([\w$]+)'[\s\S]*?--> (\S+?):\d+:\d+/.exec(d);
+  if (m === null) return false;
+  const source = readFileSync(m[2], "utf8");
+  return [...source.matchAll(/import\s+(?:type\s+)?\{([^}]*)\}\s+from\s+"([^".\/][^"]*)"/g)]
+    .some(([, names, from]) =>
+      !from.startsWith("node:") &&
+      names.split(",").some((n) => n.trim().replace(/^type\s+/, "") === m[1])
+    );
+};
+const real = diagnostics.filter((d) => !thirdParty(d));
+if (real.length > 0) {
+  console.log(real.join("\n"));
+  console.log(`${real.length} documentation lint errors (deno doc --lint)`);
+  failed = true;
+} else if (lint.status !== 0 && diagnostics.length === 0) {
+  console.log(`${lint.stdout}${lint.stderr}`);
+  failed = true;
+}
+
+// 2. @param and @returns on every public function and method.
 const doc = JSON.parse(
   execFileSync(deno, ["doc", "--json", ...entries], { encoding: "utf8", maxBuffer: 1 << 28 }),
 );
@@ -96,6 +142,29 @@ for (
         check(`${symbol.name}.${m.name}`, m, m.functionDef);
       }
     }
+  }
+}
+
+// 3. One name, one meaning, across the entry points.
+const byName = new Map<string, Set<string>>();
+for (
+  const module of Object.values(doc.nodes) as {
+    symbols?: { name: string; declarations: Declaration[] }[];
+  }[]
+) {
+  for (const symbol of module.symbols ?? []) {
+    // A re-export is a reference to the declaration it names: the same thing.
+    const where = symbol.declarations.map((d) => {
+      const at = (d.kind === "reference" ? d.def?.target : undefined) ?? d.location;
+      return `${at.filename}:${at.line}`;
+    }).join(",");
+    byName.set(symbol.name, (byName.get(symbol.name) ?? new Set()).add(where));
+  }
+}
+for (const [name, places] of byName) {
+  if (places.size > 1) {
+    console.log(`${name} names ${places.size} different things: ${[...places].join(" and ")}`);
+    failed = true;
   }
 }
 

@@ -1,0 +1,37 @@
+/**
+ * The HTTP fields that tell a client about its limit, for any framework
+ * (`@rateguard/guard/headers`): `RateLimit-Policy` and `RateLimit` of
+ * draft-ietf-httpapi-ratelimit-headers-10 as Structured Fields (RFC 9651),
+ * the older `X-RateLimit-*` trio, and `Retry-After`. They write to a
+ * standard `Headers`, so an adapter for any server can use them; the Hono
+ * middleware (`@rateguard/guard/hono`) is one. Loads no framework.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Guard, Limit } from "@rateguard/guard";
+ * import { appendRateLimitFields, retryAfterSeconds } from "@rateguard/guard/headers";
+ *
+ * const limit = Limit.perMinute(60).burst(1);
+ * const guard = await Guard.builder().defaultLimit(limit).spawn();
+ * guard.check("tenant:42");
+ * const decision = guard.check("tenant:42"); // the burst of 1 is spent: denied
+ * const headers = new Headers();
+ * appendRateLimitFields(headers, { policy: "default", limit, decision });
+ * assert(headers.get("RateLimit-Policy") === '"default";q=60;w=60');
+ * assert(headers.get("Retry-After") === String(retryAfterSeconds(decision.retryAfterMs)));
+ * ```
+ *
+ * @module
+ */
+
+export {
+  appendRateLimitFields,
+  type DecisionLike,
+  type HeaderStyle,
+  policyItem,
+  type RateLimitFields,
+  rateLimitItem,
+  retryAfterSeconds,
+  sfString,
+} from "./fields.ts";
