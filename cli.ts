@@ -20,6 +20,7 @@
 
 import process from "node:process";
 import { Guard } from "./src/runtime/guard.ts";
+import { messageOf } from "./src/core/errors.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
@@ -144,12 +145,12 @@ function fromFile<T>(flag: string, read: () => T): T {
   try {
     return read();
   } catch (e) {
-    throw new UsageError(`${flag}: ${(e as Error).message}`);
+    throw new UsageError(`${flag}: ${messageOf(e)}`);
   }
 }
 
 main().catch((e: unknown) => {
-  const message = e instanceof Error ? e.message : String(e);
+  const message = messageOf(e);
   const log: Logger = lineLogger("text", (line) => process.stderr.write(line));
   if (e instanceof UsageError) {
     // One line naming the flag, nothing else: the contract of a bad flag.

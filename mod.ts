@@ -49,7 +49,7 @@ export type { BatchDecision, Traced } from "./src/core/enforcer.ts";
 export type { ClassEntry, KeyLimitEntry, KeyLimitSpec, ShadowEntry } from "./src/core/rules.ts";
 export { PartitionPolicy } from "./src/core/partition.ts";
 export type { PartitionPolicyKind } from "./src/core/partition.ts";
-export { RateguardError } from "./src/core/errors.ts";
+export { OperationalError, RateguardError } from "./src/core/errors.ts";
 export { GossipAuth, Secret } from "./src/core/auth.ts";
 export type { GossipAuthMode } from "./src/core/auth.ts";
 export type { RateguardErrorCode } from "./src/core/errors.ts";

@@ -7,6 +7,7 @@
  */
 
 import { Limit } from "../core/limit.ts";
+import { messageOf, OperationalError } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 
@@ -23,7 +24,7 @@ export interface ClientDecision {
   /** Milliseconds until the full burst is back. */
   readonly resetMs: number;
   /** Set when the sidecar could not be asked, and the decision is the failure policy's. */
-  readonly failure?: Error;
+  readonly failure?: ClientUnavailableError;
 }
 
 /** A batch's decision, and one per item in order. */
@@ -93,6 +94,39 @@ export class ClientError extends Error {
     this.name = "ClientError";
     this.status = status;
     this.problem = problem;
+  }
+}
+
+/** The stable codes of {@link ClientUnavailableError}. */
+export type ClientUnavailableCode =
+  /** No answer within the timeout. */
+  | "Timeout"
+  /** No connection: refused, reset, or no route. */
+  | "Unreachable"
+  /** The sidecar answered 5xx. */
+  | "ServerError"
+  /** The sidecar answered with a body that is not what it sends. */
+  | "BadResponse";
+
+/**
+ * The sidecar could not be asked, an operational failure: what a check's
+ * `failure` holds under `onFailure: "open"` or `"closed"`, and what it
+ * throws under `"throw"`, as the admin calls do.
+ */
+export class ClientUnavailableError extends OperationalError {
+  /** What went wrong, stable across versions. */
+  declare readonly code: ClientUnavailableCode;
+
+  /**
+   * A failure to ask the sidecar.
+   *
+   * @param code What went wrong.
+   * @param message For people.
+   * @param options `cause`: the error of `fetch`, if any.
+   */
+  constructor(code: ClientUnavailableCode, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, options);
+    this.name = "ClientUnavailableError";
   }
 }
 
@@ -281,25 +315,57 @@ export class Client {
     path: string,
     options: { body?: unknown; admin?: boolean } = {},
   ): Promise<T> {
-    const res = await fetch(`${this.#url}${path}`, {
-      method,
-      headers: {
-        ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-        ...(options.admin ? this.#auth : {}),
-      },
-      body: options.body === undefined ? undefined : JSON.stringify(options.body),
-      signal: AbortSignal.timeout(options.admin ? this.#adminTimeoutMs : this.#timeoutMs),
-    });
-    const payload = await res.json().catch(() => ({ detail: res.statusText }));
-    if (res.status >= 400 && res.status < 500) throw new ClientError(res.status, payload);
-    if (!res.ok) throw new Error(`rateguard sidecar: ${res.status} ${payload.detail ?? ""}`);
+    const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
+    const where = `${method} ${this.#url}${path.replace(/\?.*/, "")}`;
+    let res: Response;
+    let payload;
+    try {
+      res = await fetch(`${this.#url}${path}`, {
+        method,
+        headers: {
+          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(options.admin ? this.#auth : {}),
+        },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      payload = await res.json().catch(() => undefined);
+    } catch (e) {
+      const timedOut = (e as { name?: unknown } | null)?.name === "TimeoutError";
+      throw new ClientUnavailableError(
+        timedOut ? "Timeout" : "Unreachable",
+        timedOut
+          ? `rateguard sidecar: no answer to ${where} within ${timeoutMs} ms`
+          : `rateguard sidecar: cannot reach ${where}: ${messageOf(e)}`,
+        { cause: e },
+      );
+    }
+    if (res.status >= 400 && res.status < 500) {
+      throw new ClientError(res.status, payload ?? { detail: res.statusText });
+    }
+    if (!res.ok) {
+      throw new ClientUnavailableError(
+        "ServerError",
+        `rateguard sidecar: ${res.status} from ${where}: ${payload?.detail ?? res.statusText}`,
+      );
+    }
+    if (payload === null || typeof payload !== "object") {
+      throw new ClientUnavailableError(
+        "BadResponse",
+        `rateguard sidecar: ${where} answered ${res.status} without a JSON object`,
+      );
+    }
     return payload as T;
   }
 
   #failed(e: unknown): ClientDecision {
     // A refusal is the caller's mistake, never a reason to admit or deny.
     if (e instanceof ClientError || this.#onFailure === "throw") throw e;
-    const failure = e instanceof Error ? e : new Error(String(e));
+    const failure = e instanceof ClientUnavailableError
+      ? e
+      : new ClientUnavailableError("BadResponse", `rateguard sidecar: ${messageOf(e)}`, {
+        cause: e,
+      });
     return this.#onFailure === "open"
       ? { allowed: true, remaining: 0, retryAfterMs: 0, resetMs: 0, failure }
       : { allowed: false, remaining: 0, retryAfterMs: 1_000, resetMs: 1_000, failure };

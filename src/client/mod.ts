@@ -20,7 +20,8 @@
  *
  * @module
  */
-export { Client, ClientError } from "./client.ts";
+export { Client, ClientError, ClientUnavailableError } from "./client.ts";
+export { OperationalError } from "../core/errors.ts";
 export type {
   BatchItem,
   CheckOptions,
@@ -29,6 +30,7 @@ export type {
   ClientKeyLimitEntry,
   ClientLimitEntry,
   ClientOptions,
+  ClientUnavailableCode,
   FailurePolicy,
   KeyOptions,
   LimitSpec,

@@ -81,7 +81,7 @@ export { type Hash64, type HashKey, hashKey, keyHash, PUBLIC_HASH_KEY } from "./
 export { PartitionPolicy, type PartitionPolicyKind } from "./partition.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./limit.ts";
 export { Decision, type Rate } from "./gcra.ts";
-export { RateguardError, type RateguardErrorCode } from "./errors.ts";
+export { OperationalError, RateguardError, type RateguardErrorCode } from "./errors.ts";
 export { type AuthConfig, authConfig, GossipAuth, type GossipAuthMode, Secret } from "./auth.ts";
 export {
   type BatchItem,

@@ -9,6 +9,7 @@
 import type { BatchItem } from "../core/enforcer.ts";
 import { KeyLimit, Limit, MAX_BURST, MAX_COUNT } from "../core/limit.ts";
 import { BadRequest, ContentTooLarge } from "./problem.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** The largest request body the sidecar reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -130,7 +131,7 @@ export function parseLimit(body: unknown, at = ""): Limit {
   try {
     limit = Limit.parse(o.limit);
   } catch (e) {
-    throw new BadRequest((e as Error).message, `${at}/limit`);
+    throw new BadRequest(messageOf(e), `${at}/limit`);
   }
   if (o.burst === undefined) return limit;
   if (

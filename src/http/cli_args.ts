@@ -11,6 +11,7 @@ import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { DEFAULT_PARTITION_POLICY, GUARD_BOUNDS as B } from "../core/options.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -148,7 +149,7 @@ export function parseSidecarArgs(
       allowPositionals: false,
     }));
   } catch (e) {
-    throw new UsageError((e as Error).message.split("\n")[0]);
+    throw new UsageError(messageOf(e).split("\n")[0]);
   }
   if (values.help) return { kind: "help", text: HELP };
   const get = (flag: Flag): string | undefined => {
@@ -294,7 +295,7 @@ function flagValue<T>(flag: string, read: () => T): T {
     return read();
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    throw new UsageError(`${flag}: ${(e as Error).message}`);
+    throw new UsageError(`${flag}: ${messageOf(e)}`);
   }
 }
 

@@ -11,6 +11,7 @@
 import { Buffer } from "node:buffer";
 import { readFileSync, statSync } from "node:fs";
 import { MIN_SALT_BYTES, Secret } from "../core/auth.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** How often a watched file is looked at for a change. */
 const WATCH_EVERY_MS = 2_000;
@@ -30,7 +31,7 @@ export function readSecretFile(path: string): Secret[] {
     try {
       return new Secret(new Uint8Array(Buffer.from(line, "base64")));
     } catch (e) {
-      throw new RangeError(`${path}, line ${i + 1}: ${(e as Error).message}`);
+      throw new RangeError(`${path}, line ${i + 1}: ${messageOf(e)}`);
     }
   });
 }
@@ -41,7 +42,7 @@ export function readTokenFile(path: string): string {
   try {
     token = readFileSync(path, "utf8").trim();
   } catch (e) {
-    throw new Error(`cannot read ${path}: ${(e as Error).message}`);
+    throw new Error(`cannot read ${path}: ${messageOf(e)}`);
   }
   if (token === "" || /\s/.test(token)) {
     throw new RangeError(`${path} must hold one token on one line`);
@@ -79,7 +80,7 @@ export function watchFile<T>(
     try {
       value = read(path);
     } catch (e) {
-      handlers.failed(e as Error);
+      handlers.failed(e instanceof Error ? e : new Error(messageOf(e), { cause: e }));
       return;
     }
     handlers.changed(value);

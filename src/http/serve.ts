@@ -9,6 +9,7 @@
  */
 
 import { formatHostPort } from "../runtime/socket.ts";
+import { messageOf } from "../core/errors.ts";
 
 /** A running HTTP server. */
 export interface HttpServer {
@@ -59,7 +60,7 @@ export async function serveHttp(fetch: Fetch, options: ListenOptions): Promise<H
     if (runtime.Bun?.serve) return serveBun(runtime.Bun, fetch, options);
     return await serveNode(fetch, options);
   } catch (e) {
-    throw new Error(`cannot listen for HTTP on ${where}: ${(e as Error).message}`, { cause: e });
+    throw new Error(`cannot listen for HTTP on ${where}: ${messageOf(e)}`, { cause: e });
   }
 }
 

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { OperationalError } from "../core/errors.ts";
+
 /** The stable codes of {@link LedgerError}. */
 export type LedgerErrorCode =
   /** No answer from the database: connecting failed, or the connection was lost. */
@@ -40,9 +42,9 @@ export type LedgerErrorCode =
  * assert(error.code === "Unavailable" && !error.mayHaveConsumed);
  * ```
  */
-export class LedgerError extends Error {
+export class LedgerError extends OperationalError {
   /** What went wrong, stable across versions. */
-  readonly code: LedgerErrorCode;
+  declare readonly code: LedgerErrorCode;
   /** Whether the operation may have consumed quota (its commit's outcome is unknown). */
   readonly mayHaveConsumed: boolean;
   /** The database's SQLSTATE when it reported one, such as `"57014"` (statement timeout). */
@@ -54,9 +56,8 @@ export class LedgerError extends Error {
     message: string,
     options: { mayHaveConsumed: boolean; sqlState?: string; cause?: unknown },
   ) {
-    super(message, { cause: options.cause });
+    super(code, message, { cause: options.cause });
     this.name = "LedgerError";
-    this.code = code;
     this.mayHaveConsumed = options.mayHaveConsumed;
     this.sqlState = options.sqlState;
   }

@@ -38,6 +38,7 @@
 export { MAX_BATCH } from "./batch.ts";
 export type { QuotaBatchDecision, QuotaCheck, QuotaDecision, QuotaReason } from "./decision.ts";
 export { LedgerError, type LedgerErrorCode } from "./errors.ts";
+export { OperationalError } from "../core/errors.ts";
 export { KeyHasher, MIN_SECRET_BYTES } from "./keys.ts";
 export {
   DEFAULT_MAX_ROWS_PER_SHARD,

@@ -9,6 +9,7 @@
  */
 
 import { createSocket, type Socket as NodeSocket } from "node:dgram";
+import { messageOf } from "../core/errors.ts";
 
 /** Where a datagram came from. */
 export interface Remote {
@@ -89,7 +90,7 @@ export async function bindDatagram(
     if (runtime.Bun?.udpSocket) return await bindBun(runtime.Bun, hostname, port, handlers);
     return await bindNode(hostname, port, handlers);
   } catch (e) {
-    throw new Error(`cannot bind UDP ${where}: ${(e as Error).message}`, { cause: e });
+    throw new Error(`cannot bind UDP ${where}: ${messageOf(e)}`, { cause: e });
   }
 }
 

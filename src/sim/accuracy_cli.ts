@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { run, SCENARIOS_5 } from "./accuracy.ts";
 import { SCENARIOS_50 } from "./accuracy_more.ts";
 import { renderTable, replaceTable, runAll, TABLE_SEED } from "./accuracy_table.ts";
+import { messageOf } from "../core/errors.ts";
 
 const FILES = ["README.md", "docs/accuracy.md"];
 
@@ -30,7 +31,7 @@ function main(): number {
       },
     }));
   } catch (e) {
-    console.error(`accuracy: ${(e as Error).message}`);
+    console.error(`accuracy: ${messageOf(e)}`);
     return 2;
   }
   const seed = values.seed === undefined ? TABLE_SEED : Number(values.seed);

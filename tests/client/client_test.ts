@@ -4,7 +4,12 @@ import { createServer, type Server, type Socket } from "node:net";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Client, ClientError } from "../../src/client/mod.ts";
+import {
+  Client,
+  ClientError,
+  ClientUnavailableError,
+  OperationalError,
+} from "../../src/client/mod.ts";
 import { Limit } from "../../mod.ts";
 import { Hono } from "hono";
 import { rateLimit } from "../../src/http/hono.ts";
@@ -107,16 +112,27 @@ describe("TypeScript client, when the sidecar cannot answer", () => {
     const refusingPort = port(refusing);
     await new Promise<void>((resolve) => refusing.close(() => resolve()));
     try {
-      for (const p of [port(silent), refusingPort]) {
+      for (const [p, code] of [[port(silent), "Timeout"], [refusingPort, "Unreachable"]] as const) {
         const url = `http://127.0.0.1:${p}`;
         const open = await new Client({ url, timeoutMs: 50 }).check("k");
         assert.equal(open.allowed, true);
-        assert.ok(open.failure instanceof Error);
+        // An operational failure says so by its class and code, never as a
+        // TypeError (the class of a caller's mistake) from fetch.
+        assert.ok(open.failure instanceof ClientUnavailableError, String(open.failure));
+        assert.ok(open.failure instanceof OperationalError);
+        assert.equal(open.failure.code, code);
         const closed = await new Client({ url, timeoutMs: 50, onFailure: "closed" }).check("k");
         assert.deepEqual([closed.allowed, closed.retryAfterMs], [false, 1_000]);
         const batch = await new Client({ url, onFailure: "closed" }).checkAll([{ key: "a" }]);
         assert.deepEqual(batch.decisions.map((d) => d.allowed), [false]);
-        await assert.rejects(new Client({ url, timeoutMs: 50, onFailure: "throw" }).peek("k"));
+        await assert.rejects(
+          new Client({ url, timeoutMs: 50, onFailure: "throw" }).peek("k"),
+          (e) => e instanceof ClientUnavailableError && e.code === code && e.cause !== undefined,
+        );
+        await assert.rejects(
+          new Client({ url, adminTimeoutMs: 50 }).classes(),
+          (e) => e instanceof ClientUnavailableError && e.code === code,
+        );
       }
     } finally {
       for (const s of sockets) s.destroy();
