@@ -34,7 +34,13 @@ const HIDDEN = "Secret([hidden])";
 export class Secret {
   readonly #bytes: Uint8Array;
 
-  /** A secret from raw bytes (copied). @throws {RangeError} if shorter than 32 bytes. */
+  /**
+   * A secret from raw bytes, copied.
+   *
+   * @param bytes At least 32 bytes, random.
+   * @throws {TypeError} when `bytes` is not a `Uint8Array`.
+   * @throws {RangeError} when it is shorter than 32 bytes.
+   */
   constructor(bytes: Uint8Array) {
     if (!(bytes instanceof Uint8Array)) {
       throw new TypeError(`a Secret is made of bytes (a Uint8Array), got ${describe(bytes)}`);
@@ -47,12 +53,21 @@ export class Secret {
     this.#bytes = bytes.slice();
   }
 
-  /** The bytes, for the runtime's MAC; not for display. */
+  /**
+   * The bytes, for the runtime's MAC; not for display.
+   *
+   * @returns The secret's bytes.
+   */
   reveal(): Uint8Array {
     return this.#bytes;
   }
 
-  /** Whether two secrets hold the same bytes. */
+  /**
+   * Whether two secrets hold the same bytes.
+   *
+   * @param other Another secret.
+   * @returns Whether their bytes are equal, compared in constant time.
+   */
   equals(other: Secret): boolean {
     const a = this.#bytes, b = other.#bytes;
     if (a.length !== b.length) return false;
@@ -61,22 +76,38 @@ export class Secret {
     return diff === 0;
   }
 
-  /** `Secret([hidden])`. */
+  /**
+   * `Secret([hidden])`.
+   *
+   * @returns A placeholder, never the bytes.
+   */
   toString(): string {
     return HIDDEN;
   }
 
-  /** `"[hidden]"`. */
+  /**
+   * `"[hidden]"`.
+   *
+   * @returns A placeholder, never the bytes.
+   */
   toJSON(): string {
     return "[hidden]";
   }
 
-  /** What Node's and Bun's inspectors print. */
+  /**
+   * What Node's and Bun's inspectors print.
+   *
+   * @returns A placeholder, never the bytes.
+   */
   [Symbol.for("nodejs.util.inspect.custom")](): string {
     return HIDDEN;
   }
 
-  /** What Deno's inspector prints. */
+  /**
+   * What Deno's inspector prints.
+   *
+   * @returns A placeholder, never the bytes.
+   */
   [Symbol.for("Deno.customInspect")](): string {
     return HIDDEN;
   }
@@ -115,7 +146,15 @@ export interface AuthConfig {
   readonly secrets: readonly Secret[];
 }
 
-/** Validates a mode and its secrets. */
+/**
+ * Validates a mode and its secrets.
+ *
+ * @param mode `"off"`, `"transitional"` or `"required"`.
+ * @param secrets At most two; the first signs, either verifies.
+ * @returns The configuration, checked.
+ * @throws {TypeError} when the mode is unknown or a secret is not a {@link Secret}.
+ * @throws {RangeError} when there are more than two secrets, or none for a mode that signs.
+ */
 export function authConfig(mode: GossipAuthMode, secrets: readonly Secret[] = []): AuthConfig {
   if (mode !== "off" && mode !== "transitional" && mode !== "required") {
     throw new TypeError(

@@ -35,7 +35,14 @@ export class Decision {
   /** How long until the full burst is available again. */
   readonly resetMs: number;
 
-  /** A decision; prefer the guard's methods to constructing one. */
+  /**
+   * A decision; prefer the guard's methods to constructing one.
+   *
+   * @param allowed Whether the request is admitted.
+   * @param retryAfterMs How long before a retry may be admitted; 0 when allowed.
+   * @param remaining Requests of cost 1 admitted back to back now.
+   * @param resetMs How long until the full burst is back.
+   */
   constructor(allowed: boolean, retryAfterMs: number, remaining: number, resetMs: number) {
     this.allowed = allowed;
     this.retryAfterMs = retryAfterMs;

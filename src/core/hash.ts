@@ -25,7 +25,13 @@ export interface HashKey {
   readonly k1Lo: number;
 }
 
-/** Reads a 16-byte SipHash key. */
+/**
+ * Reads a 16-byte SipHash key.
+ *
+ * @param bytes Exactly 16 bytes.
+ * @returns The key.
+ * @throws {RangeError} when `bytes` is not 16 bytes.
+ */
 export function hashKey(bytes: Uint8Array): HashKey {
   if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
     throw new RangeError(
@@ -217,6 +223,11 @@ export function keyHash64(key: HashKey, className: string, k: string): Hash64 {
  * assert(h === keyHash(PUBLIC_HASH_KEY, "pro", "tenant:42"));
  * assert(h !== keyHash(PUBLIC_HASH_KEY, "", "protenant:42"));
  * ```
+ *
+ * @param key The hash key: a salt's, or {@link PUBLIC_HASH_KEY}.
+ * @param className The class (`""`: the default class).
+ * @param k The key.
+ * @returns The hash, an unsigned 64-bit bigint.
  */
 export function keyHash(key: HashKey, className: string, k: string): bigint {
   return hashToBigInt(keyHash64(key, className, k));

@@ -57,17 +57,35 @@ export class Limit {
     this.#burst = burst;
   }
 
-  /** `count` requests a second. */
+  /**
+   * `count` requests a second.
+   *
+   * @param count Requests a second, more than 0.
+   * @returns The limit, with the default burst.
+   * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up.
+   */
   static perSecond(count: number): Limit {
     return new Limit(checkCount(count, "Limit.perSecond"), SECOND_MS, undefined);
   }
 
-  /** `count` requests a minute (about count/60 a second, smoothed). */
+  /**
+   * `count` requests a minute (about count/60 a second, smoothed).
+   *
+   * @param count Requests a minute, more than 0.
+   * @returns The limit, with the default burst.
+   * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up.
+   */
   static perMinute(count: number): Limit {
     return new Limit(checkCount(count, "Limit.perMinute"), MINUTE_MS, undefined);
   }
 
-  /** `count` requests an hour (about count/3600 a second, smoothed). */
+  /**
+   * `count` requests an hour (about count/3600 a second, smoothed).
+   *
+   * @param count Requests an hour, more than 0.
+   * @returns The limit, with the default burst.
+   * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up.
+   */
   static perHour(count: number): Limit {
     return new Limit(checkCount(count, "Limit.perHour"), HOUR_MS, undefined);
   }
@@ -78,6 +96,9 @@ export class Limit {
    *
    * @throws {TypeError} when the text is not of that form, naming it.
    * @throws {RangeError} when the count is out of range.
+   *
+   * @param text The limit's text.
+   * @returns The limit, with the default burst.
    */
   static parse(text: string): Limit {
     if (typeof text !== "string") {
@@ -98,22 +119,38 @@ export class Limit {
   /**
    * The same limit with a burst of `size` requests admitted back to back.
    * 0 is taken as 1; more than {@link MAX_BURST} is a `RangeError`.
+   *
+   * @param size Requests admitted back to back, 0 (taken as 1) to {@link MAX_BURST}.
+   * @returns A new limit; this one is unchanged.
+   * @throws {RangeError} when `size` is not a whole number in that range.
    */
   burst(size: number): Limit {
     return new Limit(this.#count, this.#periodMs, checkBurst(size));
   }
 
-  /** The number of requests per period. */
+  /**
+   * The number of requests per period.
+   *
+   * @returns The count, as given.
+   */
   count(): number {
     return this.#count;
   }
 
-  /** The period in milliseconds: 1000, 60,000 or 3,600,000. */
+  /**
+   * The period in milliseconds: 1000, 60,000 or 3,600,000.
+   *
+   * @returns The period.
+   */
   periodMs(): number {
     return this.#periodMs;
   }
 
-  /** The rate in requests per second, unrounded (one an hour is 1/3600). */
+  /**
+   * The rate in requests per second, unrounded (one an hour is 1/3600).
+   *
+   * @returns Requests a second.
+   */
   ratePerSec(): number {
     return (this.#count * SECOND_MS) / this.#periodMs;
   }
@@ -121,35 +158,58 @@ export class Limit {
   /**
    * The burst: as given, or by default a twentieth of the count, at least 1
    * and at most {@link MAX_BURST}.
+   *
+   * @returns The burst.
    */
   burstSize(): number {
     return this.#burst ?? defaultBurst(this.#count);
   }
 
-  /** Whether the burst was given explicitly rather than derived. */
+  /**
+   * Whether the burst was given explicitly rather than derived.
+   *
+   * @returns Whether `burst()` set it.
+   */
   hasExplicitBurst(): boolean {
     return this.#burst !== undefined;
   }
 
-  /** Milliseconds between two requests at the steady rate. */
+  /**
+   * Milliseconds between two requests at the steady rate.
+   *
+   * @returns The interval, ms.
+   */
   intervalMs(): number {
     return this.#periodMs / this.#count;
   }
 
-  /** Same count, period and burst (as given, not as admitted). */
+  /**
+   * Same count, period and burst (as given, not as admitted).
+   *
+   * @param other Another limit.
+   * @returns Whether both were made alike.
+   */
   equals(other: Limit): boolean {
     return other instanceof Limit && other.#count === this.#count &&
       other.#periodMs === this.#periodMs && other.#burst === this.#burst;
   }
 
-  /** `"1000/min"`, with `" burst 10"` when the burst was given. */
+  /**
+   * `"1000/min"`, with `" burst 10"` when the burst was given.
+   *
+   * @returns The limit's text, as `Limit.parse` reads it (less the burst).
+   */
   toString(): string {
     const unit = this.#periodMs === SECOND_MS ? "s" : this.#periodMs === MINUTE_MS ? "min" : "h";
     const burst = this.#burst === undefined ? "" : ` burst ${this.#burst}`;
     return `${this.#count}/${unit}${burst}`;
   }
 
-  /** Serialises as `{ count, periodMs, burst }`, the burst as it applies. */
+  /**
+   * Serialises as `{ count, periodMs, burst }`, the burst as it applies.
+   *
+   * @returns The limit as plain data.
+   */
   toJSON(): { count: number; periodMs: number; burst: number } {
     return { count: this.#count, periodMs: this.#periodMs, burst: this.burstSize() };
   }
@@ -175,12 +235,22 @@ export class KeyLimit {
     this.className = className;
   }
 
-  /** The key is held to the limit of class `name`, whatever it is then. */
+  /**
+   * The key is held to the limit of class `name`, whatever it is then.
+   *
+   * @param name The class (`""`: the default class).
+   * @returns The key limit.
+   * @throws {TypeError} when `name` is not a string.
+   */
   static class(name: string): KeyLimit {
     return new KeyLimit(checkClassName(name, "KeyLimit.class"));
   }
 
-  /** `class:pro`. */
+  /**
+   * `class:pro`.
+   *
+   * @returns `class:` and the class's name.
+   */
   toString(): string {
     return `class:${this.className}`;
   }

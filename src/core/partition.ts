@@ -44,12 +44,22 @@ export class PartitionPolicy {
     this.holdMs = holdMs;
   }
 
-  /** Members in sight share the whole limit. */
+  /**
+   * Members in sight share the whole limit.
+   *
+   * @returns The policy.
+   */
   static optimistic(): PartitionPolicy {
     return new PartitionPolicy("optimistic", 0);
   }
 
-  /** A lost member's share stays out of use for `holdMs` (default 10 s). */
+  /**
+   * A lost member's share stays out of use for `holdMs` (default 10 s).
+   *
+   * @param holdMs How long a lost member's share stays out of use, ms.
+   * @returns The policy.
+   * @throws {RangeError} when `holdMs` is negative or not finite.
+   */
   static holdDown(holdMs: number = DEFAULT_HOLD_DOWN_MS): PartitionPolicy {
     if (typeof holdMs !== "number" || !Number.isFinite(holdMs) || holdMs < 0) {
       throw new RangeError(
@@ -61,7 +71,11 @@ export class PartitionPolicy {
     return new PartitionPolicy("holdDown", holdMs);
   }
 
-  /** Without a majority of the known members in sight, hold at the floor. */
+  /**
+   * Without a majority of the known members in sight, hold at the floor.
+   *
+   * @returns The policy.
+   */
   static quorum(): PartitionPolicy {
     return new PartitionPolicy("quorum", 0);
   }
@@ -71,6 +85,9 @@ export class PartitionPolicy {
    * duration such as `500ms`, `10s`, `2m` or a bare number of milliseconds.
    *
    * @throws {TypeError} naming the text when it is none of those.
+   *
+   * @param text The policy's text.
+   * @returns The policy.
    */
   static parse(text: string): PartitionPolicy {
     const t = typeof text === "string" ? text.trim().toLowerCase() : undefined;
@@ -89,7 +106,11 @@ export class PartitionPolicy {
     return PartitionPolicy.holdDown(Number(m[1]) * scale);
   }
 
-  /** `optimistic`, `quorum` or `holddown:10000ms`. */
+  /**
+   * `optimistic`, `quorum` or `holddown:10000ms`.
+   *
+   * @returns The policy's text, as `parse` reads it.
+   */
   toString(): string {
     return this.kind === "holdDown" ? `holddown:${this.holdMs}ms` : this.kind;
   }
