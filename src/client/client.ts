@@ -38,19 +38,37 @@ export type FailurePolicy = "open" | "closed" | "throw";
 
 /** Options of a {@link Client}. */
 export interface ClientOptions {
-  /** The sidecar, such as `http://127.0.0.1:7947` (the default). */
+  /**
+   * The sidecar.
+   *
+   * @default {"http://127.0.0.1:7947"}
+   */
   readonly url?: string;
-  /** How long a check may take, ms (default 50): the sidecar is on loopback. */
+  /**
+   * How long a check may take, ms: the sidecar is on loopback.
+   *
+   * @default {50}
+   */
   readonly timeoutMs?: number;
-  /** How long an admin call may take, ms (default 5000). */
+  /**
+   * How long an admin call may take, ms.
+   *
+   * @default {5000}
+   */
   readonly adminTimeoutMs?: number;
   /**
-   * When a check times out, cannot connect, or gets a 5xx: `"open"`
-   * (default) admits, `"closed"` denies with a retry in a second, `"throw"`
-   * rejects. The decision carries the error in `failure`.
+   * When a check times out, cannot connect, or gets a 5xx: `"open"` admits,
+   * `"closed"` denies with a retry in a second, `"throw"` rejects. The
+   * decision carries the {@link ClientUnavailableError} in `failure`.
+   *
+   * @default {"open"}
    */
   readonly onFailure?: FailurePolicy;
-  /** The admin token, sent as `Authorization: Bearer` on admin calls. */
+  /**
+   * The admin token, sent as `Authorization: Bearer` on admin calls.
+   *
+   * @default {none}
+   */
   readonly adminToken?: string;
 }
 
@@ -88,7 +106,12 @@ export class ClientError extends Error {
   /** The problem body, with `detail`, `field` and perhaps `code`. */
   readonly problem: Readonly<Record<string, unknown>>;
 
-  /** An error for a refused request. */
+  /**
+   * An error for a refused request.
+   *
+   * @param status The HTTP status, 4xx.
+   * @param problem The problem body the sidecar answered with.
+   */
   constructor(status: number, problem: Readonly<Record<string, unknown>>) {
     super(`rateguard sidecar: ${status} ${String(problem.detail ?? problem.title ?? "")}`);
     this.name = "ClientError";
@@ -157,7 +180,14 @@ export class Client {
   readonly #onFailure: FailurePolicy;
   readonly #auth: Record<string, string>;
 
-  /** A client of the sidecar at `options.url`. */
+  /**
+   * A client of the sidecar at `options.url`.
+   *
+   * @param options Where the sidecar is, how long to wait, what a failure means.
+   * @throws {TypeError} when `url` is not an http(s) URL.
+   * @throws {RangeError} when a timeout is not a positive number of ms, or
+   *   `onFailure` not one of its values.
+   */
   constructor(options: ClientOptions = {}) {
     const url = options.url ?? "http://127.0.0.1:7947";
     if (!/^https?:\/\/[^/]+/.test(url)) {
@@ -179,7 +209,16 @@ export class Client {
       : { authorization: `Bearer ${options.adminToken}` };
   }
 
-  /** Checks a request for `key`, consuming it if admitted. */
+  /**
+   * Checks a request for `key`, consuming it if admitted.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class (the default class when left out) and the cost, as the guard's.
+   * @returns The decision; the failure policy's when the sidecar cannot be asked.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked. Only under `onFailure: "throw"`.
+   */
   async check(key: string, options: CheckOptions = {}): Promise<ClientDecision> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
     try {
@@ -189,7 +228,15 @@ export class Client {
     }
   }
 
-  /** Checks several keys at once, all or nothing. */
+  /**
+   * Checks several keys at once, all or nothing.
+   *
+   * @param items The checks, each a key with its class and cost.
+   * @returns The batch's decision, with one per item.
+   * @throws {TypeError} when an item's key is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked. Only under `onFailure: "throw"`.
+   */
   async checkAll(items: readonly BatchItem[]): Promise<ClientBatchDecision> {
     const body = {
       items: items.map((i) => ({ key: checkKey(i.key), class: i.class ?? "", cost: i.cost ?? 1 })),
@@ -205,7 +252,16 @@ export class Client {
     }
   }
 
-  /** What the next check of `key` would say; consumes nothing. */
+  /**
+   * What the next check of `key` would say; consumes nothing.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns What a check would decide now; the failure policy's when the sidecar cannot be asked.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked. Only under `onFailure: "throw"`.
+   */
   async peek(key: string, options: KeyOptions = {}): Promise<ClientDecision> {
     const query = new URLSearchParams({ class: options.class ?? "", key: checkKey(key) });
     try {
@@ -215,7 +271,11 @@ export class Client {
     }
   }
 
-  /** Whether the sidecar is ready: running, and joined to its fleet or standalone. */
+  /**
+   * Whether the sidecar is ready: running, and joined to its fleet or standalone.
+   *
+   * @returns Whether `/readyz` answered 2xx; false when it could not be asked.
+   */
   async ready(): Promise<boolean> {
     try {
       const res = await fetch(`${this.#url}/readyz`, {
@@ -228,17 +288,36 @@ export class Client {
     }
   }
 
-  /** The sidecar's stats. */
+  /**
+   * The sidecar's stats.
+   *
+   * @returns The sidecar's `/v1/stats`, as JSON.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   stats(): Promise<Record<string, unknown>> {
     return this.#admin("GET", "/v1/stats");
   }
 
-  /** Every class with its limit, the default class (`""`) first. */
+  /**
+   * Every class with its limit, the default class (`""`) first.
+   *
+   * @returns The classes.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async classes(): Promise<ClientLimitEntry[]> {
     return (await this.#admin<{ classes: ClientLimitEntry[] }>("GET", "/v1/classes")).classes;
   }
 
-  /** Adds or changes a class; `""` is the default class. */
+  /**
+   * Adds or changes a class; `""` is the default class.
+   *
+   * @param name The class.
+   * @param limit Its limit.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async setClass(name: string, limit: LimitSpec): Promise<void> {
     await this.#admin(
       "PUT",
@@ -247,18 +326,39 @@ export class Client {
     );
   }
 
-  /** Removes a class; false if there was none of that name. */
+  /**
+   * Removes a class; false if there was none of that name.
+   *
+   * @param name The class.
+   * @returns Whether there was such a class.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   removeClass(name: string): Promise<boolean> {
     return this.#remove(`/v1/classes?${new URLSearchParams({ class: name })}`);
   }
 
-  /** Every key limit. */
+  /**
+   * Every key limit.
+   *
+   * @returns The key limits.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async keyLimits(): Promise<ClientKeyLimitEntry[]> {
     return (await this.#admin<{ keyLimits: ClientKeyLimitEntry[] }>("GET", "/v1/key-limits"))
       .keyLimits;
   }
 
-  /** Gives a key of a class its own limit, or `{ follows: "pro" }` that of another class. */
+  /**
+   * Gives a key of a class its own limit, or `{ follows: "pro" }` that of another class.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param limit Its limit, or `{ follows }` a class's.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async setKeyLimit(
     className: string,
     key: string,
@@ -269,29 +369,62 @@ export class Client {
     await this.#admin("PUT", `/v1/key-limits?${query}`, body);
   }
 
-  /** Removes a key's own limit; false if it had none. */
+  /**
+   * Removes a key's own limit; false if it had none.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @returns Whether the key had a limit of its own.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   removeKeyLimit(className: string, key: string): Promise<boolean> {
     return this.#remove(`/v1/key-limits?${new URLSearchParams({ class: className, key })}`);
   }
 
-  /** Every shadow limit. */
+  /**
+   * Every shadow limit.
+   *
+   * @returns The shadows.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async shadows(): Promise<ClientLimitEntry[]> {
     return (await this.#admin<{ shadows: ClientLimitEntry[] }>("GET", "/v1/shadows")).shadows;
   }
 
-  /** Gives a class a shadow limit, or removes it with `null`. */
+  /**
+   * Gives a class a shadow limit, or removes it with `null`.
+   *
+   * @param className The class.
+   * @param limit The shadow, or `null` to remove it.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async setShadow(className: string, limit: LimitSpec | null): Promise<void> {
     const path = `/v1/shadows?${new URLSearchParams({ class: className })}`;
     if (limit === null) await this.#remove(path);
     else await this.#admin("PUT", path, limitJson(limit));
   }
 
-  /** Whether the sidecar runs a dry run. */
+  /**
+   * Whether the sidecar runs a dry run.
+   *
+   * @returns Whether it runs dry.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async dryRun(): Promise<boolean> {
     return (await this.#admin<{ dryRun: boolean }>("GET", "/v1/dry-run")).dryRun;
   }
 
-  /** Turns the dry run on or off. */
+  /**
+   * Turns the dry run on or off.
+   *
+   * @param on Whether to run dry.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
   async setDryRun(on: boolean): Promise<void> {
     await this.#admin("PUT", "/v1/dry-run", { dryRun: on });
   }

@@ -45,6 +45,9 @@ const SF_INTEGER_MAX = 999_999_999_999_999;
  * import { sfString } from "./fields.ts";
  * assert(sfString('a "b"') === '"a \\"b\\""');
  * ```
+ *
+ * @param text Any text.
+ * @returns The Structured Field String, quoted and escaped.
  */
 export function sfString(text: string): string {
   let out = '"';
@@ -77,19 +80,36 @@ export function ceilSeconds(ms: number): number {
   return Math.ceil(ceilMs(ms) / 1_000);
 }
 
-/** `Retry-After` in whole seconds: at least 1, as 0 would invite a retry at once. */
+/**
+ * `Retry-After` in whole seconds: at least 1, as 0 would invite a retry at once.
+ *
+ * @param ms How long before a retry may be admitted.
+ * @returns Whole seconds, at least 1.
+ */
 export function retryAfterSeconds(ms: number): number {
   return Math.max(1, ceilSeconds(ms));
 }
 
-/** `"name";q=1000;w=60`: one item of `RateLimit-Policy`. */
+/**
+ * `"name";q=1000;w=60`: one item of `RateLimit-Policy`.
+ *
+ * @param name The policy's name.
+ * @param limit The limit it stands for.
+ * @returns The item.
+ */
 export function policyItem(name: string, limit: Limit): string {
   return `${sfString(name)};q=${sfInteger(limit.count())};w=${
     sfInteger(ceilSeconds(limit.periodMs()))
   }`;
 }
 
-/** `"name";r=49;t=3`: one item of `RateLimit`. */
+/**
+ * `"name";r=49;t=3`: one item of `RateLimit`.
+ *
+ * @param name The policy's name.
+ * @param decision What the check decided.
+ * @returns The item.
+ */
 export function rateLimitItem(name: string, decision: DecisionLike): string {
   return `${sfString(name)};r=${sfInteger(decision.remaining)};t=${
     sfInteger(ceilSeconds(decision.resetMs))
@@ -128,6 +148,9 @@ export interface RateLimitFields {
  * assert(headers.get("RateLimit-Policy") === '"default";q=1000;w=60');
  * assert(headers.get("RateLimit") === '"default";r=49;t=3');
  * ```
+ *
+ * @param headers Where the fields go: a response's or a request's `Headers`.
+ * @param fields The policy, its limit, the decision and which fields to send.
  */
 export function appendRateLimitFields(headers: Headers, fields: RateLimitFields): void {
   const { policy, limit, decision, style = "ietf" } = fields;

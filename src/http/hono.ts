@@ -147,6 +147,11 @@ export interface RateLimitOptions {
  * const denied = await ask();
  * assert(denied.status === 429 && denied.headers.get("Retry-After") === "1");
  * ```
+ *
+ * @param options What decides, the key of a request, and which fields to send.
+ * @returns The middleware, for `app.use`.
+ * @throws {TypeError} when `guard` has no `check` or `key` is not a function.
+ * @throws {RangeError} when `headers` is not one of its values.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
   const limiter = options.guard as Limiter;

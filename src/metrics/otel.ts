@@ -44,6 +44,10 @@ export interface MetricsRegistration {
  * const registration = registerMetrics(guard); // the global meter; free until an SDK is installed
  * registration.unregister();
  * ```
+ *
+ * @param guard The guard, or anything with its `stats()` and `address()`.
+ * @param options `meter`: where the instruments go (default: the global provider's "rateguard" meter).
+ * @returns A registration, whose `unregister()` stops publishing.
  */
 export function registerMetrics(
   guard: MetricsSource,

@@ -27,6 +27,10 @@ export const PROMETHEUS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8
  * const text = prometheusText(guard.stats(), { guard: "standalone" });
  * assert(text.includes('rateguard_checks_total{guard="standalone",decision="allow"} 1'));
  * ```
+ *
+ * @param stats A guard's `stats()`.
+ * @param labels `guard`: the value of the `guard` label on every series.
+ * @returns The text exposition format, for `PROMETHEUS_CONTENT_TYPE`.
  */
 export function prometheusText(stats: Stats, labels: { guard: string }): string {
   const lines: string[] = [];

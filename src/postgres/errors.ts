@@ -50,7 +50,13 @@ export class LedgerError extends OperationalError {
   /** The database's SQLSTATE when it reported one, such as `"57014"` (statement timeout). */
   readonly sqlState: string | undefined;
 
-  /** An error with a stable code; `cause` keeps the driver's error for diagnosis. */
+  /**
+   * An error with a stable code; `cause` keeps the driver's error for diagnosis.
+   *
+   * @param code What went wrong.
+   * @param message For people: the operation and the SQLSTATE, never a subject.
+   * @param options Whether quota may have been consumed, the SQLSTATE, and the driver's error as `cause`.
+   */
   constructor(
     code: LedgerErrorCode,
     message: string,

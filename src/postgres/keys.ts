@@ -50,6 +50,9 @@ export class KeyHasher {
    * @throws {TypeError} when the secret is neither a string nor bytes.
    * @throws {RangeError} when it is shorter than 32 bytes (its length is
    *   named, its content never is).
+   *
+   * @param secret The secret, bytes or a string (its UTF-8).
+   * @returns A promise of the hasher.
    */
   static async fromSecret(secret: string | Uint8Array): Promise<KeyHasher> {
     if (typeof secret !== "string" && !(secret instanceof Uint8Array)) {
@@ -77,13 +80,24 @@ export class KeyHasher {
    *
    * @throws {TypeError} when the subject is empty or neither a string nor
    *   bytes (its content is never echoed).
+   *
+   * @param policy The quota policy.
+   * @param subject Whom it limits: a tenant, a user, an API key.
+   * @returns A promise of the 32-byte HMAC.
    */
   async hashFor(policy: FixedWindowPolicy, subject: string | Uint8Array): Promise<Uint8Array> {
     const message = subjectMessage(policy, subject);
     return new Uint8Array(await crypto.subtle.sign("HMAC", this.#key, message));
   }
 
-  /** {@link hashFor} as 64 lowercase hex digits, as the ledger sends it. */
+  /**
+   * {@link hashFor} as 64 lowercase hex digits, as the ledger sends it.
+   *
+   * @param policy The quota policy.
+   * @param subject Whom it limits.
+   * @returns A promise of the hex digits.
+   * @throws {TypeError} as {@link KeyHasher.hashFor}.
+   */
   async hexFor(policy: FixedWindowPolicy, subject: string | Uint8Array): Promise<string> {
     return toHex(await this.hashFor(policy, subject));
   }

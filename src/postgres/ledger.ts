@@ -108,6 +108,9 @@ export class PostgresLedger {
    *
    * @throws {TypeError} for a missing hasher or a schema that is not a plain identifier.
    * @throws {RangeError} for `maxRowsPerShard` outside 1 to 65,536.
+   *
+   * @param sql A postgres.js client.
+   * @param options The hasher, the schema and the bounds.
    */
   constructor(sql: LedgerSql, options: PostgresLedgerOptions) {
     if (typeof sql !== "function" || typeof sql.unsafe !== "function") {
@@ -143,6 +146,12 @@ export class PostgresLedger {
    *   hasher, connection: { max: 4, connect_timeout: 5 },
    * });
    * ```
+   *
+   * @param url The database's URL.
+   * @param options As the constructor's, with `connection` for postgres.js.
+   * @returns The ledger; it connects on first use.
+   * @throws {TypeError} as the constructor.
+   * @throws {RangeError} as the constructor.
    */
   static connect(
     url: string,
@@ -180,6 +189,11 @@ export class PostgresLedger {
    *
    * @throws {TypeError} or {RangeError} for a caller mistake (see {@link checkAll}).
    * @throws {LedgerError} when the database could not decide: fail closed.
+   *
+   * @param policy The quota policy.
+   * @param subject Whom it limits.
+   * @param options `cost`: units to count (default 1).
+   * @returns A promise of the decision.
    */
   async check(
     policy: FixedWindowPolicy,
@@ -199,6 +213,9 @@ export class PostgresLedger {
    * @throws {RangeError} for a bad cost, an empty batch or one over 64
    *   checks, or the same key twice.
    * @throws {LedgerError} when the database could not decide: fail closed.
+   *
+   * @param checks The checks: a policy, a subject and a cost each.
+   * @returns A promise of the batch's decision, with one per check.
    */
   async checkAll(checks: readonly QuotaCheck[]): Promise<QuotaBatchDecision> {
     this.#refuseIfClosed("check");
@@ -219,6 +236,9 @@ export class PostgresLedger {
    * @throws {RangeError} for `maxRows` outside 1 to 100,000.
    * @throws {LedgerError} when the database failed; no quota is involved, so
    *   `mayHaveConsumed` is false and a retry is safe.
+   *
+   * @param maxRows Rows deleted at most, 1 to 100,000.
+   * @returns A promise of how many it deleted.
    */
   async cleanupExpired(maxRows: number): Promise<number> {
     if (!Number.isInteger(maxRows) || maxRows < 1 || maxRows > MAX_CLEANUP_ROWS) {
@@ -237,7 +257,12 @@ export class PostgresLedger {
     }
   }
 
-  /** How many keys the ledger holds, overall and in its fullest shard. */
+  /**
+   * How many keys the ledger holds, overall and in its fullest shard.
+   *
+   * @returns A promise of the counts.
+   * @throws {LedgerError} when the database failed.
+   */
   async capacity(): Promise<LedgerCapacity> {
     this.#refuseIfClosed("capacity");
     try {

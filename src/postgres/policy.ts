@@ -88,6 +88,8 @@ export class FixedWindowPolicy {
    *
    * @throws {TypeError} when a name is not a string or has characters outside its alphabet.
    * @throws {RangeError} when the limit or window is not a whole number in range.
+   *
+   * @param options The policy's id, scope, limit, window and mode.
    */
   constructor(options: FixedWindowPolicyOptions) {
     if (typeof options !== "object" || options === null) {
@@ -101,7 +103,13 @@ export class FixedWindowPolicy {
     Object.freeze(this);
   }
 
-  /** The same policy (and counters) in another mode. */
+  /**
+   * The same policy (and counters) in another mode.
+   *
+   * @param mode `"enforce"` or `"shadow"`.
+   * @returns A new policy; this one is unchanged.
+   * @throws {TypeError} when `mode` is neither.
+   */
   withMode(mode: QuotaMode): FixedWindowPolicy {
     const { id, scope, limit, windowMs } = this;
     return new FixedWindowPolicy({ id, scope, limit, windowMs, mode });
@@ -112,6 +120,8 @@ export class FixedWindowPolicy {
    * SHA-256 over a versioned encoding of id, scope, limit and window. It is
    * stored with every counter; operators can compute it to find a policy's
    * rows.
+   *
+   * @returns A promise of the fingerprint.
    */
   fingerprint(): Promise<string> {
     // Policies are immutable, so the digest is computed once; the field is

@@ -60,6 +60,10 @@ export function quoteSchema(schema: string): string {
  * const sql = migrationSql("quotas");
  * assert(sql.includes('CREATE TABLE IF NOT EXISTS "quotas".rateguard_fixed_windows'));
  * ```
+ *
+ * @param schema The schema to create the tables and functions in, a plain identifier.
+ * @returns The SQL, idempotent.
+ * @throws {TypeError} when `schema` is not a plain identifier.
  */
 export function migrationSql(schema: string = DEFAULT_SCHEMA): string {
   const s = quoteSchema(schema);
