@@ -67,7 +67,11 @@ export class Prng {
     if ((this.#s0 | this.#s1 | this.#s2 | this.#s3) === 0) this.#s0 = 1;
   }
 
-  /** Returns the next 32-bit unsigned value. */
+  /**
+   * Returns the next 32-bit unsigned value.
+   *
+   * @returns An integer from 0 to 2^32 − 1.
+   */
   nextU32(): number {
     const result = Math.imul(rotl(Math.imul(this.#s1, 5), 7), 9) >>> 0;
     const t = this.#s1 << 9;
@@ -80,7 +84,11 @@ export class Prng {
     return result;
   }
 
-  /** Returns a float uniformly distributed in [0, 1), with 32 bits of randomness. */
+  /**
+   * Returns a float uniformly distributed in [0, 1), with 32 bits of randomness.
+   *
+   * @returns A float in [0, 1).
+   */
   nextFloat(): number {
     return this.nextU32() / 0x1_0000_0000;
   }
@@ -89,6 +97,9 @@ export class Prng {
    * Returns an integer uniformly distributed in [0, n).
    *
    * @throws {RangeError} if `n` is not an integer from 1 to 2^32.
+   *
+   * @param n The bound, exclusive.
+   * @returns An integer from 0 to `n` − 1.
    */
   below(n: number): number {
     if (!Number.isInteger(n) || n < 1 || n > 0x1_0000_0000) {
@@ -102,7 +113,12 @@ export class Prng {
     }
   }
 
-  /** Shuffles `items` in place (Fisher–Yates) and returns it. */
+  /**
+   * Shuffles `items` in place (Fisher–Yates) and returns it.
+   *
+   * @param items The array to shuffle.
+   * @returns The same array, shuffled.
+   */
   shuffle<T>(items: T[]): T[] {
     for (let i = items.length - 1; i > 0; i--) {
       const j = this.below(i + 1);
@@ -113,7 +129,11 @@ export class Prng {
     return items;
   }
 
-  /** Returns a new generator whose stream is independent of this one's. */
+  /**
+   * Returns a new generator whose stream is independent of this one's.
+   *
+   * @returns A generator seeded from this one's next value.
+   */
   fork(): Prng {
     return new Prng(this.nextU32());
   }

@@ -45,6 +45,10 @@ export class Address {
    * An address from its IP (4 or 16 bytes, network order) and port.
    *
    * @throws {RangeError} if `ip` is not 4 or 16 bytes long or `port` not in 0..65535.
+   *
+   * @param ip 4 or 16 bytes, network order.
+   * @param port 0 to 65535.
+   * @returns The address.
    */
   static of(ip: Uint8Array, port: number): Address {
     if (!Number.isInteger(port) || port < 0 || port > 0xffff) {
@@ -68,6 +72,9 @@ export class Address {
    * resolving them is the runtime's business.
    *
    * @throws {TypeError} if `text` is not an address with a port.
+   *
+   * @param text The address's text.
+   * @returns The address.
    */
   static parse(text: string): Address {
     const v6 = /^\[([0-9A-Fa-f:.]+)\]:(\d{1,5})$/.exec(text);
@@ -114,18 +121,33 @@ export class Address {
     return this.#id;
   }
 
-  /** Copies the canonical bytes into `target` at `offset`; returns the offset after them. */
+  /**
+   * Copies the canonical bytes into `target` at `offset`; returns the offset after them.
+   *
+   * @param target Where to write.
+   * @param offset Where in `target` to start.
+   * @returns The offset after the bytes written.
+   */
   writeTo(target: Uint8Array, offset: number): number {
     target.set(this.#bytes, offset);
     return offset + this.#bytes.length;
   }
 
-  /** Whether both name the same IP and port. */
+  /**
+   * Whether both name the same IP and port.
+   *
+   * @param other Another address.
+   * @returns Whether they are the same.
+   */
   equals(other: Address): boolean {
     return this.#text === other.#text;
   }
 
-  /** The canonical text: `a.b.c.d:port` or `[v6]:port` (RFC 5952). */
+  /**
+   * The canonical text: `a.b.c.d:port` or `[v6]:port` (RFC 5952).
+   *
+   * @returns The text `parse` reads back.
+   */
   toString(): string {
     return this.#text;
   }

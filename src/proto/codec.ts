@@ -71,12 +71,22 @@ const STATE_BY_NUMBER = new Map<number, MemberState>(
   Object.entries(RECORD_KINDS).map(([name, n]) => [n, name as MemberState]),
 );
 
-/** Bytes one record takes on the wire. */
+/**
+ * Bytes one record takes on the wire.
+ *
+ * @param record A member record.
+ * @returns Its encoded length, bytes.
+ */
 export function recordSize(record: MemberRecord): number {
   return 1 + 4 + ID_BYTES + record.address.byteLength + (record.state === "suspect" ? ID_BYTES : 0);
 }
 
-/** Bytes `message` takes on the wire, before any tag. */
+/**
+ * Bytes `message` takes on the wire, before any tag.
+ *
+ * @param message A message.
+ * @returns Its encoded length, bytes, unsigned.
+ */
 export function encodedSize(message: Message): number {
   let size = HEADER_BYTES + 4 + ID_BYTES + message.sender.address.byteLength;
   if (message.type === "pingReq") size += 4 + ID_BYTES + message.target.address.byteLength;
@@ -108,6 +118,9 @@ export function encodedSize(message: Message): number {
  * const result = decode(bytes);
  * assert(result.ok && result.value.type === "ping" && result.value.seq === 7);
  * ```
+ *
+ * @param message The message.
+ * @returns The datagram's bytes.
  */
 export function encode(message: Message): Uint8Array {
   const size = encodedSize(message);
@@ -155,6 +168,9 @@ export function encode(message: Message): Uint8Array {
  * Decodes a datagram. Never throws: anything that is not a well-formed
  * message of this version is an error. For a signed datagram the tag is
  * skipped, not checked.
+ *
+ * @param datagram The bytes received, any bytes.
+ * @returns The message, or the reason it is none.
  */
 export function decode(datagram: Uint8Array): DecodeResult {
   if (datagram.length < HEADER_BYTES) return fail("too-short");
@@ -229,6 +245,9 @@ function fail(error: DecodeError): DecodeResult {
 /**
  * Returns a copy of an encoded message marked signed, with `TAG_BYTES` zero
  * bytes at its end for the runtime to fill with the tag of everything before.
+ *
+ * @param message An encoded message, unsigned.
+ * @returns A new buffer, flagged signed, with room for the tag.
  */
 export function prepareSigned(message: Uint8Array): Uint8Array {
   const out = new Uint8Array(message.length + TAG_BYTES);
@@ -237,7 +256,12 @@ export function prepareSigned(message: Uint8Array): Uint8Array {
   return out;
 }
 
-/** For a signed datagram, the bytes its tag covers and the tag; otherwise undefined. */
+/**
+ * For a signed datagram, the bytes its tag covers and the tag; otherwise undefined.
+ *
+ * @param datagram The bytes received.
+ * @returns The covered bytes and the tag, or `undefined` for an unsigned datagram.
+ */
 export function splitSigned(
   datagram: Uint8Array,
 ): { readonly covered: Uint8Array; readonly tag: Uint8Array } | undefined {

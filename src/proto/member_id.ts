@@ -37,6 +37,9 @@ export class MemberId {
    * An ID from its two halves.
    *
    * @throws {RangeError} if a half is not an unsigned 32-bit integer.
+   *
+   * @param hi The high 32 bits.
+   * @param lo The low 32 bits.
    */
   constructor(hi: number, lo: number) {
     if (!isU32(hi)) throw new RangeError(`hi must be an unsigned 32-bit integer, got ${hi}`);
@@ -45,7 +48,12 @@ export class MemberId {
     this.lo = lo;
   }
 
-  /** Returns the ID every node derives from `address`: FNV-1a 64 of its canonical bytes. */
+  /**
+   * Returns the ID every node derives from `address`: FNV-1a 64 of its canonical bytes.
+   *
+   * @param address An address, or anything with its canonical bytes.
+   * @returns The ID.
+   */
   static of(address: { readonly bytes: Uint8Array }): MemberId {
     const [hi, lo] = fnv1a64(address.bytes);
     return new MemberId(hi, lo);
@@ -55,23 +63,39 @@ export class MemberId {
    * Parses the 16 hexadecimal digits that `toString` writes.
    *
    * @throws {TypeError} if `hex` is not 16 hexadecimal digits.
+   *
+   * @param hex 16 hexadecimal digits.
+   * @returns The ID.
    */
   static fromHex(hex: string): MemberId {
     if (!/^[0-9a-f]{16}$/i.test(hex)) throw new TypeError(`not a 64-bit hex ID: ${hex}`);
     return new MemberId(parseInt(hex.slice(0, 8), 16), parseInt(hex.slice(8), 16));
   }
 
-  /** Whether both IDs are the same 64 bits. */
+  /**
+   * Whether both IDs are the same 64 bits.
+   *
+   * @param other Another ID.
+   * @returns Whether they are equal.
+   */
   equals(other: MemberId): boolean {
     return this.hi === other.hi && this.lo === other.lo;
   }
 
-  /** The ID as one `bigint`, for logs and tests, off the hot paths. */
+  /**
+   * The ID as one `bigint`, for logs and tests, off the hot paths.
+   *
+   * @returns The ID, an unsigned 64-bit bigint.
+   */
   toBigInt(): bigint {
     return (BigInt(this.hi) << 32n) | BigInt(this.lo);
   }
 
-  /** 16 lowercase hexadecimal digits. */
+  /**
+   * 16 lowercase hexadecimal digits.
+   *
+   * @returns The text `fromHex` reads back.
+   */
   toString(): string {
     return this.hi.toString(16).padStart(8, "0") + this.lo.toString(16).padStart(8, "0");
   }
@@ -81,6 +105,8 @@ export class MemberId {
  * FNV-1a 64 over `bytes`, computed with 32-bit halves.
  *
  * @returns The hash as `[hi, lo]`, both unsigned 32-bit.
+ *
+ * @param bytes The bytes to hash.
  */
 export function fnv1a64(bytes: Uint8Array): [number, number] {
   let hi = OFFSET_HI;

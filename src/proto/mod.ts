@@ -21,7 +21,7 @@
  */
 
 export { Address } from "./address.ts";
-export { fnv1a64, MemberId } from "./member_id.ts";
+export { MemberId } from "./member_id.ts";
 export {
   type Envelope,
   type GossipMessage,

@@ -31,13 +31,20 @@ export class Topology {
   /**
    * Splits the nodes into `groups`; nodes in different groups do not hear
    * each other, nodes in no group hear everyone.
+   *
+   * @param groups The sides: each a list of node indexes.
    */
   partition(groups: readonly (readonly number[])[]): void {
     this.#group = new Map();
     groups.forEach((members, g) => members.forEach((node) => this.#group.set(node, g)));
   }
 
-  /** Cuts the link from `from` to `to`, one way only. */
+  /**
+   * Cuts the link from `from` to `to`, one way only.
+   *
+   * @param from The sender's index.
+   * @param to The receiver's index.
+   */
   cut(from: number, to: number): void {
     this.#cut.add(`${from}>${to}`);
   }
@@ -48,7 +55,13 @@ export class Topology {
     this.#cut.clear();
   }
 
-  /** Whether a datagram from `from` can reach `to`. */
+  /**
+   * Whether a datagram from `from` can reach `to`.
+   *
+   * @param from The sender's index.
+   * @param to The receiver's index.
+   * @returns Whether datagrams from `from` reach `to`.
+   */
   connected(from: number, to: number): boolean {
     const a = this.#group.get(from);
     const b = this.#group.get(to);

@@ -20,12 +20,23 @@ export interface ScenarioResult {
   readonly metrics: Readonly<Record<string, number>>;
 }
 
-/** The command that replays `name` from `seed`. */
+/**
+ * The command that replays `name` from `seed`.
+ *
+ * @param name The scenario.
+ * @param seed The seed of the run.
+ * @returns A shell command.
+ */
 export function replayCommand(name: string, seed: number): string {
   return `deno task sim ${name} --seed ${seed}`;
 }
 
-/** A human summary of `result`, with the replay command when it failed. */
+/**
+ * A human summary of `result`, with the replay command when it failed.
+ *
+ * @param result A scenario's result.
+ * @returns One line, with the replay command when it failed.
+ */
 export function summarize(result: ScenarioResult): string {
   const numbers = Object.entries(result.metrics).map(([k, v]) => `${k}=${v}`).join(" ");
   const head = `${result.ok ? "ok  " : "FAIL"} ${result.name} seed=${result.seed} ${numbers}`;
@@ -74,6 +85,11 @@ export class Report {
  * have passed.
  *
  * @returns The virtual time it first held at, or undefined.
+ *
+ * @param cluster The cluster to run.
+ * @param condition What to wait for.
+ * @param limitMs The virtual time to give up at.
+ * @param stepMs How long to run between two looks.
  */
 export function waitFor(
   cluster: Cluster,

@@ -309,6 +309,10 @@ export const SCENARIOS: readonly Scenario[] = [
  * Runs the scenario called `name` from `seed`.
  *
  * @throws {RangeError} if there is no such scenario.
+ *
+ * @param name One of {@link SCENARIOS}' names.
+ * @param seed The seed that decides the run.
+ * @returns What it measured, and whether it passed.
  */
 export function runScenario(name: string, seed: number): ScenarioResult {
   const scenario = SCENARIOS.find((s) => s.name === name);

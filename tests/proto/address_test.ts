@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Address, fnv1a64, MemberId } from "../../src/proto/mod.ts";
+import { Address, MemberId } from "../../src/proto/mod.ts";
+import { fnv1a64 } from "../../src/proto/member_id.ts";
 import { address } from "./arbitraries.ts";
 
 /** FNV-1a 64 straight from its definition, with bigint arithmetic. */

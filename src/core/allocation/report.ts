@@ -68,7 +68,12 @@ export function groupBytes(records: number): number {
   return GROUP_HEADER_BYTES + records * RECORD_BYTES;
 }
 
-/** Encodes groups into one section; the caller keeps it within its budget with {@link groupBytes}. */
+/**
+ * Encodes groups into one section; the caller keeps it within its budget with {@link groupBytes}.
+ *
+ * @param groups Demand reports grouped by origin.
+ * @returns The extension's bytes.
+ */
 export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
   if (groups.length > 255) {
     throw new RangeError(`at most 255 groups in a section, got ${groups.length}`);
@@ -108,7 +113,12 @@ export type ReportsResult =
   | { readonly ok: true; readonly groups: DemandGroup[] }
   | { readonly ok: false; readonly error: string };
 
-/** Decodes a section; any malformed input is an error result, never a throw. */
+/**
+ * Decodes a section; any malformed input is an error result, never a throw.
+ *
+ * @param bytes The extension's bytes, any bytes.
+ * @returns The groups, or the reason they are none; never throws.
+ */
 export function decodeReports(bytes: Uint8Array): ReportsResult {
   if (bytes.length < SECTION_HEADER_BYTES) return { ok: false, error: "truncated section header" };
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

@@ -17,6 +17,10 @@ interface Entry {
  * How many times each update is sent: λ · ⌈log10(N + 1)⌉, as in SWIM's
  * analysis, where a number of retransmissions logarithmic in N reaches every
  * member with high probability.
+ *
+ * @param retransmitMult SWIM's λ.
+ * @param clusterSize Members, N.
+ * @returns Transmissions of each update.
  */
 export function retransmitLimit(retransmitMult: number, clusterSize: number): number {
   return retransmitMult * Math.max(1, Math.ceil(Math.log10(clusterSize + 1)));

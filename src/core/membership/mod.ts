@@ -23,5 +23,3 @@ export { Prng } from "../prng.ts";
 export { type MembershipStats, Node, type Transmit } from "./node.ts";
 export { MAX_MEMBERS_LIMIT, type MembershipOptions } from "./config.ts";
 export type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
-export { suspicionTimeoutMs } from "./suspicion.ts";
-export { retransmitLimit } from "./broadcasts.ts";

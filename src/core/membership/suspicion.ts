@@ -22,11 +22,15 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { suspicionTimeoutMs } from "@rateguard/guard/core";
+ * import { suspicionTimeoutMs } from "./suspicion.ts";
  * const bounds = { minMs: 2_000, maxMs: 6_000, expected: 3 };
  * assert(suspicionTimeoutMs(0, bounds) === 6_000);
  * assert(suspicionTimeoutMs(3, bounds) === 2_000);
  * ```
+ *
+ * @param confirmations Independent confirmations so far.
+ * @param bounds The least and most timeout, and the confirmations that bring it to the least.
+ * @returns The timeout, ms.
  */
 export function suspicionTimeoutMs(
   confirmations: number,
