@@ -1,16 +1,11 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  type MemberChange,
-  type MemberRecord,
-  Prng,
-  retransmitLimit,
-  suspicionTimeoutMs,
-} from "../../src/core/membership/mod.ts";
+import { type MemberChange, type MemberRecord, Prng } from "../../src/core/membership/mod.ts";
 import { resolveConfig } from "../../src/core/membership/config.ts";
 import { MemberTable } from "../../src/core/membership/table.ts";
-import { Broadcasts } from "../../src/core/membership/broadcasts.ts";
+import { Broadcasts, retransmitLimit } from "../../src/core/membership/broadcasts.ts";
+import { suspicionTimeoutMs } from "../../src/core/membership/suspicion.ts";
 import { record, suspect } from "./helpers.ts";
 
 function table(options = {}): { table: MemberTable; changes: MemberChange[] } {
