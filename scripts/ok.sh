@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The one gate: format, lint, type check (the sans-I/O core against ES2022
-# alone), a grep for runtime globals in the core, the suite on Deno, Bun and
+# alone), a grep for runtime globals in the core, the documentation lint
+# (scripts/doc_lint.ts), the suite on Deno, Bun and
 # Node, and `deno publish --dry-run`. Each check counts as one test in the
 # final "N passed, N failed" line, so a lint error cannot hide behind a green
 # suite.
@@ -44,5 +45,8 @@ check publish "$deno" publish --dry-run --allow-dirty
 # disagree with a fresh run (deterministic; run on Deno only, once).
 check accuracy "$deno" run -A src/sim/accuracy_cli.ts --check
 check doc-examples "$deno" test --doc -A mod.ts src README.md
+# deno doc --lint over every entry point of deno.json at once, plus @param and
+# @returns on every public function and method, and one meaning per exported name.
+check doc-lint "$deno" run -A scripts/doc_lint.ts
 
 KEEP_RESULTS=1 bash scripts/test-all.sh

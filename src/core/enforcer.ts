@@ -102,6 +102,9 @@ export class Enforcer {
    * class's rate (or at the book's scale, if lower). With `fleet`, keys are
    * hashed when they take a place, and keys nearing their share are queued
    * for the allocator.
+   *
+   * @param book The limits.
+   * @param options The bounds, and the fleet's key hashing.
    */
   constructor(
     book: LimitBook,
@@ -160,13 +163,33 @@ export class Enforcer {
     return this.#table;
   }
 
-  /** Checks one request of `cost` for a key of a class at `nowMs`. */
+  /**
+   * Checks one request of `cost` for a key of a class at `nowMs`.
+   *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param cost What the request costs, a whole number ≥ 1.
+   * @param nowMs The time, ms.
+   * @returns The decision.
+   * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
+   * @throws {RangeError} when `cost` is out of range.
+   */
   check(className: string, key: string, cost: number, nowMs: number): Decision {
     if (cost !== 1) checkCost(cost);
     return this.#decide(this.#slotFor(className, key, nowMs), cost, nowMs);
   }
 
-  /** As {@link check}, also returning the shadow's decision. */
+  /**
+   * As {@link check}, also returning the shadow's decision.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param cost What the request costs.
+   * @param nowMs The time, ms.
+   * @returns The decision and the shadow's.
+   * @throws {TypeError} as {@link Enforcer.check}.
+   * @throws {RangeError} as {@link Enforcer.check}.
+   */
   checkTraced(className: string, key: string, cost: number, nowMs: number): Traced {
     if (cost !== 1) checkCost(cost);
     const slot = this.#slotFor(className, key, nowMs);
@@ -184,7 +207,15 @@ export class Enforcer {
     };
   }
 
-  /** What a check of cost 1 would decide now; consumes and counts nothing. */
+  /**
+   * What a check of cost 1 would decide now; consumes and counts nothing.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param nowMs The time, ms.
+   * @returns The decision a check of cost 1 would get.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
   peek(className: string, key: string, nowMs: number): Decision {
     checkKey(key, "peek");
     const slot = this.#table.get(className, key);
@@ -202,6 +233,12 @@ export class Enforcer {
   /**
    * Checks several keys at once, all or nothing: if any is denied, none
    * consumes anything. The same (class, key) twice is a caller error.
+   *
+   * @param items The checks.
+   * @param nowMs The time, ms.
+   * @returns The batch's decision.
+   * @throws {TypeError} when an item is malformed or appears twice.
+   * @throws {RangeError} when a cost is out of range.
    */
   checkAll(items: readonly BatchItem[], nowMs: number): BatchDecision {
     const slots = this.#batchSlots(items, nowMs);
@@ -240,7 +277,14 @@ export class Enforcer {
     };
   }
 
-  /** The rate, per second, a key of a class is admitted at now: its share, before the burst. */
+  /**
+   * The rate, per second, a key of a class is admitted at now: its share, before the burst.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @returns Requests a second.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
   currentRate(className: string, key: string): number {
     checkKey(key, "share");
     const slot = this.#table.get(className, key);
@@ -250,7 +294,12 @@ export class Enforcer {
     return 1_000 / rule.intervalMs;
   }
 
-  /** Forgets replenished keys; returns how many were freed. */
+  /**
+   * Forgets replenished keys; returns how many were freed.
+   *
+   * @param nowMs The time, ms.
+   * @returns Slots freed.
+   */
   prune(nowMs: number): number {
     return this.#table.prune(nowMs);
   }

@@ -61,7 +61,12 @@ export class FleetNode {
   readonly #maxMembers: number;
   #nextTickMs = 0;
 
-  /** A node that has not yet joined anyone: add seeds, then drive it. */
+  /**
+   * A node that has not yet joined anyone: add seeds, then drive it.
+   *
+   * @param options Its address, limits, enforcer, partition policy and tunables.
+   * @throws {RangeError} when a membership tunable is out of its range.
+   */
   constructor(options: FleetNodeOptions) {
     const periodMs = options.membership?.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
     this.#enforcer = options.enforcer;
@@ -84,32 +89,73 @@ export class FleetNode {
     return this.#node.address;
   }
 
-  /** A peer to join through. */
+  /**
+   * A peer to join through.
+   *
+   * @param address A member to join through.
+   */
   addSeed(address: Address): void {
     this.#node.addSeed(address);
   }
 
-  /** Checks a request; synchronous, no I/O, whatever the cluster's state. */
+  /**
+   * Checks a request; synchronous, no I/O, whatever the cluster's state.
+   *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param cost What the request costs, a whole number ≥ 1.
+   * @param nowMs The time, ms.
+   * @returns The decision.
+   * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
+   * @throws {RangeError} when `cost` is out of range.
+   */
   check(className: string, key: string, cost: number, nowMs: number): Decision {
     return this.#enforcer.check(className, key, cost, nowMs);
   }
 
-  /** As {@link check}, with the shadow's decision. */
+  /**
+   * As {@link check}, with the shadow's decision.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param cost What the request costs.
+   * @param nowMs The time, ms.
+   * @returns The decision and the shadow's.
+   * @throws {TypeError} as {@link FleetNode.check}.
+   * @throws {RangeError} as {@link FleetNode.check}.
+   */
   checkTraced(className: string, key: string, cost: number, nowMs: number): Traced {
     return this.#enforcer.checkTraced(className, key, cost, nowMs);
   }
 
-  /** Several checks, all or nothing. */
+  /**
+   * Several checks, all or nothing.
+   *
+   * @param items The checks.
+   * @param nowMs The time, ms.
+   * @returns The batch's decision.
+   * @throws {TypeError} when an item is malformed or appears twice.
+   */
   checkAll(items: readonly BatchItem[], nowMs: number): BatchDecision {
     return this.#enforcer.checkAll(items, nowMs);
   }
 
-  /** A datagram from `from`. */
+  /**
+   * A datagram from `from`.
+   *
+   * @param nowMs The time, ms.
+   * @param from The packet's source address.
+   * @param bytes The datagram; malformed ones are counted and dropped.
+   */
   handleDatagram(nowMs: number, from: Address, bytes: Uint8Array): void {
     this.#node.handleDatagram(nowMs, from, bytes);
   }
 
-  /** Holds every key at the floor from now on: the driver of this node has failed. */
+  /**
+   * Holds every key at the floor from now on: the driver of this node has failed.
+   *
+   * @param nowMs The time, ms.
+   */
   fail(nowMs: number): void {
     const m = this.#node.stats(nowMs);
     this.#allocator.fail(nowMs, {
@@ -119,7 +165,11 @@ export class FleetNode {
     });
   }
 
-  /** Runs what is due: membership's timers, and allocation's tick. */
+  /**
+   * Runs what is due: membership's timers, and allocation's tick.
+   *
+   * @param nowMs The time, ms; a spurious call is harmless.
+   */
   handleTimeout(nowMs: number): void {
     this.#node.handleTimeout(nowMs);
     if (nowMs >= this.#nextTickMs) {
@@ -133,12 +183,20 @@ export class FleetNode {
     }
   }
 
-  /** The next datagram to send. */
+  /**
+   * The next datagram to send.
+   *
+   * @returns The datagram and where to send it, or `undefined` when there is none.
+   */
   pollTransmit(): Transmit | undefined {
     return this.#node.pollTransmit();
   }
 
-  /** When {@link handleTimeout} is next due. */
+  /**
+   * When {@link handleTimeout} is next due.
+   *
+   * @returns The time, ms, or `undefined` when nothing is due.
+   */
   pollTimeout(): number | undefined {
     const membership = this.#node.pollTimeout();
     return membership === undefined ? undefined : Math.min(membership, this.#nextTickMs);
@@ -149,12 +207,24 @@ export class FleetNode {
     this.#node.leave();
   }
 
-  /** The rate a key is admitted at here now, per second: its share, before the burst. */
+  /**
+   * The rate a key is admitted at here now, per second: its share, before the burst.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @returns Requests a second.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
   share(className: string, key: string): number {
     return this.#enforcer.currentRate(className, key);
   }
 
-  /** A snapshot of what this node did and sees. */
+  /**
+   * A snapshot of what this node did and sees.
+   *
+   * @param nowMs The time, ms.
+   * @returns The figures.
+   */
   stats(nowMs: number): FleetStats {
     return {
       ...this.#enforcer.counters,

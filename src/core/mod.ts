@@ -64,12 +64,7 @@ export {
   type Rule,
   type ShadowEntry,
 } from "./rules.ts";
-export {
-  type AllocationStats,
-  Allocator,
-  type AllocatorOptions,
-  type Holds,
-} from "./allocation/allocator.ts";
+export type { AllocationStats } from "./allocation/allocator.ts";
 export {
   decodeReports,
   type DemandGroup,

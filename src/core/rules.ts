@@ -57,7 +57,13 @@ export class LimitBook {
   #scale = 1;
   readonly #options: LimitBookOptions;
 
-  /** A book with `defaultLimit` for the default class `""`. */
+  /**
+   * A book with `defaultLimit` for the default class `""`.
+   *
+   * @param defaultLimit The default class's limit.
+   * @param options The bounds of the book.
+   * @throws {TypeError} when `defaultLimit` is not a {@link Limit}.
+   */
   constructor(defaultLimit: Limit, options: LimitBookOptions) {
     this.#default = checkLimit(defaultLimit, "the default limit");
     this.#options = options;
@@ -72,7 +78,12 @@ export class LimitBook {
     return this.#scale;
   }
 
-  /** Sets {@link scale}; every key's rule follows on its next check. */
+  /**
+   * Sets {@link scale}; every key's rule follows on its next check.
+   *
+   * @param scale The fraction of each limit admitted here, more than 0, at most 1.
+   * @throws {RangeError} when `scale` is outside that range.
+   */
   setScale(scale: number): void {
     if (!(scale > 0 && scale <= 1)) throw new RangeError(`a scale must be in (0, 1], got ${scale}`);
     if (scale === this.#scale) return;
@@ -80,28 +91,54 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** The default class's limit. */
+  /**
+   * The default class's limit.
+   *
+   * @returns The limit.
+   */
   defaultLimit(): Limit {
     return this.#default;
   }
 
-  /** Sets the default class's limit. */
+  /**
+   * Sets the default class's limit.
+   *
+   * @param limit The new limit.
+   * @throws {TypeError} when `limit` is not a {@link Limit}.
+   */
   setLimit(limit: Limit): void {
     this.#default = checkLimit(limit, "setLimit");
     this.#changed();
   }
 
-  /** The named classes, in the order they were added. */
+  /**
+   * The named classes, in the order they were added.
+   *
+   * @returns A fresh array of `[name, limit]`.
+   */
   classes(): ClassEntry[] {
     return [...this.#classes];
   }
 
-  /** Whether `name` is a class here; `""`, the default class, always is. */
+  /**
+   * Whether `name` is a class here; `""`, the default class, always is.
+   *
+   * @param name The class.
+   * @returns Whether it is known here.
+   */
   hasClass(name: string): boolean {
     return name === "" || this.#classes.has(name);
   }
 
-  /** Adds or changes a class. */
+  /**
+   * Adds or changes a class.
+   *
+   * @param name The class, a non-empty string.
+   * @param limit Its limit.
+   * @throws {TypeError} when `name` is not a string or `limit` not a {@link Limit}.
+   * @throws {RangeError} when `name` is `""`.
+   * @throws {RateguardError} `TooManyClasses` when a new class would pass `maxClasses`.
+   */
   setClass(name: string, limit: Limit): void {
     checkNamed(name, "setClass");
     checkLimit(limit, `setClass(${JSON.stringify(name)})`);
@@ -112,7 +149,12 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** Removes a class and its shadow; its keys fall back to the default limit. */
+  /**
+   * Removes a class and its shadow; its keys fall back to the default limit.
+   *
+   * @param name The class.
+   * @returns Whether there was such a class.
+   */
   removeClass(name: string): boolean {
     const had = this.#classes.delete(name);
     if (had) {
@@ -122,7 +164,14 @@ export class LimitBook {
     return had;
   }
 
-  /** Replaces every named class at once, or none if one entry is refused. */
+  /**
+   * Replaces every named class at once, or none if one entry is refused.
+   *
+   * @param entries The classes, as `[name, limit]`.
+   * @throws {TypeError} as {@link LimitBook.setClass}.
+   * @throws {RangeError} as {@link LimitBook.setClass}.
+   * @throws {RateguardError} `TooManyClasses` when there are more than `maxClasses`.
+   */
   setClasses(entries: Iterable<ClassEntry>): void {
     const next = new Map<string, Limit>();
     for (const [name, limit] of entries) {
@@ -137,7 +186,15 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** Gives one key of a class a limit of its own, or the limit of another class. */
+  /**
+   * Gives one key of a class a limit of its own, or the limit of another class.
+   *
+   * @param className The key's class.
+   * @param key The key, a non-empty string.
+   * @param limit Its limit, or `KeyLimit.class(name)`.
+   * @throws {TypeError} when an argument has the wrong type.
+   * @throws {RateguardError} `TooManyKeyLimits` when a new entry would pass `maxKeyLimits`.
+   */
   setKeyLimit(className: string, key: string, limit: KeyLimitSpec): void {
     checkClassName(className, "setKeyLimit");
     checkKey(key, "setKeyLimit");
@@ -156,7 +213,13 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** Removes one key's own limit; it falls back to its class's. */
+  /**
+   * Removes one key's own limit; it falls back to its class's.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @returns Whether it had a limit of its own.
+   */
   removeKeyLimit(className: string, key: string): boolean {
     const perClass = this.#keyLimits.get(className);
     if (!perClass?.delete(key)) return false;
@@ -166,7 +229,13 @@ export class LimitBook {
     return true;
   }
 
-  /** Replaces every key limit at once, or none if one entry is refused. */
+  /**
+   * Replaces every key limit at once, or none if one entry is refused.
+   *
+   * @param entries The key limits, as `[className, key, limit]`.
+   * @throws {TypeError} as {@link LimitBook.setKeyLimit}.
+   * @throws {RateguardError} `TooManyKeyLimits` when there are more than `maxKeyLimits`.
+   */
   setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
     const next = new Map<string, Map<string, KeyLimitSpec>>();
     let count = 0;
@@ -190,7 +259,11 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** Every key limit, as `[className, key, limit]`. */
+  /**
+   * Every key limit, as `[className, key, limit]`.
+   *
+   * @returns A fresh array.
+   */
   keyLimits(): KeyLimitEntry[] {
     const out: KeyLimitEntry[] = [];
     for (const [className, perClass] of this.#keyLimits) {
@@ -199,7 +272,14 @@ export class LimitBook {
     return out;
   }
 
-  /** Sets (or with `null`, removes) the shadow of a class; `""` is the default class. */
+  /**
+   * Sets (or with `null`, removes) the shadow of a class; `""` is the default class.
+   *
+   * @param className The class.
+   * @param limit The shadow, or `null`.
+   * @throws {TypeError} when `limit` is neither a {@link Limit} nor `null`.
+   * @throws {RateguardError} `UnknownClass` when there is no such class.
+   */
   setShadow(className: string, limit: Limit | null): void {
     checkClassName(className, "setShadow");
     if (!this.hasClass(className)) throw unknownClass(className);
@@ -211,12 +291,22 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** Every shadow, as `[className, limit]`. */
+  /**
+   * Every shadow, as `[className, limit]`.
+   *
+   * @returns A fresh array.
+   */
   shadows(): ShadowEntry[] {
     return [...this.#shadows];
   }
 
-  /** Replaces every shadow at once, or none if one names an unknown class. */
+  /**
+   * Replaces every shadow at once, or none if one names an unknown class.
+   *
+   * @param entries The shadows, as `[className, limit]`.
+   * @throws {TypeError} as {@link LimitBook.setShadow}.
+   * @throws {RateguardError} `UnknownClass` when an entry names no class here.
+   */
   setShadows(entries: Iterable<ShadowEntry>): void {
     const next = new Map<string, Limit>();
     for (const [className, limit] of entries) {
@@ -228,14 +318,25 @@ export class LimitBook {
     this.#changed();
   }
 
-  /** The rule a key of a class runs under now. */
+  /**
+   * The rule a key of a class runs under now.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @returns Its rule: its own limit's, its class's, or the default's.
+   */
   resolve(className: string, key: string): Rule {
     const own = this.#keyLimitCount === 0 ? undefined : this.#keyLimits.get(className)?.get(key);
     if (own instanceof Limit) return ruleOf(own, undefined, false, this.#scale);
     return this.classRule(own === undefined ? className : own.className);
   }
 
-  /** The rule of a class (with its shadow), or the default's if it is unknown. */
+  /**
+   * The rule of a class (with its shadow), or the default's if it is unknown.
+   *
+   * @param className The class.
+   * @returns The rule.
+   */
   classRule(className: string): Rule {
     let rule = this.#rules.get(className);
     if (rule) return rule;
@@ -246,7 +347,11 @@ export class LimitBook {
     return rule;
   }
 
-  /** The slowest rate among the classes: the strict side, for keys without a place. */
+  /**
+   * The slowest rate among the classes: the strict side, for keys without a place.
+   *
+   * @returns The limit with the slowest rate.
+   */
   strictestLimit(): Limit {
     let strictest = this.#default;
     for (const limit of this.#classes.values()) {

@@ -102,6 +102,8 @@ export class Cluster {
    * A cluster of `size` nodes, all started at time 0.
    *
    * @throws {RangeError} if `size` or `clockDrift` is out of range.
+   *
+   * @param options The seed, the size, the faults and the membership tunables.
    */
   constructor(options: ClusterOptions) {
     const size = options.size ?? 0;
@@ -135,17 +137,30 @@ export class Cluster {
     return this.#topology;
   }
 
-  /** Replaces the network's faults. */
+  /**
+   * Replaces the network's faults.
+   *
+   * @param faults The faults from now on.
+   */
   setFaults(faults: NetworkFaults): void {
     this.#faults = faults;
   }
 
-  /** Calls `listener` on every change of mind of every node. */
+  /**
+   * Calls `listener` on every change of mind of every node.
+   *
+   * @param listener Called with the node, the time and the change.
+   */
   onChange(listener: (observed: Observed) => void): void {
     this.#listeners.push(listener);
   }
 
-  /** The address of node `index`: 10.0.x.y:7946. */
+  /**
+   * The address of node `index`: 10.0.x.y:7946.
+   *
+   * @param index The node's index.
+   * @returns Its address.
+   */
   static addressOf(index: number): Address {
     const n = index + 1;
     return Address.of(new Uint8Array([10, 0, (n >> 8) & 0xff, n & 0xff]), 7946);
@@ -154,6 +169,9 @@ export class Cluster {
   /**
    * Starts a node now, joining through `seeds` (indices; default node 0).
    *
+   * @returns Its index.
+   *
+   * @param options `seeds`: the indexes it joins through (by default node 0, or node 1 for node 0).
    * @returns Its index.
    */
   addNode(options: { seeds?: readonly number[] } = {}): number {
@@ -179,22 +197,41 @@ export class Cluster {
     return index;
   }
 
-  /** The node at `index`, if it is running (not crashed, not gone). */
+  /**
+   * The node at `index`, if it is running (not crashed, not gone).
+   *
+   * @param index The node's index.
+   * @returns The node, or `undefined` when it does not run.
+   */
   node(index: number): Node | undefined {
     return this.#slot(index).node;
   }
 
-  /** Whether node `index` runs: started, not crashed, not left. Paused nodes run. */
+  /**
+   * Whether node `index` runs: started, not crashed, not left. Paused nodes run.
+   *
+   * @param index The node's index.
+   * @returns Whether it runs.
+   */
   isRunning(index: number): boolean {
     return this.#slot(index).node !== undefined;
   }
 
-  /** Runs `run` at virtual time `atMs`. */
+  /**
+   * Runs `run` at virtual time `atMs`.
+   *
+   * @param atMs The virtual time, ms.
+   * @param run What to do then.
+   */
   at(atMs: number, run: () => void): void {
     this.#events.push({ atMs: Math.max(atMs, this.#nowMs), kind: "do", run });
   }
 
-  /** Runs every event due until `untilMs`, then sets the clock there. */
+  /**
+   * Runs every event due until `untilMs`, then sets the clock there.
+   *
+   * @param untilMs The virtual time to stop at, ms.
+   */
   runUntil(untilMs: number): void {
     for (
       let event = this.#events.peek();
@@ -208,12 +245,20 @@ export class Cluster {
     this.#nowMs = Math.max(this.#nowMs, untilMs);
   }
 
-  /** Runs for `durationMs` more. */
+  /**
+   * Runs for `durationMs` more.
+   *
+   * @param durationMs How long, ms of virtual time.
+   */
   runFor(durationMs: number): void {
     this.runUntil(this.#nowMs + durationMs);
   }
 
-  /** Stops node `index` at once, as a crash: no word to anyone. */
+  /**
+   * Stops node `index` at once, as a crash: no word to anyone.
+   *
+   * @param index The node's index.
+   */
   crash(index: number): void {
     const slot = this.#slot(index);
     slot.node = undefined;
@@ -221,7 +266,11 @@ export class Cluster {
     slot.generation++;
   }
 
-  /** Starts a fresh node at the address of node `index`, which must not run. */
+  /**
+   * Starts a fresh node at the address of node `index`, which must not run.
+   *
+   * @param index The node's index.
+   */
   restart(index: number): void {
     const slot = this.#slot(index);
     if (slot.node) throw new RangeError(`node ${index} is running; crash it first`);
@@ -229,7 +278,11 @@ export class Cluster {
     this.#boot(slot);
   }
 
-  /** Node `index` says goodbye and stops. */
+  /**
+   * Node `index` says goodbye and stops.
+   *
+   * @param index The node's index.
+   */
   leave(index: number): void {
     const slot = this.#slot(index);
     if (!slot.node) return;
@@ -241,6 +294,9 @@ export class Cluster {
   /**
    * Pauses node `index` for `durationMs`, like a long GC: it hears and does
    * nothing, then works through what queued up meanwhile.
+   *
+   * @param index The node's index.
+   * @param durationMs How long it hears and does nothing, ms.
    */
   pause(index: number, durationMs: number): void {
     const slot = this.#slot(index);
@@ -258,12 +314,23 @@ export class Cluster {
     });
   }
 
-  /** Hands node `index` a datagram as if it came from `from` (a stranger, say). */
+  /**
+   * Hands node `index` a datagram as if it came from `from` (a stranger, say).
+   *
+   * @param index The receiving node's index.
+   * @param from The source address it sees.
+   * @param bytes The datagram, any bytes.
+   */
   inject(index: number, from: Address, bytes: Uint8Array): void {
     this.#events.push({ atMs: this.#nowMs, kind: "deliver", to: index, from, bytes });
   }
 
-  /** What node `index` believes of every member, itself included ("alive"). */
+  /**
+   * What node `index` believes of every member, itself included ("alive").
+   *
+   * @param index The node's index.
+   * @returns Each member's address, as text, with its state.
+   */
   view(index: number): Map<string, MemberState> {
     const slot = this.#slot(index);
     const view = new Map<string, MemberState>();
@@ -273,7 +340,11 @@ export class Cluster {
     return view;
   }
 
-  /** Whether every running node sees exactly the running nodes alive. */
+  /**
+   * Whether every running node sees exactly the running nodes alive.
+   *
+   * @returns Whether the views agree with what runs.
+   */
   converged(): boolean {
     const running = this.#slots.filter((s) => s.node).map((s) => s.address.toString());
     return this.#slots.every((slot) => {
@@ -284,7 +355,12 @@ export class Cluster {
     });
   }
 
-  /** What node `index` sent since the last `resetTraffic`. */
+  /**
+   * What node `index` sent since the last `resetTraffic`.
+   *
+   * @param index The node's index.
+   * @returns Its counters.
+   */
   traffic(index: number): Traffic {
     return { ...this.#slot(index).traffic };
   }

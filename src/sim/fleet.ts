@@ -79,7 +79,11 @@ export class Fleet {
   #nowMs = 0;
   #limit: Limit;
 
-  /** A fleet of `size` nodes, all started at time 0. */
+  /**
+   * A fleet of `size` nodes, all started at time 0.
+   *
+   * @param options The seed, the size, the limit, the policy and the faults.
+   */
   constructor(options: FleetOptions) {
     this.#options = options;
     this.#prng = new Prng(options.seed);
@@ -104,7 +108,12 @@ export class Fleet {
     return this.#members.length;
   }
 
-  /** Adds a node (started now), signing as `auth` (default: the fleet's), and returns its index. */
+  /**
+   * Adds a node (started now), signing as `auth` (default: the fleet's), and returns its index.
+   *
+   * @param options `auth`: how it signs (default: the fleet's).
+   * @returns Its index.
+   */
   add(options: { auth?: AuthConfig } = {}): number {
     const index = this.#members.length;
     const address = addressOf(index);
@@ -129,7 +138,12 @@ export class Fleet {
     return index;
   }
 
-  /** Offers `perSec` requests a second to node `index`, evenly spaced. */
+  /**
+   * Offers `perSec` requests a second to node `index`, evenly spaced.
+   *
+   * @param index The node's index.
+   * @param perSec Requests a second, 0 for none.
+   */
   setDemand(index: number, perSec: number): void {
     const m = this.#members[index];
     m.demand = perSec;
@@ -137,22 +151,41 @@ export class Fleet {
     m.nextRequestMs = this.#nowMs + (perSec > 0 ? this.#prng.nextFloat() * (1_000 / perSec) : 0);
   }
 
-  /** Sets the key's limit on node `index` only (a live change, rolled out one node at a time). */
+  /**
+   * Sets the key's limit on node `index` only (a live change, rolled out one node at a time).
+   *
+   * @param index The node's index.
+   * @param limit The new limit.
+   */
   setLimit(index: number, limit: Limit): void {
     this.#members[index].book?.setLimit(limit);
   }
 
-  /** Gives the default class a shadow on every node. */
+  /**
+   * Gives the default class a shadow on every node.
+   *
+   * @param limit The shadow, or `null` to remove it.
+   */
   setShadow(limit: Limit | null): void {
     for (const m of this.#members) m.book?.setShadow("", limit);
   }
 
-  /** Takes a step of a signing rollout on node `index`. */
+  /**
+   * Takes a step of a signing rollout on node `index`.
+   *
+   * @param index The node's index.
+   * @param auth Its new signing configuration.
+   */
   setAuth(index: number, auth: AuthConfig): void {
     this.#members[index].auth = auth;
   }
 
-  /** Datagrams node `index` refused for their signature, by reason. */
+  /**
+   * Datagrams node `index` refused for their signature, by reason.
+   *
+   * @param index The node's index.
+   * @returns Datagrams refused unsigned, and with a bad tag.
+   */
   rejected(index: number): { unsigned: number; badTag: number } {
     return { ...this.#members[index].rejected };
   }
@@ -160,6 +193,11 @@ export class Fleet {
   /**
    * Hands node `index` a datagram as if `from` had sent it: through its
    * signature check, then to its node. Returns what became of it.
+   *
+   * @param index The receiving node's index.
+   * @param from The source address it sees.
+   * @param bytes The datagram, any bytes.
+   * @returns What the node made of it.
    */
   inject(
     index: number,
@@ -181,23 +219,40 @@ export class Fleet {
   /** Hears every datagram sent, after signing: for captures to mutate. */
   onSend: ((from: number, bytes: Uint8Array) => void) | undefined;
 
-  /** Stops node `index` from processing anything until `untilMs`; its requests queue meanwhile. */
+  /**
+   * Stops node `index` from processing anything until `untilMs`; its requests queue meanwhile.
+   *
+   * @param index The node's index.
+   * @param untilMs The virtual time it resumes at, ms.
+   */
   pause(index: number, untilMs: number): void {
     this.#members[index].pausedUntilMs = untilMs;
   }
 
-  /** Kills node `index` at once: no goodbye, state lost. */
+  /**
+   * Kills node `index` at once: no goodbye, state lost.
+   *
+   * @param index The node's index.
+   */
   crash(index: number): void {
     this.#members[index].node = undefined;
     this.#members[index].book = undefined;
   }
 
-  /** Starts node `index` again at the same address with fresh state. */
+  /**
+   * Starts node `index` again at the same address with fresh state.
+   *
+   * @param index The node's index.
+   */
   restart(index: number): void {
     this.#start(this.#members[index]);
   }
 
-  /** Node `index` leaves gracefully and stops. */
+  /**
+   * Node `index` leaves gracefully and stops.
+   *
+   * @param index The node's index.
+   */
   leave(index: number): void {
     const m = this.#members[index];
     if (!m.node) return;
@@ -207,17 +262,33 @@ export class Fleet {
     m.book = undefined;
   }
 
-  /** The rate node `index` admits `key` at now, per second. */
+  /**
+   * The rate node `index` admits `key` at now, per second.
+   *
+   * @param index The node's index.
+   * @param key The key; the fleet's traffic goes to {@link Fleet.key}.
+   * @returns Requests a second.
+   */
   share(index: number, key: string): number {
     return this.#members[index].node!.share("", key);
   }
 
-  /** Node `index`'s stats, if it runs. */
+  /**
+   * Node `index`'s stats, if it runs.
+   *
+   * @param index The node's index.
+   * @returns Its stats, or `undefined` when it does not run.
+   */
   stats(index: number): FleetStats | undefined {
     return this.#members[index].node?.stats(this.#nowMs);
   }
 
-  /** The admitted, denied and shadow-denied counts of node `index` since the last call, reset. */
+  /**
+   * The admitted, denied and shadow-denied counts of node `index` since the last call, reset.
+   *
+   * @param index The node's index.
+   * @returns The counts.
+   */
   take(index: number): { admitted: number; denied: number; shadowDenied: number } {
     const m = this.#members[index];
     const out = { admitted: m.admitted, denied: m.denied, shadowDenied: m.shadowDenied };
@@ -225,7 +296,11 @@ export class Fleet {
     return out;
   }
 
-  /** Runs the fleet until `untilMs`, a millisecond at a time. */
+  /**
+   * Runs the fleet until `untilMs`, a millisecond at a time.
+   *
+   * @param untilMs The virtual time to stop at, ms.
+   */
   runUntil(untilMs: number): void {
     while (this.#nowMs < untilMs) {
       const now = this.#nowMs;
@@ -316,7 +391,12 @@ export class Fleet {
   }
 }
 
-/** The address of node `index`: 10.0.x.y:7946. */
+/**
+ * The address of node `index`: 10.0.x.y:7946.
+ *
+ * @param index The node's index.
+ * @returns Its address.
+ */
 export function addressOf(index: number): Address {
   return Address.parse(`10.0.${index >> 8}.${(index & 255) + 1}:7946`);
 }

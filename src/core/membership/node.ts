@@ -154,6 +154,8 @@ export class Node {
    * Adds a peer to join through. Seeds are tried while the node is alone and,
    * while one is not a live member, every `seedIntervalMs`, so that two sides
    * of a long partition find each other again.
+   *
+   * @param address A member to join through.
    */
   addSeed(address: Address): void {
     if (address.equals(this.#self) || this.#seeds.some((s) => s.equals(address))) return;
@@ -164,6 +166,10 @@ export class Node {
    * Takes a datagram received from `_from`, the packet's source address.
    * Answers go to the address the sender advertises in the datagram, which
    * is the one its ID derives from and may differ from `_from` behind a NAT.
+   *
+   * @param nowMs The time, ms.
+   * @param _from Where it came from (the sender's own record is what counts).
+   * @param bytes The datagram.
    */
   handleDatagram(nowMs: number, _from: Address, bytes: Uint8Array): void {
     if (this.#left) return;
@@ -245,7 +251,11 @@ export class Node {
     }
   }
 
-  /** Runs what is due at `nowMs`: probes, their timeouts, suspicions, joins. Harmless when early. */
+  /**
+   * Runs what is due at `nowMs`: probes, their timeouts, suspicions, joins. Harmless when early.
+   *
+   * @param nowMs The time, ms; a spurious call is harmless.
+   */
   handleTimeout(nowMs: number): void {
     if (this.#left) return;
     this.#prober.handleTimeout(nowMs);
@@ -266,7 +276,11 @@ export class Node {
     }
   }
 
-  /** The next datagram to send, if any. */
+  /**
+   * The next datagram to send, if any.
+   *
+   * @returns The next datagram to send, or `undefined` when there is none.
+   */
   pollTransmit(): Transmit | undefined {
     if (this.#outboxHead === this.#outbox.length) return undefined;
     const transmit = this.#outbox[this.#outboxHead++];
@@ -277,7 +291,11 @@ export class Node {
     return transmit;
   }
 
-  /** When `handleTimeout` is next due (0 before the first call), or undefined once left. */
+  /**
+   * When `handleTimeout` is next due (0 before the first call), or undefined once left.
+   *
+   * @returns When to call `handleTimeout` next, or `undefined` when nothing is due.
+   */
   pollTimeout(): number | undefined {
     if (this.#left) return undefined;
     let next = Math.min(this.#nextTickMs, this.#prober.nextDeadlineMs());
@@ -305,7 +323,11 @@ export class Node {
     this.#left = true;
   }
 
-  /** Every member this node holds, the dead not yet forgotten included, itself excluded. */
+  /**
+   * Every member this node holds, the dead not yet forgotten included, itself excluded.
+   *
+   * @returns Every member this node knows, itself included.
+   */
   members(): MemberInfo[] {
     return [...this.#table.values()].map(({ address, id, state, incarnation }) => ({
       address,
@@ -315,7 +337,12 @@ export class Node {
     }));
   }
 
-  /** Counters and sizes; `nowMs` decides whether `membersFull` still holds. */
+  /**
+   * Counters and sizes; `nowMs` decides whether `membersFull` still holds.
+   *
+   * @param nowMs The time, ms.
+   * @returns The figures.
+   */
   stats(nowMs: number): MembershipStats {
     return {
       clusterSize: this.#table.live + 1,
