@@ -10,6 +10,7 @@
 // 2. Every public function, method and constructor documents each parameter
 //    with `@param` and, unless it returns nothing, its result with `@returns`.
 // 3. No two entry points export different things under one name.
+// 4. Every optional field of an options type (`...Options`) says its `@default`.
 //
 //   deno run -A scripts/doc_lint.ts            (every entry point of deno.json)
 //   deno run -A scripts/doc_lint.ts mod.ts     (some)
@@ -41,6 +42,12 @@ interface Member {
   readonly jsDoc?: { readonly tags?: readonly Tag[] };
   readonly functionDef?: Fn;
   readonly params?: readonly Param[];
+  readonly location: { readonly filename: string; readonly line: number };
+}
+interface Property {
+  readonly name: string;
+  readonly optional?: boolean;
+  readonly jsDoc?: { readonly tags?: readonly Tag[] };
   readonly location: { readonly filename: string; readonly line: number };
 }
 interface Declaration extends Member {
@@ -101,13 +108,13 @@ function paramName(p: Param): string | undefined {
 }
 
 const missing = new Set<string>();
+const where = (m: { location: Member["location"] }) =>
+  `${m.location.filename.replace(/^file:\/\/\/?.*?\/(src|mod)/, "$1")}:${m.location.line}`;
 function check(what: string, m: Member, fn: Fn | undefined): void {
   if (fn === undefined || m.accessibility === "private" || what.includes("#")) return;
   const tags = m.jsDoc?.tags ?? [];
   if (tags.some((t) => t.kind === "internal")) return; // hidden from the docs, as deno doc does
-  const at = `${
-    m.location.filename.replace(/^file:\/\/\/?.*?\/(src|mod)/, "$1")
-  }:${m.location.line}`;
+  const at = where(m);
   for (const p of fn.params) {
     const name = paramName(p);
     if (name !== undefined && !tags.some((t) => t.kind === "param" && t.name === name)) {
@@ -146,6 +153,24 @@ for (
   }
 }
 
+// 4. @default on every optional field of an options type.
+for (
+  const module of Object.values(doc.nodes) as {
+    symbols?: { name: string; declarations: Declaration[] }[];
+  }[]
+) {
+  for (const symbol of module.symbols ?? []) {
+    if (!symbol.name.endsWith("Options")) continue;
+    for (const d of symbol.declarations) {
+      for (const p of (d.def as { properties?: Property[] } | undefined)?.properties ?? []) {
+        if (p.optional && !(p.jsDoc?.tags ?? []).some((t) => t.kind === "default")) {
+          missing.add(`${where(p)} ${symbol.name}.${p.name}: no @default`);
+        }
+      }
+    }
+  }
+}
+
 // 3. One name, one meaning, across the entry points.
 const byName = new Map<string, Set<string>>();
 for (
@@ -171,7 +196,9 @@ for (const [name, places] of byName) {
 
 if (missing.size > 0) {
   console.log([...missing].sort().join("\n"));
-  console.log(`\n${missing.size} public functions or methods lack a @param or @returns`);
+  console.log(
+    `\n${missing.size} public functions, methods or options lack a @param, @returns or @default`,
+  );
   failed = true;
 }
 if (failed) process.exit(1);

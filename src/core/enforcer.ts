@@ -50,7 +50,11 @@ export interface EnforcerOptions {
   readonly capacity: number;
   /** The overflow allowance's fraction of the strictest rate (the guard's: `COLD_FRACTION`). */
   readonly overflowScale: number;
-  /** In a fleet: the key of the 64-bit key hashes (the salt's, or `PUBLIC_HASH_KEY`). */
+  /**
+   * In a fleet: the key of the 64-bit key hashes (the salt's, or `PUBLIC_HASH_KEY`).
+   *
+   * @default {none: a standalone enforcer, which hashes no key}
+   */
   readonly fleet?: {
     /** The key of the 64-bit key hashes (the salt, or the public key). */
     readonly hashKey: HashKey;

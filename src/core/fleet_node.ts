@@ -37,9 +37,17 @@ export interface FleetNodeOptions {
    * @default {64}
    */
   readonly hotKeys?: number;
-  /** Whether allocation relays other nodes' reports (default true). */
+  /**
+   * Whether allocation relays other nodes' reports (.
+   *
+   * @default {true}
+   */
   readonly relay?: boolean;
-  /** Membership's tunables; `extension` is the allocator's. */
+  /**
+   * Membership's tunables; `extension` is the allocator's.
+   *
+   * @default {the defaults of MembershipOptions}
+   */
   readonly membership?: Omit<MembershipOptions, "extension">;
 }
 

@@ -123,7 +123,11 @@ export function checkOption(name: NumericOption, value: unknown): number {
  * numeric defaults and bounds are {@link GUARD_BOUNDS}.
  */
 export interface GuardOptions {
-  /** The default class's limit across the fleet; the one option without a default. */
+  /**
+   * The.
+   *
+   * @default {none: required before spawn()}
+   */
   readonly limit?: Limit;
   /**
    * The default class's burst: requests one instance admits back to back on

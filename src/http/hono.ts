@@ -107,8 +107,9 @@ export interface RateLimitOptions {
    */
   readonly policy?: (className: string) => string;
   /**
-   * The limit to advertise in `RateLimit-Policy`; by default the guard's
-   * `limitFor`, and without one the field is left out (`RateLimit` is still sent).
+   * The limit to advertise in `RateLimit-Policy`; by.
+   *
+   * @default {the guard's limitFor, if it has one}
    */
   readonly limit?: (key: string, options: { readonly class: string }) => Limit | undefined;
 }

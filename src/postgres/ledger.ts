@@ -41,11 +41,17 @@ export type LedgerSql = postgres.Sql;
 export interface PostgresLedgerOptions {
   /** Hashes subjects into the keys the database stores; the same secret on every replica. */
   readonly hasher: KeyHasher;
-  /** The schema holding the ledger's tables (a lowercase identifier); default `"public"`. */
+  /**
+   * The schema holding the ledger's tables (a lowercase identifier).
+   *
+   * @default {"public"}
+   */
   readonly schema?: string;
   /**
-   * The most keys one of the 256 shards may hold, 1 to 65,536; default
-   * 4,096. A new key beyond it is denied with `"StorageCapacity"`.
+   * The most keys one of the 256 shards may hold, 1 to 65,536. A new key beyond it
+   * is denied with `"StorageCapacity"`.
+   *
+   * @default {4096 (DEFAULT_MAX_ROWS_PER_SHARD)}
    */
   readonly maxRowsPerShard?: number;
 }

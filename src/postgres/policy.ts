@@ -33,7 +33,11 @@ export interface FixedWindowPolicyOptions {
   readonly limit: number;
   /** Window length in whole milliseconds, from 1 to {@link MAX_WINDOW_MS}. */
   readonly windowMs: number;
-  /** `"enforce"` (default) or `"shadow"` to observe the policy before enforcing it. */
+  /**
+   * `"enforce"`, or `"shadow"` to observe the policy before enforcing it.
+   *
+   * @default {"enforce"}
+   */
   readonly mode?: QuotaMode;
 }
 

@@ -21,13 +21,29 @@ import { deliveryDelays, type NetworkFaults, Topology } from "./network.ts";
 export interface ClusterOptions {
   /** Decides the whole run. */
   readonly seed: number;
-  /** Nodes started at time 0, each joining through node 0 (node 0 through node 1). Default 0. */
+  /**
+   * Nodes started at time 0, each joining through node 0 (node 0 through node 1).
+   *
+   * @default {0}
+   */
   readonly size?: number;
-  /** Options of every node; `seed` and `extension` are the simulator's. */
+  /**
+   * Options of every node; `seed` and `extension` are the simulator's.
+   *
+   * @default {the defaults of MembershipOptions}
+   */
   readonly membership?: Omit<MembershipOptions, "seed" | "extension">;
-  /** Network faults from the start. */
+  /**
+   * Network faults from the start.
+   *
+   * @default {none}
+   */
   readonly faults?: NetworkFaults;
-  /** Largest clock drift of a node, as a fraction: 0.01 lets clocks run 1% fast or slow. */
+  /**
+   * Largest clock drift of a node, as a fraction: 0.01 lets clocks run 1% fast or slow.
+   *
+   * @default {0}
+   */
   readonly clockDrift?: number;
 }
 

@@ -29,15 +29,35 @@ export interface FleetOptions {
   readonly size: number;
   /** The key's limit across the fleet. */
   readonly limit: Limit;
-  /** The partition policy of every node (default: hold down for 10 s). */
+  /**
+   * The partition policy of every node (.
+   *
+   * @default {DEFAULT_PARTITION_POLICY: hold down for 10 s}
+   */
   readonly policy?: PartitionPolicy;
-  /** The protocol period (the guard's default, 200 ms). */
+  /**
+   * The protocol period (the guard's default, 200 ms).
+   *
+   * @default {200 (GUARD_BOUNDS.protocolPeriodMs)}
+   */
   readonly protocolPeriodMs?: number;
-  /** Network faults from the start. */
+  /**
+   * Network faults from the start.
+   *
+   * @default {none}
+   */
   readonly faults?: NetworkFaults;
-  /** Whether nodes relay each other's demand reports (default true). */
+  /**
+   * Whether nodes relay each other's demand reports (.
+   *
+   * @default {true}
+   */
   readonly relay?: boolean;
-  /** How every node signs its gossip (default: off). */
+  /**
+   * How every node signs its gossip (.
+   *
+   * @default {off}
+   */
   readonly auth?: AuthConfig;
 }
 

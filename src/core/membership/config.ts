@@ -10,37 +10,90 @@ import { GUARD_BOUNDS } from "../options.ts";
 /** Tunables of SWIM and Lifeguard; every field is optional. */
 export interface MembershipOptions {
   /**
-   * Seed of the node's random choices (probe order, helpers, sequence
-   * numbers). The runtime passes a random one, so that a restarted node does
-   * not replay its sequence numbers; the simulator passes a derived one, so
-   * that a run replays. Default: derived from the address.
+   * Seed of the node's random choices (probe order, helpers, sequence numbers). The runtime passes
+   * a random one, so that a restarted node does not replay its sequence numbers; the simulator
+   * passes a derived one, so that a run replays.
+   *
+   * @default {derived from the address}
    */
   readonly seed?: number;
-  /** How often the node probes a member. Default 200 (`GUARD_BOUNDS.protocolPeriodMs`). */
+  /**
+   * How often the node probes a member.
+   *
+   * @default {200 (GUARD_BOUNDS.protocolPeriodMs)}
+   */
   readonly protocolPeriodMs?: number;
-  /** How long a direct probe waits before asking helpers. Default half the period. */
+  /**
+   * How long a direct probe waits before asking helpers.
+   *
+   * @default {half the period}
+   */
   readonly probeTimeoutMs?: number;
-  /** How many helpers an indirect probe asks (SWIM's k). Default 3. */
+  /**
+   * How many helpers an indirect probe asks (SWIM's k).
+   *
+   * @default {3}
+   */
   readonly indirectProbes?: number;
-  /** Suspicion timeout with no confirmation. Default 30 periods (6 s at 200 ms). */
+  /**
+   * Suspicion timeout with no confirmation.
+   *
+   * @default {30 periods (6 s at 200 ms)}
+   */
   readonly suspicionMaxMs?: number;
-  /** Suspicion timeout once `suspicionConfirmations` are in. Default 10 periods (2 s). */
+  /**
+   * Suspicion timeout once `suspicionConfirmations` are in.
+   *
+   * @default {10 periods (2 s at 200 ms)}
+   */
   readonly suspicionMinMs?: number;
-  /** Independent suspicions that bring the timeout down to its minimum. Default 3. */
+  /**
+   * Independent suspicions that bring the timeout down to its minimum.
+   *
+   * @default {3}
+   */
   readonly suspicionConfirmations?: number;
-  /** λ: each update is sent λ · ⌈log10(N + 1)⌉ times. Default 4. */
+  /**
+   * λ: each update is sent λ · ⌈log10(N + 1)⌉ times.
+   *
+   * @default {4}
+   */
   readonly retransmitMult?: number;
-  /** How long dead and departed members are remembered. Default 10 minutes. */
+  /**
+   * How long dead and departed members are remembered.
+   *
+   * @default {600_000 (ten minutes)}
+   */
   readonly tombstoneMs?: number;
-  /** Members kept, the dead not yet forgotten and this node included, 1 to 65,536. Default 8192. */
+  /**
+   * Members kept, the dead not yet forgotten and this node included, 1 to 65,536.
+   *
+   * @default {8192 (GUARD_BOUNDS.maxMembers)}
+   */
   readonly maxMembers?: number;
-  /** How often a seed that is not a live member is contacted again. Default 10 s. */
+  /**
+   * How often a seed that is not a live member is contacted again.
+   *
+   * @default {10_000}
+   */
   readonly seedIntervalMs?: number;
-  /** Highest Lifeguard awareness score; probes slow down by (score + 1). Default 8. */
+  /**
+   * Highest Lifeguard awareness score; probes slow down by (score + 1).
+   *
+   * @default {8}
+   */
   readonly maxAwareness?: number;
-  /** Alive records of random members added to each datagram with room to spare. Default 2. */
+  /**
+   * Alive records of random members added to each datagram with room to spare.
+   *
+   * @default {2}
+   */
   readonly antiEntropyRecords?: number;
-  /** The layer above (allocation): extra payload and member events. */
+  /**
+   * The layer above (allocation): extra payload and member events.
+   *
+   * @default {none}
+   */
   readonly extension?: MembershipExtension;
 }
 
