@@ -135,9 +135,6 @@ export const GossipAuth: {
   readonly Required: GossipAuthMode;
 } = { Off: "off", Transitional: "transitional", Required: "required" };
 
-/** Why a datagram was refused, as counted in `stats().rejectedDatagrams`. */
-export type RejectReason = "unsigned" | "badTag" | "malformed" | "mismatchedRecords";
-
 /** A mode with its secrets, checked: at most two, the first signs, either verifies. */
 export interface AuthConfig {
   /** The mode. */

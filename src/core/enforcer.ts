@@ -11,7 +11,7 @@ import { admitTat, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
 import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
-import { describe } from "./limit.ts";
+import { describe, MAX_COST } from "./limit.ts";
 import type { BatchItem } from "./options.ts";
 
 export type { BatchItem } from "./options.ts";
@@ -69,9 +69,6 @@ export interface EnforcerOptions {
 
 /** Keys nearing their cold share queued at most between two ticks. */
 const MAX_CANDIDATES = 256;
-
-/** The largest cost one check may carry. */
-const MAX_COST = 4_294_967_295;
 
 /** The request path over a {@link LimitBook} and a bounded {@link KeyTable}. */
 export class Enforcer {

@@ -12,7 +12,12 @@ const HOUR_MS = 60 * MINUTE_MS;
 /** The largest burst a limit may have; a larger one is refused. */
 export const MAX_BURST = 4_194_303;
 /** The largest count a limit may have (an unsigned 32-bit integer). */
-export const MAX_COUNT = 4_294_967_295;
+const MAX_COUNT = 4_294_967_295;
+/**
+ * The largest cost one check may carry: the largest count, as a cost is a
+ * number of requests too (and travels as the same u32 in a batch).
+ */
+export const MAX_COST: number = MAX_COUNT;
 
 const UNITS: Readonly<Record<string, number>> = {
   "": SECOND_MS,
@@ -200,9 +205,8 @@ export class Limit {
    * @returns The limit's text, as `Limit.parse` reads it (less the burst).
    */
   toString(): string {
-    const unit = this.#periodMs === SECOND_MS ? "s" : this.#periodMs === MINUTE_MS ? "min" : "h";
     const burst = this.#burst === undefined ? "" : ` burst ${this.#burst}`;
-    return `${this.#count}/${unit}${burst}`;
+    return `${rateText(this)}${burst}`;
   }
 
   /**
@@ -256,8 +260,15 @@ export class KeyLimit {
   }
 }
 
+/** `1000/min`: a limit's count and period as `Limit.parse` reads them, without the burst. */
+export function rateText(limit: Limit): string {
+  const periodMs = limit.periodMs();
+  const unit = periodMs === SECOND_MS ? "s" : periodMs === MINUTE_MS ? "min" : "h";
+  return `${limit.count()}/${unit}`;
+}
+
 /** A twentieth of the count, at least 1, at most {@link MAX_BURST}. */
-export function defaultBurst(count: number): number {
+function defaultBurst(count: number): number {
   return Math.min(MAX_BURST, Math.max(1, Math.floor(count / 20)));
 }
 

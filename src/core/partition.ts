@@ -7,12 +7,13 @@
  */
 
 import { describe } from "./limit.ts";
+import { parseDurationMs } from "./duration.ts";
 
 /** The three policies by name. */
 export type PartitionPolicyKind = "optimistic" | "holdDown" | "quorum";
 
 /** The default hold of {@link PartitionPolicy.holdDown}: ten seconds. */
-export const DEFAULT_HOLD_DOWN_MS = 10_000;
+const DEFAULT_HOLD_DOWN_MS = 10_000;
 
 /**
  * How a node shares the limit when the cluster may be split.
@@ -94,16 +95,16 @@ export class PartitionPolicy {
     if (t === "optimistic") return PartitionPolicy.optimistic();
     if (t === "quorum") return PartitionPolicy.quorum();
     if (t === "holddown" || t === "hold-down") return PartitionPolicy.holdDown();
-    const m = t === undefined ? null : /^hold-?down:(\d+(?:\.\d+)?)(ms|s|m|min)?$/.exec(t);
-    if (!m) {
+    const m = t === undefined ? null : /^hold-?down:(.*)$/.exec(t);
+    const holdMs = m === null ? undefined : parseDurationMs(m[1]);
+    if (holdMs === undefined) {
       throw new TypeError(
         `unknown partition policy ${
           describe(text)
         }: expected optimistic, quorum, holddown or holddown:<duration> (like holddown:10s)`,
       );
     }
-    const scale = m[2] === "s" ? 1_000 : m[2] === "m" || m[2] === "min" ? 60_000 : 1;
-    return PartitionPolicy.holdDown(Number(m[1]) * scale);
+    return PartitionPolicy.holdDown(holdMs);
   }
 
   /**

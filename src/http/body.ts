@@ -7,7 +7,7 @@
  */
 
 import type { BatchItem } from "../core/enforcer.ts";
-import { KeyLimit, Limit, MAX_BURST, MAX_COUNT } from "../core/limit.ts";
+import { KeyLimit, Limit, MAX_BURST, MAX_COST, rateText } from "../core/limit.ts";
 import { BadRequest, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
 
@@ -96,8 +96,8 @@ export function parseCheck(body: unknown, at = ""): CheckRequest {
     throw new BadRequest("key must be a non-empty string", `${at}/key`);
   }
   if (typeof className !== "string") throw new BadRequest("class must be a string", `${at}/class`);
-  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COUNT) {
-    throw new BadRequest(`cost must be a whole number from 1 to ${MAX_COUNT}`, `${at}/cost`);
+  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COST) {
+    throw new BadRequest(`cost must be a whole number from 1 to ${MAX_COST}`, `${at}/cost`);
   }
   return { key, className, cost };
 }
@@ -181,6 +181,5 @@ export function queryParam(url: URL, name: string, fallback?: string): string {
 
 /** The JSON form of a limit. */
 export function limitBody(limit: Limit): LimitBody {
-  const unit = limit.periodMs() === 1_000 ? "s" : limit.periodMs() === 60_000 ? "min" : "h";
-  return { limit: `${limit.count()}/${unit}`, burst: limit.burstSize() };
+  return { limit: rateText(limit), burst: limit.burstSize() };
 }

@@ -12,6 +12,7 @@ import { PartitionPolicy } from "../core/partition.ts";
 import { DEFAULT_PARTITION_POLICY, GUARD_BOUNDS as B } from "../core/options.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
+import { parseDurationMs } from "../core/duration.ts";
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -69,7 +70,7 @@ export class UsageError extends Error {
 }
 
 /** The default HTTP address: loopback only. */
-export const DEFAULT_HTTP = "127.0.0.1:7947";
+const DEFAULT_HTTP = "127.0.0.1:7947";
 
 const OPTIONS = {
   limit: { type: "string" },
@@ -244,7 +245,7 @@ function fleetFlags(get: (flag: Flag) => string | undefined): FleetFlags {
 }
 
 /** `RATEGUARD_<FLAG>`: `--dry-run` is `RATEGUARD_DRY_RUN`. */
-export function envName(flag: string): string {
+function envName(flag: string): string {
   return `RATEGUARD_${flag.toUpperCase().replaceAll("-", "_")}`;
 }
 
@@ -261,13 +262,12 @@ export function parseHostPort(flag: string, text: string): { hostname: string; p
 }
 
 /** Reads a duration: `200ms`, `1s`, `2m`, or a bare number of milliseconds. */
-export function durationMs(text: string): number {
-  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|min)?\s*$/.exec(text);
-  if (!m) {
+function durationMs(text: string): number {
+  const ms = parseDurationMs(text);
+  if (ms === undefined) {
     throw new TypeError(`expected a duration such as 200ms or 1s, got ${JSON.stringify(text)}`);
   }
-  const scale = m[2] === "s" ? 1_000 : m[2] === "m" || m[2] === "min" ? 60_000 : 1;
-  return Math.round(Number(m[1]) * scale);
+  return Math.round(ms);
 }
 
 function parseClass(text: string): readonly [string, Limit] {

@@ -61,7 +61,7 @@ export function sfString(text: string): string {
 }
 
 /** An RFC 9651 Integer, clamped to its range: a count too large to say is "very many". */
-export function sfInteger(n: number): string {
+function sfInteger(n: number): string {
   return String(Math.min(SF_INTEGER_MAX, Math.max(0, Math.floor(n))));
 }
 

@@ -134,7 +134,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
 }
 
 /** The JSON form of a decision, in whole milliseconds rounded up. */
-export function decisionBody(d: Decision): DecisionBody {
+function decisionBody(d: Decision): DecisionBody {
   return {
     allowed: d.allowed,
     remaining: d.remaining,

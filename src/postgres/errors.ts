@@ -81,7 +81,7 @@ interface DriverError {
 const SCHEMA_MISSING = new Set(["42P01", "42883", "3F000"]);
 
 /** The SQLSTATE of a server-reported error, if `error` is one. */
-export function sqlStateOf(error: unknown): string | undefined {
+function sqlStateOf(error: unknown): string | undefined {
   const { code, severity } = (error ?? {}) as DriverError;
   return typeof severity === "string" && typeof code === "string" && /^[0-9A-Z]{5}$/.test(code)
     ? code

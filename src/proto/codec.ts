@@ -44,7 +44,8 @@ const SECTION_RECORDS = 1;
 const SECTION_EXTENSION = 2;
 
 const HEADER_BYTES = 3;
-const SECTION_HEADER_BYTES = 3;
+/** Bytes before a section's payload (kind, length); the composer budgets with it. */
+export const SECTION_HEADER_BYTES = 3;
 const ID_BYTES = 8;
 
 /** Why `decode` refused a datagram. */

@@ -92,13 +92,24 @@ export class MemberId {
   }
 
   /**
-   * 16 lowercase hexadecimal digits.
+   * 16 lowercase hexadecimal digits: {@link memberIdText}.
    *
    * @returns The text `fromHex` reads back.
    */
   toString(): string {
-    return this.hi.toString(16).padStart(8, "0") + this.lo.toString(16).padStart(8, "0");
+    return memberIdText(this);
   }
+}
+
+/**
+ * The text form of a member ID given as its halves (a decoded report's
+ * origin, say): 16 lowercase hexadecimal digits, as `MemberId.toString`.
+ *
+ * @param id The two unsigned 32-bit halves.
+ * @returns The text.
+ */
+export function memberIdText(id: { readonly hi: number; readonly lo: number }): string {
+  return id.hi.toString(16).padStart(8, "0") + id.lo.toString(16).padStart(8, "0");
 }
 
 /**

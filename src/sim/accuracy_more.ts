@@ -17,7 +17,7 @@ import {
 } from "./accuracy.ts";
 
 /** The shadow row's two runs: a shadow at R/5 beside the real limit, and R/5 enforced. */
-export const SHADOW_LIMIT: Limit = Limit.perSecond(R / 5).burst(50);
+const SHADOW_LIMIT: Limit = Limit.perSecond(R / 5).burst(50);
 
 /** Skewed demand under R with a shadow at R/5: what the shadow would deny. */
 export const SHADOW_RUN: Scenario = {

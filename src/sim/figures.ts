@@ -40,7 +40,7 @@ export interface DetectionFigure {
 }
 
 /** Measures the traffic of a healthy cluster of `size` over a minute of virtual time. */
-export function healthyTraffic(size: number, seed = 1): TrafficFigure {
+function healthyTraffic(size: number, seed = 1): TrafficFigure {
   const cluster = new Cluster({ seed, size });
   waitFor(cluster, () => cluster.converged(), 20_000);
   cluster.runFor(10_000);
@@ -65,7 +65,7 @@ export function healthyTraffic(size: number, seed = 1): TrafficFigure {
 }
 
 /** Crashes one node of a settled cluster of `size`, once per seed, and times its detection. */
-export function crashDetection(size: number, runs = 10): DetectionFigure {
+function crashDetection(size: number, runs = 10): DetectionFigure {
   const first: number[] = [];
   const all: number[] = [];
   for (let seed = 1; seed <= runs; seed++) {

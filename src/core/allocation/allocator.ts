@@ -13,6 +13,7 @@
  */
 
 import { COLD_FRACTION, FLOOR_FRACTION } from "../options.ts";
+import { memberIdText } from "../../proto/member_id.ts";
 import type { Enforcer } from "../enforcer.ts";
 import { type Hash64, hashId } from "../hash.ts";
 import type { HotShare, Slot } from "../keytable.ts";
@@ -153,7 +154,7 @@ export class Allocator implements MembershipExtension {
     this.#book = book;
     this.#enforcer = enforcer;
     this.#selfId = selfId;
-    this.#selfKey = idKey(selfId);
+    this.#selfKey = memberIdText(selfId);
     this.#members = new CountedMembers(options.policy);
     this.#alpha = options.alpha ?? COLD_FRACTION;
     this.#beta = options.beta ?? FLOOR_FRACTION;
@@ -187,7 +188,9 @@ export class Allocator implements MembershipExtension {
     for (let i = 0; i < origins.length && groups.length < 255; i++) {
       const o = origins[(this.#relayCursor + i) % origins.length];
       const size = groupBytes(o.group.records.length);
-      if (nowMs - o.receivedMs > RELAY_FRESH_MS || idKey(o.origin) === toKey || size > budget) {
+      if (
+        nowMs - o.receivedMs > RELAY_FRESH_MS || memberIdText(o.origin) === toKey || size > budget
+      ) {
         continue;
       }
       groups.push(o.group);
@@ -202,7 +205,7 @@ export class Allocator implements MembershipExtension {
     const decoded = decodeReports(bytes);
     if (!decoded.ok) return;
     for (const group of decoded.groups) {
-      const key = idKey(group.origin);
+      const key = memberIdText(group.origin);
       if (key === this.#selfKey) continue;
       const known = this.#reports.get(key);
       // An older report, relayed late or replayed, changes nothing.
@@ -397,8 +400,4 @@ export class Allocator implements MembershipExtension {
     for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
     return { origin: this.#selfId, incarnation: this.#incarnation(), round: this.#round, records };
   }
-}
-
-function idKey(id: { readonly hi: number; readonly lo: number }): string {
-  return id.hi.toString(16).padStart(8, "0") + id.lo.toString(16).padStart(8, "0");
 }

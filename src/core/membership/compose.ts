@@ -16,6 +16,7 @@ import {
   recordSize,
   type Sender,
 } from "../../proto/mod.ts";
+import { SECTION_HEADER_BYTES } from "../../proto/codec.ts";
 import { type Broadcasts, retransmitLimit } from "./broadcasts.ts";
 import type { MembershipConfig } from "./config.ts";
 import type { MembershipExtension } from "./extension.ts";
@@ -23,8 +24,7 @@ import type { SendFields } from "./prober.ts";
 import type { Member, MemberTable } from "./table.ts";
 
 /** Room of each probe and ack that membership keeps for its own records. */
-export const MEMBERSHIP_RESERVE_BYTES = 256;
-const SECTION_HEADER_BYTES = 3;
+const MEMBERSHIP_RESERVE_BYTES = 256;
 
 /** What the composer reads from its node. */
 export interface ComposerParts {

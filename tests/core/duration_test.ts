@@ -1,0 +1,29 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { parseDurationMs } from "../../src/core/duration.ts";
+import { PartitionPolicy } from "../../src/core/partition.ts";
+import { parseSidecarArgs } from "../../src/http/cli_args.ts";
+
+describe("durations", () => {
+  it("are read one way, for the partition policy and the sidecar's flags alike", () => {
+    const texts = ["500", "500ms", "1.5s", "2m", "2min", " 3 S ", "10s"];
+    for (const text of texts) {
+      const ms = parseDurationMs(text);
+      assert.notEqual(ms, undefined, text);
+      assert.equal(PartitionPolicy.parse(`holddown:${text.trim()}`).holdMs, ms, text);
+      const run = parseSidecarArgs([
+        "--limit",
+        "10",
+        "--bind",
+        "127.0.0.1:0",
+        "--protocol-period",
+        text,
+      ], {});
+      assert.equal(run.kind === "run" && run.config.protocolPeriodMs, Math.round(ms!), text);
+    }
+    for (const bad of ["", "s", "-1s", "1e3", "2h", "1.s", "ten"]) {
+      assert.equal(parseDurationMs(bad), undefined, bad);
+      assert.throws(() => PartitionPolicy.parse(`holddown:${bad}`), TypeError, bad);
+    }
+  });
+});
