@@ -204,6 +204,11 @@ export class Fleet {
     return this.#members[index].node!.share("", key);
   }
 
+  /** Checks one request of `key` on node `index` now, beside the offered traffic; undefined if it is down. */
+  check(index: number, key: string): boolean | undefined {
+    return this.#members[index].node?.check("", key, 1, this.#nowMs).allowed;
+  }
+
   /** Node `index`'s stats, if it runs. */
   stats(index: number): FleetStats | undefined {
     return this.#members[index].node?.stats(this.#nowMs);

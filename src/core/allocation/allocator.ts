@@ -134,6 +134,8 @@ export class Allocator implements MembershipExtension {
   #view: CountedView;
   #held = true;
   #learning = false;
+  /** New keys start lean (joining, learning). */
+  #lean = false;
   #relayCursor = 0;
   readonly #incarnation: () => number;
 
@@ -239,6 +241,7 @@ export class Allocator implements MembershipExtension {
       ? Math.max(this.#view.countedSize, holds.maxMembers)
       : this.#view.countedSize;
     this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
+    this.#enforcer.setStartLean(this.#lean, nowMs);
     this.#measure(dtMs);
     this.#promote(nowMs, this.#settleMs());
     for (const hot of this.#hot.values()) this.#reshare(hot, n, nowMs);
@@ -288,7 +291,7 @@ export class Allocator implements MembershipExtension {
       nowMs - since < this.#settleMs();
     this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull ||
       this.#failed;
-    this.#enforcer.startLean = joining || this.#learning;
+    this.#lean = joining || this.#learning;
   }
 
   #measure(dtMs: number): void {
