@@ -54,7 +54,7 @@ export interface AllocatorOptions {
 
 /** Why every key is held at the floor, if it is. */
 export interface Holds {
-  /** No peer reached yet. */
+  /** Configured with seeds, and no peer ever reached (membership's `joining`). */
   readonly joining: boolean;
   /** A newcomer was refused for a full member table lately. */
   readonly membersFull: boolean;
@@ -128,7 +128,6 @@ export class Allocator implements MembershipExtension {
   #lastRoundMs = -Infinity;
   #lastTickMs: number | undefined;
   #joinedAtMs: number | undefined;
-  #everJoined = false;
   #quorumAtMs = -Infinity;
   #failed = false;
   #view: CountedView;
@@ -269,14 +268,12 @@ export class Allocator implements MembershipExtension {
   }
 
   #updateHolds(nowMs: number, holds: Holds): void {
-    // Joining holds only a node that has never reached a peer: one whose
-    // peers all went away is not new, and its partition policy decides.
-    const joining = holds.joining && !this.#everJoined;
+    // Joining holds only a node that has never reached a peer (membership
+    // keeps it so): one whose peers all went away is not new, and its
+    // partition policy decides.
+    const joining = holds.joining;
     if (joining) this.#joinedAtMs = undefined;
-    else {
-      this.#joinedAtMs ??= nowMs;
-      this.#everJoined = true;
-    }
+    else this.#joinedAtMs ??= nowMs;
     // Learning: until peers have had time to hear this node's demand, by
     // direct exchange and relay, which takes about log2 N rounds.
     // A node back from a minority is like a newcomer: its peers' figures of
