@@ -3,6 +3,12 @@ import assert from "node:assert/strict";
 import { Fleet, KEY } from "../../src/sim/fleet.ts";
 import type { SeedLookup } from "../../src/sim/names.ts";
 import { Limit } from "../../src/core/limit.ts";
+import { Enforcer } from "../../src/core/enforcer.ts";
+import { FleetNode } from "../../src/core/fleet_node.ts";
+import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
+import { PartitionPolicy } from "../../src/core/partition.ts";
+import { LimitBook } from "../../src/core/rules.ts";
+import { Address } from "../../src/proto/mod.ts";
 
 const R = 100;
 const LIMIT = Limit.perSecond(R).burst(50);
@@ -84,5 +90,30 @@ describe("a member that has not reached a peer is held", () => {
     const s = fleet.stats(0)!;
     assert.deepEqual([s.clusterSize, s.joining, s.held], [1, false, false]);
     assert.equal(fleet.share(0, KEY), R * 0.5, "the cold share of a fleet of one");
+  });
+});
+
+describe("a fleet node before its first timeout", () => {
+  it("is held: checks made before the node has run at all get the floor, lean", () => {
+    const book = new LimitBook(LIMIT, { maxClasses: 4, maxKeyLimits: 4 });
+    const enforcer = new Enforcer(book, {
+      capacity: 64,
+      overflowScale: 0.5,
+      fleet: { hashKey: PUBLIC_HASH_KEY },
+    });
+    const node = new FleetNode({
+      address: Address.parse("10.0.0.9:7946"),
+      book,
+      enforcer,
+      policy: PartitionPolicy.holdDown(),
+      hotKeys: 64,
+      seeds: ["rateguard.svc:7946"],
+    });
+    let admitted = 0;
+    for (let i = 0; i < 1_000; i++) if (node.check("", "k", 1, 0).allowed) admitted++;
+    assert.equal(admitted, 1);
+    assert.equal(node.share("", "other"), R * BETA);
+    node.handleTimeout(0);
+    assert.deepEqual([node.stats(0).joining, node.stats(0).held], [true, true]);
   });
 });

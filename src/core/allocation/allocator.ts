@@ -163,6 +163,11 @@ export class Allocator implements MembershipExtension {
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
     this.#view = this.#members.view(0);
+    // Held until the first tick says otherwise: a check before it knows
+    // nothing of the fleet, and must not spend the fleet's limit.
+    book.setScale(this.#beta);
+    enforcer.setStartLean(true, 0);
+    this.#lean = true;
   }
 
   /** Membership's news of a member. */
