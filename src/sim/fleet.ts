@@ -245,21 +245,11 @@ export class Fleet {
   runUntil(untilMs: number): void {
     while (this.#nowMs < untilMs) {
       const now = this.#nowMs;
-      for (
-        let d = this.#deliveries.peek();
-        d !== undefined && d.atMs <= now;
-        d = this.#deliveries.peek()
-      ) {
-        this.#deliveries.pop();
+      for (let d = this.#deliveries.popDue(now); d; d = this.#deliveries.popDue(now)) {
         const m = this.#members[d.to];
         if (m.node && m.pausedUntilMs <= now) this.inject(d.to, d.from, d.bytes);
       }
-      for (
-        let a = this.#answers.peek();
-        a !== undefined && a.atMs <= now;
-        a = this.#answers.peek()
-      ) {
-        this.#answers.pop();
+      for (let a = this.#answers.popDue(now); a; a = this.#answers.popDue(now)) {
         const m = this.#members[a.to];
         if (m.node !== a.node) continue; // asked by an earlier life
         if (a.ips === undefined) a.node.handleResolveFailed(now, a.name);

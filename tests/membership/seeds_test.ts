@@ -19,7 +19,7 @@ describe("seeds", () => {
     assert.equal(parseSeed("10.0.0.1:7946").address?.toString(), "10.0.0.1:7946");
     assert.equal(parseSeed("[2001:db8::1]:7946").address?.toString(), "[2001:db8::1]:7946");
     assert.deepEqual(parseSeed(NAME), { host: "rateguard.svc", port: 7946, address: undefined });
-    for (const bad of ["10.0.0.1", "host:99999", ":7946", "a b:1", "[::1:7946", ""]) {
+    for (const bad of ["10.0.0.1", "host:99999", ":7946", "a b:1", "[::1:7946", "[host]:1", ""]) {
       assert.throws(() => parseSeed(bad), TypeError, bad);
       assert.throws(() => new Node(addr(1), { seeds: [bad] }), TypeError, bad);
     }

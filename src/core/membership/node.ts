@@ -154,21 +154,16 @@ export class Node {
   }
 
   /**
-   * The next host name to look up for a seed, if one is due (the first
-   * `handleTimeout` makes every name due). Answer with {@link handleResolved}
-   * or {@link handleResolveFailed}; the node decides when to ask again.
-   * Seeds are tried while the node is alone and, while one is not a live
-   * member, every `seedIntervalMs`, so that two sides of a long partition
-   * find each other again.
+   * The next seed name to look up, if due (the first `handleTimeout` makes
+   * every name due); answer with {@link handleResolved} or
+   * {@link handleResolveFailed}. The node decides when to ask again.
    */
   pollResolve(): ResolveRequest | undefined {
     return this.#seeds.pollResolve();
   }
 
   /**
-   * The IP addresses (text) the lookup of seed `name` gave; they replace what
-   * it gave before. An empty answer names no one yet: a node whose seeds have
-   * answered nothing is still joining.
+   * The IPs (text) seed `name` resolved to, in place of what it gave before.
    *
    * @throws {RangeError} if `name` is not one of the node's seeds.
    */
@@ -181,8 +176,7 @@ export class Node {
   }
 
   /**
-   * The lookup of seed `name` failed; it keeps what it resolved to before and
-   * is tried again soon (1 s, doubling up to 30 s).
+   * The lookup of seed `name` failed: it is tried again in 1 s, 2 s... up to 30 s.
    *
    * @throws {RangeError} if `name` is not one of the node's seeds.
    */
@@ -192,9 +186,9 @@ export class Node {
   }
 
   /**
-   * Whether the node is joining: it has seeds that may name a peer, and has
-   * never reached a live member. A node without seeds, or whose seeds all
-   * name only itself, starts a fleet rather than joins one.
+   * Configured with seeds that may name a peer, and no live member ever
+   * reached. Without seeds, or with seeds naming only itself, a node starts
+   * a fleet rather than joins one.
    */
   get joining(): boolean {
     return !this.#joined;

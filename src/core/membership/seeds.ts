@@ -52,7 +52,11 @@ export function parseSeed(seed: string): ParsedSeed {
   }
   const host = m[1] ?? m[2];
   const port = Number(m[3]);
-  return { host, port, address: ipAddress(host, port) ?? undefined };
+  const address = ipAddress(host, port);
+  if (m[1] !== undefined && address === undefined) {
+    throw new TypeError(`a seed in brackets must be an IPv6 address, got ${JSON.stringify(seed)}`);
+  }
+  return { host, port, address };
 }
 
 /** `ip` with `port`, or undefined when `ip` is not an IP literal. */
