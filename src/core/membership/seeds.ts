@@ -163,9 +163,13 @@ export class Seeds {
    * now name an address they did not before.
    *
    * @throws {RangeError} if `name` is not one of the seeds.
+   * @throws {TypeError} if `ips` is not an array.
    */
   resolved(nowMs: number, name: string, ips: readonly string[]): boolean {
     const seed = this.#seed(name);
+    if (!Array.isArray(ips)) {
+      throw new TypeError(`ips must be an array of IP texts, got ${typeof ips}`);
+    }
     const before = new Set(this.#addresses.map((a) => a.toString()));
     const addresses: Address[] = [];
     seed.namesSelf = false;
