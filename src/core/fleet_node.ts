@@ -14,6 +14,7 @@ import {
   type MembershipOptions,
   type MembershipStats,
   Node,
+  type ResolveRequest,
   type Transmit,
 } from "./membership/mod.ts";
 import type { Address } from "../proto/mod.ts";
@@ -38,17 +39,24 @@ export interface FleetNodeOptions {
    */
   readonly hotKeys?: number;
   /**
-   * Whether allocation relays other nodes' reports (.
+   * Whether allocation relays other nodes' reports.
    *
    * @default {true}
    */
   readonly relay?: boolean;
   /**
+   * Peers to join through, `ip:port`, `[v6]:port` or `host:port`: see
+   * `MembershipOptions.seeds`. While joining, every key is held at the floor.
+   *
+   * @default {none: a fleet of one that others may join}
+   */
+  readonly seeds?: readonly string[];
+  /**
    * Membership's tunables; `extension` is the allocator's.
    *
    * @default {the defaults of MembershipOptions}
    */
-  readonly membership?: Omit<MembershipOptions, "extension">;
+  readonly membership?: Omit<MembershipOptions, "extension" | "seeds">;
 }
 
 /** Everything a fleet node can tell about itself. */
@@ -70,9 +78,11 @@ export class FleetNode {
   #nextTickMs = 0;
 
   /**
-   * A node that has not yet joined anyone: add seeds, then drive it.
+   * A node that has not yet joined anyone: drive it, and do the lookups of
+   * seed names it asks for ({@link FleetNode.pollResolve}).
    *
-   * @param options Its address, limits, enforcer, partition policy and tunables.
+   * @param options Its address, seeds, limits, enforcer, partition policy and tunables.
+   * @throws {TypeError} if a seed is not `ip:port` or `host:port`.
    * @throws {RangeError} when a membership tunable is out of its range.
    */
   constructor(options: FleetNodeOptions) {
@@ -87,7 +97,11 @@ export class FleetNode {
       protocolPeriodMs: periodMs,
       relay: options.relay,
     });
-    this.#node = new Node(options.address, { ...options.membership, extension: this.#allocator });
+    this.#node = new Node(options.address, {
+      ...options.membership,
+      seeds: options.seeds,
+      extension: this.#allocator,
+    });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership?.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
   }
@@ -98,12 +112,35 @@ export class FleetNode {
   }
 
   /**
-   * A peer to join through.
+   * The next seed name to look up, if one is due; see `Node.pollResolve`.
    *
-   * @param address A member to join through.
+   * @returns The name and its host, or `undefined` when no lookup is due.
    */
-  addSeed(address: Address): void {
-    this.#node.addSeed(address);
+  pollResolve(): ResolveRequest | undefined {
+    return this.#node.pollResolve();
+  }
+
+  /**
+   * The IP addresses (text) seed `name` resolved to; see `Node.handleResolved`.
+   *
+   * @param nowMs The time, ms.
+   * @param name The seed, as configured.
+   * @param ips What it resolved to.
+   * @throws {RangeError} if `name` is not one of the node's seeds.
+   */
+  handleResolved(nowMs: number, name: string, ips: readonly string[]): void {
+    this.#node.handleResolved(nowMs, name, ips);
+  }
+
+  /**
+   * The lookup of seed `name` failed; see `Node.handleResolveFailed`.
+   *
+   * @param nowMs The time, ms.
+   * @param name The seed, as configured.
+   * @throws {RangeError} if `name` is not one of the node's seeds.
+   */
+  handleResolveFailed(nowMs: number, name: string): void {
+    this.#node.handleResolveFailed(nowMs, name);
   }
 
   /**

@@ -19,6 +19,7 @@ import {
 import { describe, Limit } from "./limit.ts";
 import { PartitionPolicy } from "./partition.ts";
 import { Address } from "../proto/mod.ts";
+import { parseSeed } from "./membership/seeds.ts";
 
 /** Which class a key is in: the options of the calls that read one key. */
 export interface KeyOptions {
@@ -434,10 +435,9 @@ export function checkAdvertise(text: unknown): Address {
 export function checkSeeds(seeds: Iterable<unknown>): string[] {
   const list = [...seeds];
   for (const seed of list) {
-    if (
-      typeof seed !== "string" || !/^(?:\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(seed) ||
-      Number(seed.slice(seed.lastIndexOf(":") + 1)) > 65_535
-    ) {
+    try {
+      parseSeed(seed as string);
+    } catch {
       throw new TypeError(`seeds: expected ip:port or host:port, got ${describe(seed)}`);
     }
   }

@@ -340,12 +340,12 @@ async function spawnFleet(
   const gossip = await GossipTask.start({
     bindHost,
     bindPort: bind.port,
-    seeds: options.seeds,
     clock,
     protocolPeriodMs: options.protocolPeriodMs,
     makeNode: (port) =>
       node = new FleetNode({
         address: options.advertise ?? Address.parse(formatHostPort(bindHost, port)),
+        seeds: options.seeds,
         book,
         enforcer,
         policy: options.partitionPolicy,

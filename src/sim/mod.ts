@@ -25,3 +25,4 @@ export { type NetworkFaults, Topology } from "./network.ts";
 export { replayCommand, type ScenarioResult, summarize, waitFor } from "./report.ts";
 export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
 export { addressOf, Fleet, type FleetOptions } from "./fleet.ts";
+export { type SeedLookup, seedName } from "./names.ts";

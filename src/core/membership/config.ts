@@ -18,6 +18,16 @@ export interface MembershipOptions {
    */
   readonly seed?: number;
   /**
+   * Peers to join through, as `ip:port`, `[v6]:port` or `host:port` (not to
+   * be confused with `seed`). An IP is a seed from the start; a host name is
+   * looked up when the node asks (`pollResolve`). A node with seeds is
+   * joining until it reaches a live member, unless every seed turns out to
+   * name only itself: then it is the first of its fleet.
+   *
+   * @default {none: a fleet of one that others may join}
+   */
+  readonly seeds?: readonly string[];
+  /**
    * How often the node probes a member.
    *
    * @default {200 (GUARD_BOUNDS.protocolPeriodMs)}
@@ -98,7 +108,7 @@ export interface MembershipOptions {
 }
 
 /** Options with every default filled in. */
-export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed">>;
+export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed" | "seeds">>;
 
 /** Upper bound of `maxMembers`. */
 export const MAX_MEMBERS_LIMIT: number = GUARD_BOUNDS.maxMembers.max;
