@@ -12,7 +12,7 @@ import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe, MAX_COST } from "./limit.ts";
-import type { BatchItem } from "./options.ts";
+import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
 
 export type { BatchItem } from "./options.ts";
 
@@ -70,6 +70,25 @@ export interface EnforcerOptions {
 /** Keys nearing their cold share queued at most between two ticks. */
 const MAX_CANDIDATES = 256;
 
+/**
+ * A key whose TAT runs more than this fraction of its burst ahead of now is
+ * spending at about its rate: nearing its cold share, it is nominated to be
+ * coordinated. Lower nominates keys sooner (more of the hot set spent on
+ * keys that stay cold); 1 would wait until the burst is gone.
+ */
+const NOMINATE_FRACTION = 0.5;
+
+/** Denied keys remembered for `mostDenied` at most, unless the options say otherwise. */
+const MAX_NOTED = 4_096;
+
+// Relations the constants above must keep, checked when the module loads.
+if (MAX_CANDIDATES < GUARD_BOUNDS.hotKeys.max) {
+  throw new Error("enforcer: a tick's candidates must be able to fill the largest hot set");
+}
+if (!(NOMINATE_FRACTION > 0 && NOMINATE_FRACTION < 1)) {
+  throw new Error("enforcer: NOMINATE_FRACTION must be in (0, 1)");
+}
+
 /** The request path over a {@link LimitBook} and a bounded {@link KeyTable}. */
 export class Enforcer {
   /** Admit everything, counting what would have been denied. */
@@ -112,7 +131,7 @@ export class Enforcer {
       options.fleet && ((slot) => this.#byHash.delete(hashId(slot.hash!))),
     );
     this.#overflowScale = options.overflowScale;
-    this.#maxNoted = options.maxNoted ?? 4_096;
+    this.#maxNoted = options.maxNoted ?? MAX_NOTED;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
     this.#overflow.candidate = true; // never nominated: it is no one key
   }
@@ -346,9 +365,9 @@ export class Enforcer {
     if (next === next) { // not NaN: admitted
       slot.tatMs = next;
       this.#admitted++;
-      // A key whose TAT runs more than half its burst ahead is spending at
-      // about its rate: nearing its cold share, it asks to be coordinated.
-      if (!slot.candidate && next - nowMs > 0.5 * rule.toleranceMs) this.#nominate(slot);
+      if (!slot.candidate && next - nowMs > NOMINATE_FRACTION * rule.toleranceMs) {
+        this.#nominate(slot);
+      }
       return allowedDecision(next, rule, nowMs);
     }
     this.#denied++;

@@ -89,6 +89,12 @@ export const COLD_FRACTION = 0.5;
  */
 export const FLOOR_FRACTION = 0.05;
 
+// The floor sits below the cold share, or a member held at the floor would
+// admit more than one running free; checked when the module loads.
+if (!(FLOOR_FRACTION > 0 && FLOOR_FRACTION < COLD_FRACTION && COLD_FRACTION <= 1)) {
+  throw new Error("options: need 0 < FLOOR_FRACTION < COLD_FRACTION <= 1");
+}
+
 /** The partition policy of a guard that sets none: hold a lost member's share for ten seconds. */
 export const DEFAULT_PARTITION_POLICY: PartitionPolicy = PartitionPolicy.holdDown();
 

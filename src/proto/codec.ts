@@ -45,7 +45,7 @@ const SECTION_EXTENSION = 2;
 
 const HEADER_BYTES = 3;
 /** Bytes before a section's payload (kind, length); the composer budgets with it. */
-export const SECTION_HEADER_BYTES = 3;
+export const MESSAGE_SECTION_HEADER_BYTES = 3;
 const ID_BYTES = 8;
 
 /** Why `decode` refused a datagram. */
@@ -95,10 +95,10 @@ export function encodedSize(message: Message): number {
   else if (message.type === "join") size += 2;
   else if ("seq" in message) size += 4;
   if (message.records.length > 0) {
-    size += SECTION_HEADER_BYTES;
+    size += MESSAGE_SECTION_HEADER_BYTES;
     for (const record of message.records) size += recordSize(record);
   }
-  if (message.extension) size += SECTION_HEADER_BYTES + message.extension.length;
+  if (message.extension) size += MESSAGE_SECTION_HEADER_BYTES + message.extension.length;
   return size;
 }
 

@@ -27,7 +27,9 @@ import {
   type DemandGroup,
   encodeReports,
   groupBytes,
+  MAX_GROUPS_PER_SECTION,
   newerReport,
+  SECTION_HEADER_BYTES,
 } from "./report.ts";
 
 /** Tunables of allocation; the defaults are the design's. */
@@ -42,9 +44,9 @@ export interface AllocatorOptions {
   readonly alpha?: number;
   /** The floor fraction β ({@link FLOOR_FRACTION}). */
   readonly beta?: number;
-  /** How long a hot key stays cool before it is demoted (5 s). */
+  /** How long a hot key stays cool before it is demoted (5 s, `COOLDOWN_MS`). */
   readonly cooldownMs?: number;
-  /** The time constant of the demand estimate (1 s). */
+  /** The time constant of the demand estimate (1 s, `DEMAND_TAU_MS`). */
   readonly demandTauMs?: number;
   /**
    * Whether to pass on other nodes' fresh reports (default true). Without
@@ -109,6 +111,43 @@ const HISTORY_ROUNDS = 16;
 /** Reports of others relayed only while this fresh. */
 const RELAY_FRESH_MS = 2_000;
 
+/**
+ * How long a hot key must stay cool, here and at every peer, before it is
+ * demoted to its cold share: long enough to ride out a lull between bursts,
+ * short enough that a key gone quiet frees its place in the hot set soon.
+ */
+const COOLDOWN_MS = 5_000;
+
+/**
+ * The time constant of the smoothed demand: a step in a key's rate is 63%
+ * in after this, 95% after three. Shorter follows faster and jitters more.
+ */
+const DEMAND_TAU_MS = 1_000;
+
+/**
+ * A hot key is cool once its demand here and the others' are each below
+ * this fraction of the cold share α·R/N. Below 1, so that a key nominated
+ * for nearing its cold share is not cool the moment it turns hot: the gap
+ * is the hysteresis that keeps keys from flapping between hot and cold.
+ */
+const COOL_FRACTION = 0.5;
+
+/**
+ * Rounds a member that has just joined, or a key that has just turned hot,
+ * waits on top of log2 N before it trusts the sums: one to send, one to be
+ * answered, one of slack for a lost datagram.
+ */
+const SETTLE_ROUNDS = 3;
+
+// Relations the constants above must keep, checked when the module loads.
+if (!(COOL_FRACTION > 0 && COOL_FRACTION < 1)) {
+  throw new Error("allocator: COOL_FRACTION must be in (0, 1), below the nomination point");
+}
+if (!(3 * DEMAND_TAU_MS <= COOLDOWN_MS)) {
+  // A key that stops must look cool (95% decayed) within the cooldown.
+  throw new Error("allocator: the demand estimate must settle within COOLDOWN_MS");
+}
+
 /** See the module doc. */
 export class Allocator implements MembershipExtension {
   readonly #book: LimitBook;
@@ -159,8 +198,8 @@ export class Allocator implements MembershipExtension {
     this.#members = new CountedMembers(options.policy);
     this.#alpha = options.alpha ?? COLD_FRACTION;
     this.#beta = options.beta ?? FLOOR_FRACTION;
-    this.#cooldownMs = options.cooldownMs ?? 5_000;
-    this.#tauMs = options.demandTauMs ?? 1_000;
+    this.#cooldownMs = options.cooldownMs ?? COOLDOWN_MS;
+    this.#tauMs = options.demandTauMs ?? DEMAND_TAU_MS;
     this.#maxHot = options.hotKeys;
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
@@ -184,14 +223,14 @@ export class Allocator implements MembershipExtension {
   /** The demand section for a probe or ack to `to`, within `maxBytes`. */
   outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
     const own = this.#ownGroup();
-    let budget = maxBytes - 2 - groupBytes(own.records.length);
+    let budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
     if (budget < 0) return undefined;
     const groups = [own];
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
     const toKey = to.id.toString();
     const origins = this.#relay ? [...this.#reports.values()] : [];
-    for (let i = 0; i < origins.length && groups.length < 255; i++) {
+    for (let i = 0; i < origins.length && groups.length < MAX_GROUPS_PER_SECTION; i++) {
       const o = origins[(this.#relayCursor + i) % origins.length];
       const size = groupBytes(o.group.records.length);
       if (
@@ -316,7 +355,7 @@ export class Allocator implements MembershipExtension {
    * just turned hot, waits that long before it trusts the sums.
    */
   #settleMs(): number {
-    return this.#periodMs * (3 + Math.ceil(Math.log2(this.#view.inSight + 1)));
+    return this.#periodMs * (SETTLE_ROUNDS + Math.ceil(Math.log2(this.#view.inSight + 1)));
   }
 
   #promote(nowMs: number, settleMs: number): void {
@@ -385,7 +424,7 @@ export class Allocator implements MembershipExtension {
     // keeps its cold share: alone in its sums, it would take nearly all.
     if (nowMs < hot.settlingUntilMs) share = Math.min(share, (limitPerSec * this.#alpha) / n);
     // Cool everywhere for the cooldown: back to the cold share.
-    const threshold = 0.5 * (limitPerSec * this.#alpha) / n;
+    const threshold = COOL_FRACTION * (limitPerSec * this.#alpha) / n;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
     else hot.coolSinceMs = undefined;
     if (hot.coolSinceMs !== undefined && nowMs - hot.coolSinceMs >= this.#cooldownMs) {

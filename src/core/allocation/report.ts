@@ -36,6 +36,8 @@ export const REPORT_VERSION = 1;
 export const MAX_RECORDS_PER_GROUP = 64;
 /** Bytes of the section header. */
 export const SECTION_HEADER_BYTES = 2;
+/** Groups one section holds at most: their count is one byte of the header. */
+export const MAX_GROUPS_PER_SECTION = 255;
 /** Bytes of a group header. */
 export const GROUP_HEADER_BYTES = 18;
 /** Bytes of a record. */
@@ -75,8 +77,10 @@ export function groupBytes(records: number): number {
  * @returns The extension's bytes.
  */
 export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
-  if (groups.length > 255) {
-    throw new RangeError(`at most 255 groups in a section, got ${groups.length}`);
+  if (groups.length > MAX_GROUPS_PER_SECTION) {
+    throw new RangeError(
+      `at most ${MAX_GROUPS_PER_SECTION} groups in a section, got ${groups.length}`,
+    );
   }
   let size = SECTION_HEADER_BYTES;
   for (const g of groups) size += groupBytes(g.records.length);

@@ -16,7 +16,7 @@ import {
   recordSize,
   type Sender,
 } from "../../proto/mod.ts";
-import { SECTION_HEADER_BYTES } from "../../proto/codec.ts";
+import { MESSAGE_SECTION_HEADER_BYTES } from "../../proto/codec.ts";
 import { type Broadcasts, retransmitLimit } from "./broadcasts.ts";
 import type { MembershipConfig } from "./config.ts";
 import type { MembershipExtension } from "./extension.ts";
@@ -56,13 +56,13 @@ export class Composer {
   compose(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): Uint8Array {
     const { extension } = this.#parts;
     const base = { ...fields, sender: this.#parts.sender(), records: [] } as Message;
-    let room = MAX_MESSAGE_BYTES - encodedSize(base) - SECTION_HEADER_BYTES;
+    let room = MAX_MESSAGE_BYTES - encodedSize(base) - MESSAGE_SECTION_HEADER_BYTES;
     let payload: Uint8Array | undefined;
     if (extension?.outgoing && (fields.type === "ping" || fields.type === "ack")) {
-      const maxBytes = room - SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
+      const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
       payload = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
       if (payload && payload.length > maxBytes) payload = undefined;
-      if (payload) room -= SECTION_HEADER_BYTES + payload.length;
+      if (payload) room -= MESSAGE_SECTION_HEADER_BYTES + payload.length;
     }
     const records = this.#piggyback(to, room, peerIncarnation);
     return encode({ ...base, records, ...(payload ? { extension: payload } : {}) } as Message);
@@ -84,7 +84,7 @@ export class Composer {
     }
     const sender = this.#parts.sender();
     const empty = { type: "state", sender, page, pages: 1, records: [] } as const;
-    const room = MAX_MESSAGE_BYTES - encodedSize(empty) - SECTION_HEADER_BYTES;
+    const room = MAX_MESSAGE_BYTES - encodedSize(empty) - MESSAGE_SECTION_HEADER_BYTES;
     const starts = [0];
     for (let i = 0, used = 0; i < records.length; i++) {
       const size = recordSize(records[i]);
