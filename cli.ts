@@ -104,6 +104,7 @@ async function spawnGuard(config: SidecarConfig): Promise<Guard> {
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
     .hotKeys(config.hotKeys)
+    .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)
     .partitionPolicy(config.partitionPolicy)
     .protocolPeriodMs(config.protocolPeriodMs)
@@ -135,7 +136,7 @@ async function spawnGuard(config: SidecarConfig): Promise<Guard> {
 
 function flagged(message: string): string {
   return message.replace(
-    /^(bind|advertise|seeds|trackedKeys|hotKeys|protocolPeriodMs|maxMembers)\b/,
+    /^(bind|advertise|seeds|trackedKeys|hotKeys|maxKeyBytes|protocolPeriodMs|maxMembers)\b/,
     (option) => `--${option.replace(/Ms$/, "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
 }

@@ -21,18 +21,21 @@ import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
+  checkHotKeys,
   decodeReports,
   type DemandGroup,
   encodeReports,
+  fitGroup,
   groupBytes,
   newerReport,
+  SECTION_HEADER_BYTES,
 } from "./report.ts";
 
 /** Tunables of allocation; the defaults are the design's. */
 export interface AllocatorOptions {
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once, at most 64. */
+  /** Keys coordinated at once, 1 to 64 (the records a report holds). */
   readonly hotKeys: number;
   /** The protocol period: a round of demand reports. */
   readonly protocolPeriodMs: number;
@@ -76,6 +79,8 @@ export interface AllocationStats {
   readonly held: boolean;
   /** Milliseconds since the last round. */
   readonly sinceLastRoundMs: number;
+  /** Hot keys left out of this node's reports for want of room, since it started. */
+  readonly cutRecords: number;
 }
 
 interface HotKey extends HotShare {
@@ -135,6 +140,7 @@ export class Allocator implements MembershipExtension {
   #held = true;
   #learning = false;
   #relayCursor = 0;
+  #cutRecords = 0;
   readonly #incarnation: () => number;
 
   /**
@@ -158,7 +164,7 @@ export class Allocator implements MembershipExtension {
     this.#beta = options.beta ?? 0.05;
     this.#cooldownMs = options.cooldownMs ?? 5_000;
     this.#tauMs = options.demandTauMs ?? 1_000;
-    this.#maxHot = options.hotKeys;
+    this.#maxHot = checkHotKeys(options.hotKeys);
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
     this.#view = this.#members.view(0);
@@ -175,9 +181,13 @@ export class Allocator implements MembershipExtension {
 
   /** The demand section for a probe or ack to `to`, within `maxBytes`. */
   outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
-    const own = this.#ownGroup();
-    let budget = maxBytes - 2 - groupBytes(own.records.length);
-    if (budget < 0) return undefined;
+    // The own group goes first and whole if it can; cut to what fits if not,
+    // counted, rather than sent as nothing (or thrown) at all.
+    const fitted = fitGroup(this.#ownGroup(), maxBytes);
+    this.#cutRecords += fitted.cut;
+    const own = fitted.group;
+    if (own === undefined) return undefined;
+    let budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
     const groups = [own];
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
@@ -262,6 +272,7 @@ export class Allocator implements MembershipExtension {
       withoutQuorum: this.#view.withoutQuorum,
       held: this.#held,
       sinceLastRoundMs: Math.max(0, nowMs - this.#lastRoundMs),
+      cutRecords: this.#cutRecords,
     };
   }
 

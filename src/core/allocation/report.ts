@@ -63,6 +63,42 @@ export interface DemandGroup {
   readonly records: readonly DemandRecord[];
 }
 
+/**
+ * Validates `hotKeys`, the keys a node coordinates at once: its whole hot
+ * set goes in one group, so at most {@link MAX_RECORDS_PER_GROUP}.
+ */
+export function checkHotKeys(n: number): number {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_RECORDS_PER_GROUP) {
+    throw new RangeError(
+      `hotKeys: expected a whole number from 1 to ${MAX_RECORDS_PER_GROUP}, got ${
+        typeof n === "number" ? n : typeof n
+      }`,
+    );
+  }
+  return n;
+}
+
+/**
+ * The group cut to what fits in a section of `maxBytes` with nothing else:
+ * the records of highest demand first, as those weigh most in the peers'
+ * sums; `undefined` when not even an empty group fits. `cut` counts the
+ * records left out.
+ */
+export function fitGroup(
+  group: DemandGroup,
+  maxBytes: number,
+): { readonly group: DemandGroup | undefined; readonly cut: number } {
+  const room = Math.min(
+    MAX_RECORDS_PER_GROUP,
+    Math.floor((maxBytes - SECTION_HEADER_BYTES - GROUP_HEADER_BYTES) / RECORD_BYTES),
+  );
+  const n = group.records.length;
+  if (room < 0) return { group: undefined, cut: n };
+  if (n <= room) return { group, cut: 0 };
+  const records = [...group.records].sort((a, b) => b.demand - a.demand).slice(0, room);
+  return { group: { ...group, records }, cut: n - room };
+}
+
 /** The size of a group with `records` records. */
 export function groupBytes(records: number): number {
   return GROUP_HEADER_BYTES + records * RECORD_BYTES;
