@@ -11,7 +11,7 @@ import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/
 import { Enforcer } from "../core/enforcer.ts";
 import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { Prng } from "../core/prng.ts";
@@ -38,6 +38,11 @@ export interface FleetOptions {
   readonly relay?: boolean;
   /** How every node signs its gossip (default: off). */
   readonly auth?: AuthConfig;
+  /**
+   * The key of every node's key hashes (default: the public one). For a
+   * fleet salted as guards are, `await saltHashKey(salt)` of the main entry.
+   */
+  readonly hashKey?: HashKey;
 }
 
 /** The key every node's traffic goes to. */
@@ -285,7 +290,7 @@ export class Fleet {
     const enforcer = new Enforcer(book, {
       capacity: 8_192,
       overflowScale: 0.5,
-      fleet: { hashKey: PUBLIC_HASH_KEY },
+      fleet: { hashKey: this.#options.hashKey ?? PUBLIC_HASH_KEY },
     });
     const node = new FleetNode({
       address: m.address,
