@@ -16,12 +16,9 @@ import { execFileSync } from "node:child_process";
 import process from "node:process";
 import { Guard, Limit } from "../mod.ts";
 import { DEFAULT_MAX_KEY_BYTES } from "../src/core/rules.ts";
+import { runtimeName, selfCommand } from "./runtime.ts";
 
-const runtime = globalThis as unknown as {
-  Deno?: { version: { deno: string }; execPath(): string };
-  Bun?: { version: string; gc(full: boolean): void };
-  gc?: () => void;
-};
+const runtime = globalThis as unknown as { Bun?: { gc(full: boolean): void }; gc?: () => void };
 
 function collect(): void {
   for (let i = 0; i < 3; i++) {
@@ -61,25 +58,12 @@ async function runCase(keyBytes: number): Promise<Figures> {
   };
 }
 
-function selfCommand(): [string, string[]] {
-  const script = new URL(import.meta.url).pathname;
-  if (runtime.Deno) {
-    return [runtime.Deno.execPath(), ["run", "-A", "--v8-flags=--expose-gc", script]];
-  }
-  if (runtime.Bun) return [process.execPath, [script]];
-  return [process.execPath, [...process.execArgv, script]];
-}
-
 const caseArg = process.argv.indexOf("--key-bytes");
 if (caseArg !== -1) {
   console.log(JSON.stringify(await runCase(Number(process.argv[caseArg + 1]))));
 } else {
-  const name = runtime.Deno
-    ? `Deno ${runtime.Deno.version.deno}`
-    : runtime.Bun
-    ? `Bun ${runtime.Bun.version}`
-    : `Node ${process.versions.node}`;
-  const [cmd, args] = selfCommand();
+  const name = runtimeName();
+  const [cmd, args] = selfCommand(new URL(import.meta.url).pathname, ["--v8-flags=--expose-gc"]);
   const run = (bytes: number): Figures =>
     JSON.parse(execFileSync(cmd, [...args, "--key-bytes", String(bytes)], { encoding: "utf8" }));
   console.log(`The default key table, full, on ${name} (16,384 distinct keys offered):\n`);
