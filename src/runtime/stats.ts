@@ -59,7 +59,7 @@ export interface Stats {
   readonly hotKeys: number;
   /** Milliseconds since the last gossip round; far over the protocol period, the background task is stuck. */
   readonly sinceLastRoundMs: number;
-  /** Hot keys left out of this instance's demand reports for want of room in a datagram. */
+  /** Records of hot keys left out of this instance's demand reports for want of room, summed over reports. */
   readonly cutRecords: number;
   /** Times this instance outbid an alive record of itself it did not make. */
   readonly identityConflicts: number;

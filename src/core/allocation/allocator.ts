@@ -79,7 +79,7 @@ export interface AllocationStats {
   readonly held: boolean;
   /** Milliseconds since the last round. */
   readonly sinceLastRoundMs: number;
-  /** Hot keys left out of this node's reports for want of room, since it started. */
+  /** Records of hot keys left out of this node's reports for want of room, summed over reports. */
   readonly cutRecords: number;
 }
 

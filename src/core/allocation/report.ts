@@ -29,6 +29,7 @@
  */
 
 import type { Hash64 } from "../hash.ts";
+import { describe } from "../limit.ts";
 
 /** The version of the demand section, its first byte. */
 export const REPORT_VERSION = 1;
@@ -70,9 +71,7 @@ export interface DemandGroup {
 export function checkHotKeys(n: number): number {
   if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_RECORDS_PER_GROUP) {
     throw new RangeError(
-      `hotKeys: expected a whole number from 1 to ${MAX_RECORDS_PER_GROUP}, got ${
-        typeof n === "number" ? n : typeof n
-      }`,
+      `hotKeys: expected a whole number from 1 to ${MAX_RECORDS_PER_GROUP}, got ${describe(n)}`,
     );
   }
   return n;
@@ -82,7 +81,8 @@ export function checkHotKeys(n: number): number {
  * The group cut to what fits in a section of `maxBytes` with nothing else:
  * the records of highest demand first, as those weigh most in the peers'
  * sums; `undefined` when not even an empty group fits. `cut` counts the
- * records left out.
+ * records left out. A peer takes a key left out as not hot here, so a cut
+ * costs accuracy: better than no report at all, and counted so it shows.
  */
 export function fitGroup(
   group: DemandGroup,
