@@ -10,6 +10,7 @@ import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
+import { checkHotKeys } from "../core/allocation/report.ts";
 import { checkMaxKeyBytes, DEFAULT_MAX_KEY_BYTES } from "../core/rules.ts";
 
 /** How the sidecar writes its log lines on stderr. */
@@ -164,6 +165,17 @@ export function parseSidecarArgs(
     const text = get(flag);
     return text === undefined ? fallback : flagValue(`--${flag}`, () => wholeNumber(text));
   };
+  // A whole number the option's own validator bounds; its message, which
+  // names the option, is told under the flag's name instead.
+  const bounded = (flag: Flag, fallback: number, check: (n: number) => number): number =>
+    flagValue(`--${flag}`, () => {
+      try {
+        return check(whole(flag, fallback));
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        throw new RangeError((e as Error).message.replace(/^\w+: /, ""));
+      }
+    });
   const limitText = get("limit");
   if (limitText === undefined) {
     throw new UsageError("--limit is required (or RATEGUARD_LIMIT), such as --limit 1000/min");
@@ -183,11 +195,8 @@ export function parseSidecarArgs(
       http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
       dryRun,
       trackedKeys: whole("tracked-keys", 4_096),
-      hotKeys: whole("hot-keys", 64),
-      maxKeyBytes: flagValue(
-        "--max-key-bytes",
-        () => checkMaxKeyBytes(whole("max-key-bytes", DEFAULT_MAX_KEY_BYTES)),
-      ),
+      hotKeys: bounded("hot-keys", 64, checkHotKeys),
+      maxKeyBytes: bounded("max-key-bytes", DEFAULT_MAX_KEY_BYTES, checkMaxKeyBytes),
       maxMembers: whole("max-members", 8_192),
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),

@@ -96,3 +96,17 @@ describe("--max-key-bytes", () => {
     }
   });
 });
+
+describe("--hot-keys", () => {
+  it("is refused outside 1 to 64 when the command line is read, naming the flag", () => {
+    for (const bad of ["0", "65", "70", "100"]) {
+      assert.throws(
+        () => parseSidecarArgs(["--limit", "10/s", `--hot-keys=${bad}`], {}),
+        (e: unknown) =>
+          e instanceof UsageError &&
+          e.message === `--hot-keys: expected a whole number from 1 to 64, got ${bad}`,
+        bad,
+      );
+    }
+  });
+});
