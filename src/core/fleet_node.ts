@@ -30,7 +30,7 @@ export interface FleetNodeOptions {
   readonly enforcer: Enforcer;
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once (64). */
+  /** Keys coordinated at once, 1 to 64 (the records a demand report holds); a `RangeError` otherwise. */
   readonly hotKeys: number;
   /** Whether allocation relays other nodes' reports (default true). */
   readonly relay?: boolean;
