@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Guard, Limit } from "../../mod.ts";
-import { keyHash, PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
+import fc from "fast-check";
+import { keyHash, PUBLIC_HASH_KEY, sipHashBytes, utf8Length } from "../../src/core/hash.ts";
 import { DEFAULT_MAX_KEY_BYTES } from "../../src/core/rules.ts";
 import { rig } from "./support.ts";
 
@@ -81,5 +82,27 @@ describe("keys that differ only in lone surrogates", () => {
       keyHash(PUBLIC_HASH_KEY, "", "\ude00\ud83d"),
       keyHash(PUBLIC_HASH_KEY, "", "😀"),
     );
+  });
+});
+
+describe("utf8Length", () => {
+  it("is the length TextEncoder gives, for any string, lone surrogates included", () => {
+    const encoder = new TextEncoder();
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 64 }), (s) => {
+        assert.equal(utf8Length(s), encoder.encode(s).length, JSON.stringify(s));
+      }),
+      { numRuns: 2_000 },
+    );
+  });
+
+  it("measures what keyHash hashes: a lone surrogate as its code unit in WTF-8", () => {
+    // "<length of the class>:" then the key: "0:" and ED A0 80 for U+D800.
+    const input = Uint8Array.from([0x30, 0x3a, 0xed, 0xa0, 0x80]);
+    assert.equal(
+      keyHash(PUBLIC_HASH_KEY, "", "\ud800"),
+      sipHashBytes(PUBLIC_HASH_KEY, input, 1, 3),
+    );
+    assert.equal(utf8Length("\ud800"), 3);
   });
 });
