@@ -55,6 +55,9 @@ describe("sidecar keys", () => {
     const peek = await a.request("/v1/peek?key=123456789");
     assert.equal(peek.status, 400);
     assert.equal((await peek.json()).field, "/query/key");
+    const cls = await a.request("/v1/check", post('{"key": "k", "class": "123456789"}'));
+    assert.equal(cls.status, 400);
+    assert.equal((await cls.json()).field, "/class");
     assert.equal(guard.stats().trackedKeys, 0);
     assert.equal((await a.request("/v1/check", post('{"key": "12345678"}'))).status, 200);
   });
