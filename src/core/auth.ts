@@ -32,7 +32,7 @@ const HIDDEN = "Secret([hidden])";
  * ```
  */
 export class Secret {
-  readonly #bytes: Uint8Array;
+  readonly #bytes: Uint8Array<ArrayBuffer>;
 
   /**
    * A secret from raw bytes, copied.
@@ -54,12 +54,12 @@ export class Secret {
   }
 
   /**
-   * The bytes, for the runtime's MAC; not for display.
+   * A copy of the bytes, for the runtime's MAC; not for display. Changing it changes nothing.
    *
-   * @returns The secret's bytes.
+   * @returns A copy of the secret's bytes.
    */
-  reveal(): Uint8Array {
-    return this.#bytes;
+  reveal(): Uint8Array<ArrayBuffer> {
+    return this.#bytes.slice();
   }
 
   /**

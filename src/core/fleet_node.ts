@@ -33,7 +33,8 @@ export interface FleetNodeOptions {
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
   /**
-   * Keys coordinated at once, as the guard's option of that name.
+   * Keys coordinated at once, 1 to 64 (the records a demand report holds),
+   * as the guard's option of that name; a `RangeError` otherwise.
    *
    * @default {64}
    */

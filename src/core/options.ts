@@ -74,6 +74,7 @@ export const GUARD_BOUNDS = {
   protocolPeriodMs: { default: 200, min: 10, max: 60_000 },
   maxMembers: { default: 8_192, min: 1, max: 65_536 },
   mostDenied: { default: 10, min: 0, max: 1_024 },
+  maxKeyBytes: { default: 1_024, min: 1, max: 65_536 },
 } as const satisfies Record<string, OptionBounds>;
 
 /**
@@ -226,6 +227,13 @@ export interface GuardOptions {
    */
   readonly mostDenied?: number;
   /**
+   * The longest key or class name taken, in bytes of UTF-8, 1 to 65,536; a
+   * longer one is a `RangeError` (the sidecar: a 400).
+   *
+   * @default {1024}
+   */
+  readonly maxKeyBytes?: number;
+  /**
    * How gossip is signed: a mode and at most two secrets, the first signs
    * and either verifies.
    *
@@ -262,6 +270,8 @@ export interface ResolvedGuardOptions {
   readonly maxMembers: number;
   /** See {@link GuardOptions.mostDenied}. */
   readonly mostDenied: number;
+  /** See {@link GuardOptions.maxKeyBytes}. */
+  readonly maxKeyBytes: number;
   /** The partition policy. */
   readonly partitionPolicy: PartitionPolicy;
   /** Where to gossip, when the guard is in a fleet. */
@@ -273,7 +283,7 @@ export interface ResolvedGuardOptions {
   /** How gossip is signed. */
   readonly auth: AuthConfig;
   /** The salt, if any. */
-  readonly keySalt?: Uint8Array;
+  readonly keySalt?: Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -454,20 +464,21 @@ export function checkSeeds(seeds: Iterable<unknown>): string[] {
  * Checks a key salt.
  *
  * @param bytes What the caller gave.
- * @returns The salt.
+ * @param what The option or function, named in the error.
+ * @returns A copy of the salt, so that a caller's later change of its buffer changes nothing.
  * @throws {TypeError} when it is not a `Uint8Array`.
  * @throws {RangeError} when it is shorter than 16 bytes.
  */
-export function checkSalt(bytes: unknown): Uint8Array {
+export function checkSalt(bytes: unknown, what = "keySalt"): Uint8Array<ArrayBuffer> {
   if (!(bytes instanceof Uint8Array)) {
-    throw new TypeError(`keySalt: expected bytes (a Uint8Array), got ${describe(bytes)}`);
+    throw new TypeError(`${what}: expected bytes (a Uint8Array), got ${describe(bytes)}`);
   }
   if (bytes.length < MIN_SALT_BYTES) {
     throw new RangeError(
-      `keySalt: a salt needs at least ${MIN_SALT_BYTES} bytes, got ${bytes.length}`,
+      `${what}: a salt needs at least ${MIN_SALT_BYTES} bytes, got ${bytes.length}`,
     );
   }
-  return bytes;
+  return bytes.slice();
 }
 
 function isUnspecified(a: Address): boolean {

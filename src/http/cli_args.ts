@@ -13,6 +13,8 @@ import { DEFAULT_PARTITION_POLICY, GUARD_BOUNDS as B } from "../core/options.ts"
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";
+import { checkHotKeys } from "../core/allocation/report.ts";
+import { checkMaxKeyBytes } from "../core/rules.ts";
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -31,6 +33,8 @@ export interface SidecarConfig {
   readonly trackedKeys: number;
   /** Keys coordinated with the peers at once. */
   readonly hotKeys: number;
+  /** The longest key or class name, in bytes of UTF-8. */
+  readonly maxKeyBytes: number;
   /** The UDP address to gossip on; none for a standalone sidecar. */
   readonly bind?: string;
   /** Where the other sidecars reach this one. */
@@ -84,6 +88,7 @@ const OPTIONS = {
   "protocol-period": { type: "string" },
   "hot-keys": { type: "string" },
   "tracked-keys": { type: "string" },
+  "max-key-bytes": { type: "string" },
   "max-members": { type: "string" },
   "dry-run": { type: "boolean" },
   "admin-token-file": { type: "string" },
@@ -109,6 +114,7 @@ Limits
   --dry-run                    admit every request, count what would be denied
   --tracked-keys <n>           keys with state at once (default ${B.trackedKeys.default})
   --hot-keys <n>               keys coordinated with the peers at once, ${B.hotKeys.min} to ${B.hotKeys.max} (default ${B.hotKeys.default})
+  --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, ${B.maxKeyBytes.min} to ${B.maxKeyBytes.max} (default ${B.maxKeyBytes.default})
 
 Fleet (leave out --bind to run standalone)
   --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
@@ -162,6 +168,17 @@ export function parseSidecarArgs(
     const text = get(flag);
     return text === undefined ? fallback : flagValue(`--${flag}`, () => wholeNumber(text));
   };
+  // A whole number the option's own validator bounds; its message, which
+  // names the option, is told under the flag's name instead.
+  const bounded = (flag: Flag, fallback: number, check: (n: number) => number): number =>
+    flagValue(`--${flag}`, () => {
+      try {
+        return check(whole(flag, fallback));
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        throw new RangeError((e as Error).message.replace(/^\w+: /, ""));
+      }
+    });
   const limitText = get("limit");
   if (limitText === undefined) {
     throw new UsageError("--limit is required (or RATEGUARD_LIMIT), such as --limit 1000/min");
@@ -181,7 +198,8 @@ export function parseSidecarArgs(
       http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
       dryRun,
       trackedKeys: whole("tracked-keys", B.trackedKeys.default),
-      hotKeys: whole("hot-keys", B.hotKeys.default),
+      hotKeys: bounded("hot-keys", B.hotKeys.default, checkHotKeys),
+      maxKeyBytes: bounded("max-key-bytes", B.maxKeyBytes.default, checkMaxKeyBytes),
       maxMembers: whole("max-members", B.maxMembers.default),
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),

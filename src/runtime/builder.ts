@@ -8,7 +8,7 @@
 
 import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
-import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
@@ -32,6 +32,7 @@ import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
 import { formatHostPort } from "./socket.ts";
+import { saltHashKey } from "./salt.ts";
 import { monotonicClock } from "./clock.ts";
 import type { Guard } from "./guard.ts";
 import { type GuardParts, makers } from "./parts.ts";
@@ -159,6 +160,19 @@ export class GuardBuilder {
    */
   hotKeys(n: number): this {
     return this.#number("hotKeys", n);
+  }
+
+  /**
+   * The longest key (and class name) taken, in bytes of UTF-8: a longer one
+   * is a `RangeError` naming the limit, so what a tracked key costs is
+   * bounded whatever clients send.
+   *
+   * @param n 1 to 65,536 (default 1024).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  maxKeyBytes(n: number): this {
+    return this.#number("maxKeyBytes", n);
   }
 
   /**
@@ -290,8 +304,10 @@ export class GuardBuilder {
    * A salt for the hashes of keys, the same on every node: nobody without
    * it can craft a key that hashes like another's. Set or change it by
    * restarting every node at once, never by a rolling update (see the README).
+   * Keys hash under the first 16 bytes of the salt's SHA-256 (see
+   * `saltHashKey`), computed in `spawn()`.
    *
-   * @param bytes At least 16 bytes.
+   * @param bytes At least 16 bytes; copied.
    * @returns This builder.
    * @throws {TypeError} when `bytes` is not a `Uint8Array`.
    * @throws {RangeError} when it is shorter than 16 bytes.
@@ -310,16 +326,15 @@ export class GuardBuilder {
    *   address is bound with no `advertise`, and an `Error` naming the
    *   address when the port cannot be bound.
    */
-  spawn(): Promise<Guard> {
-    try {
-      const options = resolveGuardOptions(this.#options);
-      const parts = partsOf(options);
-      return options.bind === undefined
-        ? Promise.resolve(makers.guard!(parts))
-        : spawnFleet(options, options.bind, parts);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async spawn(): Promise<Guard> {
+    const options = resolveGuardOptions(this.#options);
+    const hashKey = options.keySalt === undefined
+      ? PUBLIC_HASH_KEY
+      : await saltHashKey(options.keySalt);
+    const parts = partsOf(options, hashKey);
+    return options.bind === undefined
+      ? makers.guard!(parts)
+      : await spawnFleet(options, options.bind, parts);
   }
 
   #number(name: NumericOption, n: number): this {
@@ -362,13 +377,13 @@ async function spawnFleet(
   return makers.guard!({ ...parts, gossip });
 }
 
-function partsOf(options: ResolvedGuardOptions): GuardParts {
+function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
   const book = new LimitBook(options.limit, {
     maxClasses: options.maxClasses,
     maxKeyLimits: options.maxKeyLimits,
+    maxKeyBytes: options.maxKeyBytes,
   });
   book.setClasses(options.classes);
-  const hashKey = options.keySalt === undefined ? PUBLIC_HASH_KEY : saltKey(options.keySalt);
   const enforcer = new Enforcer(book, {
     capacity: 2 * options.trackedKeys,
     overflowScale: COLD_FRACTION,
@@ -384,11 +399,4 @@ function partsOf(options: ResolvedGuardOptions): GuardParts {
     hashKey,
     mostDenied: options.mostDenied,
   };
-}
-
-/** SipHash takes a 16-byte key: a longer salt is folded in by XOR, so that every byte counts. */
-function saltKey(bytes: Uint8Array): HashKey {
-  const folded = new Uint8Array(16);
-  bytes.forEach((b, i) => (folded[i % 16] ^= b));
-  return hashKey(folded);
 }

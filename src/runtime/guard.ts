@@ -18,8 +18,6 @@ import { collectStats, type Stats } from "./stats.ts";
 import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
-import { checkKey } from "../core/rules.ts";
-import { checkClassName } from "../core/limit.ts";
 import type { GuardBuilder } from "./builder.ts";
 import { type GuardParts, makers } from "./parts.ts";
 
@@ -91,7 +89,8 @@ export class Guard {
    * @param options The class (the default class when left out) and the cost.
    * @returns The decision: allowed, remaining, retryAfterMs, resetMs.
    * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
-   * @throws {RangeError} when `cost` is not a whole number from 1 to 4,294,967,295.
+   * @throws {RangeError} when `cost` is not a whole number from 1 to 4,294,967,295, or the
+   *   key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   check(key: string, options?: CheckOptions): Decision {
     // No options (the common case) or a caller's reused object: nothing is allocated.
@@ -136,6 +135,7 @@ export class Guard {
    * @param options The class; the default class when left out.
    * @returns The decision a check of cost 1 would get now.
    * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   peek(key: string, options?: KeyOptions): Decision {
     return this.#enforcer.peek(options?.class ?? "", key, this.#clock());
@@ -194,10 +194,12 @@ export class Guard {
    * @param options The class; the default class when left out.
    * @returns The limit.
    * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   limitFor(key: string, options?: KeyOptions): Limit {
-    checkKey(key, "limitFor");
-    return this.#book.resolve(checkClass(options?.class, "limitFor"), key).limit;
+    const className = options?.class ?? "";
+    this.#book.checkKey(className, key, "limitFor");
+    return this.#book.resolve(className, key).limit;
   }
 
   /**
@@ -322,10 +324,21 @@ export class Guard {
    * @param options The class; the default class when left out.
    * @returns The hash, as an unsigned 64-bit bigint.
    * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   keyHash(key: string, options?: KeyOptions): bigint {
-    checkKey(key, "keyHash");
-    return keyHash(this.#hashKey, checkClass(options?.class, "keyHash"), key);
+    const className = options?.class ?? "";
+    this.#book.checkKey(className, key, "keyHash");
+    return keyHash(this.#hashKey, className, key);
+  }
+
+  /**
+   * The longest key or class name this guard takes, in bytes of UTF-8.
+   *
+   * @returns Its `maxKeyBytes`.
+   */
+  maxKeyBytes(): number {
+    return this.#book.maxKeyBytes;
   }
 
   /**
@@ -366,10 +379,11 @@ export class Guard {
    * @param options The class; the default class when left out.
    * @returns The key's figures, or `undefined` when this instance keeps no state for it.
    * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   keyStats(key: string, options?: KeyOptions): KeyStats | undefined {
-    checkKey(key, "keyStats");
-    const className = checkClass(options?.class, "keyStats");
+    const className = options?.class ?? "";
+    this.#book.checkKey(className, key, "keyStats");
     return keyStatsOf(
       { enforcer: this.#enforcer, book: this.#book },
       className,
@@ -385,6 +399,7 @@ export class Guard {
    * @param options The class; the default class when left out.
    * @returns Requests a second.
    * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   share(key: string, options?: KeyOptions): number {
     return this.#enforcer.currentRate(options?.class ?? "", key);
@@ -450,8 +465,4 @@ export class Guard {
   [Symbol.asyncDispose](): Promise<void> {
     return this.leave();
   }
-}
-
-function checkClass(className: string | undefined, what: string): string {
-  return className === undefined ? "" : checkClassName(className, what);
 }

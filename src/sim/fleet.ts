@@ -11,7 +11,7 @@ import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/
 import { Enforcer } from "../core/enforcer.ts";
 import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
 import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/options.ts";
@@ -63,6 +63,13 @@ export interface FleetOptions {
    * @default {off}
    */
   readonly auth?: AuthConfig;
+  /**
+   * The key of every node's key hashes. For a fleet salted as guards are,
+   * `await saltHashKey(salt)` of the main entry.
+   *
+   * @default {PUBLIC_HASH_KEY}
+   */
+  readonly hashKey?: HashKey;
   /**
    * How every node's lookups of its seed name are answered.
    *
@@ -429,7 +436,7 @@ export class Fleet {
     const enforcer = new Enforcer(book, {
       capacity: 2 * GUARD_BOUNDS.trackedKeys.default,
       overflowScale: COLD_FRACTION,
-      fleet: { hashKey: PUBLIC_HASH_KEY },
+      fleet: { hashKey: this.#options.hashKey ?? PUBLIC_HASH_KEY },
     });
     const seed = m.index === 0 ? 1 : 0;
     const node = new FleetNode({

@@ -23,9 +23,11 @@ import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
+  checkHotKeys,
   decodeReports,
   type DemandGroup,
   encodeReports,
+  fitGroup,
   groupBytes,
   MAX_GROUPS_PER_SECTION,
   newerReport,
@@ -36,7 +38,7 @@ import {
 export interface AllocatorOptions {
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once, at most 64. */
+  /** Keys coordinated at once, 1 to 64 (the records a report holds). */
   readonly hotKeys: number;
   /** The protocol period: a round of demand reports. */
   readonly protocolPeriodMs: number;
@@ -80,6 +82,8 @@ export interface AllocationStats {
   readonly held: boolean;
   /** Milliseconds since the last round. */
   readonly sinceLastRoundMs: number;
+  /** Records of hot keys left out of this node's reports for want of room, summed over reports. */
+  readonly cutRecords: number;
 }
 
 interface HotKey extends HotShare {
@@ -177,6 +181,7 @@ export class Allocator implements MembershipExtension {
   /** New keys start lean (joining, learning). */
   #lean = false;
   #relayCursor = 0;
+  #cutRecords = 0;
   readonly #incarnation: () => number;
 
   /**
@@ -200,7 +205,7 @@ export class Allocator implements MembershipExtension {
     this.#beta = options.beta ?? FLOOR_FRACTION;
     this.#cooldownMs = options.cooldownMs ?? COOLDOWN_MS;
     this.#tauMs = options.demandTauMs ?? DEMAND_TAU_MS;
-    this.#maxHot = options.hotKeys;
+    this.#maxHot = checkHotKeys(options.hotKeys);
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
     this.#view = this.#members.view(0);
@@ -222,9 +227,13 @@ export class Allocator implements MembershipExtension {
 
   /** The demand section for a probe or ack to `to`, within `maxBytes`. */
   outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
-    const own = this.#ownGroup();
+    // The own group goes first and whole if it can; cut to what fits if not,
+    // counted, rather than sent as nothing (or thrown) at all.
+    const fitted = fitGroup(this.#ownGroup(), maxBytes);
+    this.#cutRecords += fitted.cut;
+    const own = fitted.group;
+    if (own === undefined) return undefined;
     let budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
-    if (budget < 0) return undefined;
     const groups = [own];
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
@@ -312,6 +321,7 @@ export class Allocator implements MembershipExtension {
       withoutQuorum: this.#view.withoutQuorum,
       held: this.#held,
       sinceLastRoundMs: Math.max(0, nowMs - this.#lastRoundMs),
+      cutRecords: this.#cutRecords,
     };
   }
 

@@ -28,6 +28,7 @@
  * @module
  */
 
+import { checkOption, GUARD_BOUNDS } from "../options.ts";
 import type { Hash64 } from "../hash.ts";
 
 /** The version of the demand section, its first byte. */
@@ -63,6 +64,44 @@ export interface DemandGroup {
   readonly round: number;
   /** Its hot keys and their demand; complete, so a key left out is no longer hot there. */
   readonly records: readonly DemandRecord[];
+}
+
+/**
+ * Validates `hotKeys`, the keys a node coordinates at once: its whole hot
+ * set goes in one group, so at most {@link MAX_RECORDS_PER_GROUP}.
+ */
+export function checkHotKeys(n: number): number {
+  return checkOption("hotKeys", n);
+}
+
+// A node's demand report lists its whole hot set in one group: a hot set
+// larger than a group holds could never be reported. Checked at load.
+if (GUARD_BOUNDS.hotKeys.max !== MAX_RECORDS_PER_GROUP) {
+  throw new Error(
+    `hotKeys' bound (${GUARD_BOUNDS.hotKeys.max}) must equal MAX_RECORDS_PER_GROUP (${MAX_RECORDS_PER_GROUP})`,
+  );
+}
+
+/**
+ * The group cut to what fits in a section of `maxBytes` with nothing else:
+ * the records of highest demand first, as those weigh most in the peers'
+ * sums; `undefined` when not even an empty group fits. `cut` counts the
+ * records left out. A peer takes a key left out as not hot here, so a cut
+ * costs accuracy: better than no report at all, and counted so it shows.
+ */
+export function fitGroup(
+  group: DemandGroup,
+  maxBytes: number,
+): { readonly group: DemandGroup | undefined; readonly cut: number } {
+  const room = Math.min(
+    MAX_RECORDS_PER_GROUP,
+    Math.floor((maxBytes - SECTION_HEADER_BYTES - GROUP_HEADER_BYTES) / RECORD_BYTES),
+  );
+  const n = group.records.length;
+  if (room < 0) return { group: undefined, cut: n };
+  if (n <= room) return { group, cut: 0 };
+  const records = [...group.records].sort((a, b) => b.demand - a.demand).slice(0, room);
+  return { group: { ...group, records }, cut: n - room };
 }
 
 /** The size of a group with `records` records. */
