@@ -13,6 +13,7 @@ import { DEFAULT_PARTITION_POLICY, GUARD_BOUNDS as B } from "../core/options.ts"
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";
+import { splitHostPort } from "../proto/host_port.ts";
 import { checkHotKeys } from "../core/allocation/report.ts";
 import { checkMaxKeyBytes } from "../core/rules.ts";
 
@@ -267,16 +268,15 @@ function envName(flag: string): string {
   return `RATEGUARD_${flag.toUpperCase().replaceAll("-", "_")}`;
 }
 
-/** Reads `host:port` or `[v6]:port`. */
-export function parseHostPort(flag: string, text: string): { hostname: string; port: number } {
-  const m = /^(?:\[([0-9a-fA-F:.]+)\]|([^:\s]+)):(\d{1,5})$/.exec(text.trim());
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port > 65_535) {
+/** Reads `host:port` or `[v6]:port`, with the one parser of `src/proto/host_port.ts`. */
+function parseHostPort(flag: string, text: string): { hostname: string; port: number } {
+  const split = splitHostPort(text.trim());
+  if (split === undefined) {
     throw new UsageError(
       `${flag}: expected host:port, such as ${DEFAULT_HTTP}, got ${JSON.stringify(text)}`,
     );
   }
-  return { hostname: m[1] ?? m[2], port };
+  return { hostname: split.host, port: split.port };
 }
 
 /** Reads a duration: `200ms`, `1s`, `2m`, or a bare number of milliseconds. */

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { formatHostPort } from "../runtime/socket.ts";
+import { formatHostPort } from "../proto/host_port.ts";
 import { messageOf } from "../core/errors.ts";
 
 /** A running HTTP server. */

@@ -7,6 +7,7 @@
  */
 
 import { fnv1a64, MemberId } from "./member_id.ts";
+import { formatHostPort, splitHostPort } from "./host_port.ts";
 
 /** Address family tag, as it appears on the wire (append-only). */
 export const FAMILY_IPV4 = 4;
@@ -33,12 +34,14 @@ export const FAMILY_IPV6 = 6;
  */
 export class Address {
   readonly #bytes: Uint8Array;
+  readonly #host: string;
   readonly #text: string;
   #id: MemberId | undefined;
 
-  private constructor(bytes: Uint8Array, text: string) {
+  private constructor(bytes: Uint8Array, host: string, port: number) {
     this.#bytes = bytes;
-    this.#text = text;
+    this.#host = host;
+    this.#text = formatHostPort(host, port);
   }
 
   /**
@@ -63,8 +66,7 @@ export class Address {
     bytes.set(ip, 1);
     bytes[ip.length + 1] = port >>> 8;
     bytes[ip.length + 2] = port & 0xff;
-    const text = ip.length === 4 ? `${ip.join(".")}:${port}` : `[${formatV6(ip)}]:${port}`;
-    return new Address(bytes, text);
+    return new Address(bytes, ip.length === 4 ? ip.join(".") : formatV6(ip), port);
   }
 
   /**
@@ -77,13 +79,15 @@ export class Address {
    * @returns The address.
    */
   static parse(text: string): Address {
-    const v6 = /^\[([0-9A-Fa-f:.]+)\]:(\d{1,5})$/.exec(text);
-    const v4 = v6 ? null : /^([0-9.]+):(\d{1,5})$/.exec(text);
-    const match = v6 ?? v4;
-    const ip = match && (v6 ? parseV6(match[1]) : parseV4(match[1]));
-    const port = match ? Number(match[2]) : NaN;
-    if (!ip || !(port <= 0xffff)) throw new TypeError(`not an ip:port or [ipv6]:port: ${text}`);
-    return Address.of(ip, port);
+    const split = splitHostPort(text);
+    const ip = split && (split.bracketed ? parseV6(split.host) : parseV4(split.host));
+    if (!split || !ip) throw new TypeError(`not an ip:port or [ipv6]:port: ${text}`);
+    return Address.of(ip, split.port);
+  }
+
+  /** The IP as text, without brackets: `10.0.0.3`, `2001:db8::1`. */
+  get host(): string {
+    return this.#host;
   }
 
   /** 4 or 6. */

@@ -21,6 +21,7 @@
  */
 
 export { Address } from "./address.ts";
+export { formatHostPort, type HostPort, splitHostPort } from "./host_port.ts";
 export { MemberId } from "./member_id.ts";
 export {
   type Envelope,

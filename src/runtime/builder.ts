@@ -31,7 +31,6 @@ import {
 import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
-import { formatHostPort } from "./socket.ts";
 import { saltHashKey } from "./salt.ts";
 import { monotonicClock } from "./clock.ts";
 import type { Guard } from "./guard.ts";
@@ -350,16 +349,15 @@ async function spawnFleet(
 ): Promise<Guard> {
   const { book, enforcer, clock } = parts;
   const membershipSeed = crypto.getRandomValues(new Uint32Array(1))[0];
-  const bindHost = bind.toString().replace(/:\d+$/, "").replace(/^\[|\]$/g, "");
   let node: FleetNode | undefined;
   const gossip = await GossipTask.start({
-    bindHost,
+    bindHost: bind.host,
     bindPort: bind.port,
     clock,
     protocolPeriodMs: options.protocolPeriodMs,
     makeNode: (port) =>
       node = new FleetNode({
-        address: options.advertise ?? Address.parse(formatHostPort(bindHost, port)),
+        address: options.advertise ?? Address.of(bind.ip, port),
         seeds: options.seeds,
         book,
         enforcer,

@@ -205,12 +205,7 @@ export class GossipTask {
       void this.#resolve(r.name, r.host);
     }
     for (let t = this.node.pollTransmit(); t !== undefined; t = this.node.pollTransmit()) {
-      const ip = t.to.toString();
-      const colon = ip.lastIndexOf(":");
-      const to = {
-        hostname: ip.startsWith("[") ? ip.slice(1, colon - 1) : ip.slice(0, colon),
-        port: t.to.port,
-      };
+      const to = { hostname: t.to.host, port: t.to.port };
       const sealed = seal(this.#auth, t.bytes, webCryptoMac);
       if (sealed instanceof Promise) {
         const sending: Promise<void> = sealed.then((bytes) => this.#send(bytes, to), () => {

@@ -10,6 +10,7 @@
 
 import { createSocket, type Socket as NodeSocket } from "node:dgram";
 import { messageOf } from "../core/errors.ts";
+import { formatHostPort } from "../proto/host_port.ts";
 
 /** Where a datagram came from. */
 export interface Remote {
@@ -202,9 +203,4 @@ async function bindNode(
     },
     close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
   };
-}
-
-/** `host:port`, with brackets around an IPv6 literal. */
-export function formatHostPort(hostname: string, port: number): string {
-  return hostname.includes(":") ? `[${hostname}]:${port}` : `${hostname}:${port}`;
 }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Address, MemberId } from "../../src/proto/mod.ts";
 import { fnv1a64 } from "../../src/proto/member_id.ts";
+import { formatHostPort, splitHostPort } from "../../src/proto/host_port.ts";
 import { address } from "./arbitraries.ts";
 
 /** FNV-1a 64 straight from its definition, with bigint arithmetic. */
@@ -82,5 +83,28 @@ describe("fnv1a64", () => {
       const [hi, lo] = fnv1a64(bytes);
       assert.equal((BigInt(hi) << 32n) | BigInt(lo), fnvReference(bytes));
     }));
+  });
+});
+
+describe("host:port, one parser", () => {
+  it("an Address carries its host, and its text is the host and port written back", () => {
+    const v4 = Address.parse("10.0.0.3:7946");
+    const v6 = Address.parse("[2001:DB8::1]:7946");
+    assert.deepEqual([v4.host, v6.host], ["10.0.0.3", "2001:db8::1"]);
+    for (const a of [v4, v6]) assert.equal(formatHostPort(a.host, a.port), a.toString());
+    assert.equal(Address.parse("[::ffff:10.0.0.3]:1").host, "10.0.0.3", "v4-mapped is v4");
+  });
+
+  it("splits names and literals alike, and refuses what is neither", () => {
+    assert.deepEqual(splitHostPort("rateguard.svc:7946"), {
+      host: "rateguard.svc",
+      port: 7946,
+      bracketed: false,
+    });
+    assert.deepEqual(splitHostPort("[::1]:0"), { host: "::1", port: 0, bracketed: true });
+    for (const bad of ["::1:7946", "host", "host:", "host:65536", "[::1]", "a b:1", "[a]]:1"]) {
+      assert.equal(splitHostPort(bad), undefined, bad);
+    }
+    assert.throws(() => Address.parse("localhost:7946"), TypeError);
   });
 });

@@ -147,6 +147,26 @@ describe("spawning a guard in a fleet", () => {
     assert.equal(a.isRunning(), false);
   });
 
+  it("gossips over IPv6: two guards on [::1] join and share", async () => {
+    const a = await Guard.builder().bind("[::1]:0").limit(10).protocolPeriodMs(50).spawn();
+    assert.match(a.address()!, /^\[::1\]:\d+$/);
+    const b = await Guard.builder().bind("[::1]:0").seeds([a.address()!]).limit(10)
+      .protocolPeriodMs(50)
+      .spawn();
+    try {
+      const deadline = Date.now() + 10_000;
+      while ((a.clusterSize() < 2 || b.clusterSize() < 2) && Date.now() < deadline) {
+        await sleep(50);
+      }
+      assert.deepEqual([a.clusterSize(), b.clusterSize()], [2, 2]);
+      assert.ok(b.traffic()!.datagramsReceived > 0 && a.traffic()!.datagramsReceived > 0);
+      assert.equal(a.traffic()!.socketErrors + b.traffic()!.socketErrors, 0);
+    } finally {
+      await b.leave();
+      await a.leave();
+    }
+  });
+
   it("joins through a seed given by name", async () => {
     const a = await Guard.builder().bind("127.0.0.1:0").limit(10).protocolPeriodMs(50).spawn();
     const port = a.address()!.split(":")[1];

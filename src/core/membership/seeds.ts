@@ -10,6 +10,7 @@
  */
 
 import { Address } from "../../proto/mod.ts";
+import { formatHostPort, splitHostPort } from "../../proto/host_port.ts";
 
 /** How often a name that resolved is looked up again: a headless service's instances come and go. */
 export const RESOLVE_EVERY_MS = 30_000;
@@ -47,16 +48,13 @@ export interface ParsedSeed {
  * @returns Its host and port, and its address when the host is an IP literal.
  */
 export function parseSeed(seed: string): ParsedSeed {
-  const m = typeof seed === "string"
-    ? /^(?:\[([^\]]+)\]|([^:\s\[\]]+)):(\d{1,5})$/.exec(seed)
-    : null;
-  if (!m || Number(m[3]) > 65_535) {
+  const split = splitHostPort(seed);
+  if (split === undefined) {
     throw new TypeError(`a seed must be ip:port or host:port, got ${JSON.stringify(seed)}`);
   }
-  const host = m[1] ?? m[2];
-  const port = Number(m[3]);
+  const { host, port } = split;
   const address = ipAddress(host, port);
-  if (m[1] !== undefined && address === undefined) {
+  if (split.bracketed && address === undefined) {
     throw new TypeError(`a seed in brackets must be an IPv6 address, got ${JSON.stringify(seed)}`);
   }
   return { host, port, address };
@@ -65,7 +63,7 @@ export function parseSeed(seed: string): ParsedSeed {
 /** `ip` with `port`, or undefined when `ip` is not an IP literal. */
 function ipAddress(ip: string, port: number): Address | undefined {
   try {
-    return Address.parse(ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`);
+    return Address.parse(formatHostPort(ip, port));
   } catch {
     return undefined;
   }
