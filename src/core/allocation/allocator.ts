@@ -20,13 +20,7 @@ import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
-import {
-  decodeReports,
-  type DemandGroup,
-  encodeReports,
-  groupBytes,
-  newerReport,
-} from "./report.ts";
+import { decodeReports, type DemandGroup, encodeReports, groupBytes } from "./report.ts";
 
 /** Tunables of allocation; the defaults are the design's. */
 export interface AllocatorOptions {
@@ -95,17 +89,35 @@ interface HotKey extends HotShare {
 }
 
 interface OriginReports {
-  receivedMs: number;
+  readonly receivedMs: number;
   readonly origin: { readonly hi: number; readonly lo: number };
-  group: DemandGroup;
-  demands: Map<number, number>;
+  /** The report as it came, its age then included. */
+  readonly group: DemandGroup;
+  readonly demands: Map<number, number>;
 }
 
 /** Rounds of a hot key's own demand kept, to compare like with like. */
 const HISTORY_ROUNDS = 16;
 
-/** Reports of others relayed only while this fresh. */
-const RELAY_FRESH_MS = 2_000;
+/** Reports of others are relayed only while younger than this many protocol periods. */
+export const RELAY_FRESH_PERIODS = 10;
+
+/**
+ * A report is believed for this many protocol periods from when its origin
+ * made it (3 s at 200 ms): until then a report of an older round does not
+ * replace it; after, any report of the origin's life does, and one this old
+ * is not taken at all. Its origin refreshes it every round, so only a
+ * report its origin's real ones cannot pass (a forgery at the highest
+ * round) ever runs out, and then it stops counting as soon as a real one
+ * arrives.
+ */
+export const REPORT_BELIEVED_PERIODS = 15;
+
+// A report must be dead everywhere before anyone could hear it again: nobody
+// relays one older than RELAY_FRESH_PERIODS, and the margin covers transit.
+if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
+  throw new Error("REPORT_BELIEVED_PERIODS must exceed RELAY_FRESH_PERIODS by a margin");
+}
 
 /** See the module doc. */
 export class Allocator implements MembershipExtension {
@@ -135,20 +147,20 @@ export class Allocator implements MembershipExtension {
   #held = true;
   #learning = false;
   #relayCursor = 0;
-  readonly #incarnation: () => number;
+  readonly #life: () => number;
 
   /**
-   * An allocator for the node `self`: its member ID, and its current
-   * incarnation, by which its reports are ordered.
+   * An allocator for the node `self`: its member ID, and its life (see
+   * `Sender.life`), which its reports carry; read once the node exists.
    */
   constructor(
     book: LimitBook,
     enforcer: Enforcer,
-    self: { readonly id: { hi: number; lo: number }; readonly incarnation: () => number },
+    self: { readonly id: { hi: number; lo: number }; readonly life: () => number },
     options: AllocatorOptions,
   ) {
     const selfId = self.id;
-    this.#incarnation = self.incarnation;
+    this.#life = self.life;
     this.#book = book;
     this.#enforcer = enforcer;
     this.#selfId = selfId;
@@ -166,9 +178,10 @@ export class Allocator implements MembershipExtension {
 
   /** Membership's news of a member. */
   memberChanged(change: MemberChange): void {
-    this.#members.apply(change);
+    const renewed = this.#members.apply(change);
     const state = change.member.state;
-    if (state === "left" || state === "forgotten") {
+    // A new life's figures start afresh: its earlier life's say nothing of it.
+    if (renewed || state === "left" || state === "forgotten") {
       this.#reports.delete(change.member.id.toString());
     }
   }
@@ -183,13 +196,15 @@ export class Allocator implements MembershipExtension {
     // reaches all in about log N periods rather than N.
     const toKey = to.id.toString();
     const origins = this.#relay ? [...this.#reports.values()] : [];
+    const freshMs = RELAY_FRESH_PERIODS * this.#periodMs;
     for (let i = 0; i < origins.length && groups.length < 255; i++) {
       const o = origins[(this.#relayCursor + i) % origins.length];
       const size = groupBytes(o.group.records.length);
-      if (nowMs - o.receivedMs > RELAY_FRESH_MS || idKey(o.origin) === toKey || size > budget) {
-        continue;
-      }
-      groups.push(o.group);
+      // Passed on older by at least a millisecond, so that no report
+      // circulates without ageing.
+      const ageMs = Math.max(ageOf(o, nowMs), o.group.ageMs + 1);
+      if (ageMs > freshMs || idKey(o.origin) === toKey || size > budget) continue;
+      groups.push({ ...o.group, ageMs });
       budget -= size;
     }
     this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
@@ -202,10 +217,7 @@ export class Allocator implements MembershipExtension {
     if (!decoded.ok) return;
     for (const group of decoded.groups) {
       const key = idKey(group.origin);
-      if (key === this.#selfKey) continue;
-      const known = this.#reports.get(key);
-      // An older report, relayed late or replayed, changes nothing.
-      if (known && !newerReport(group, known.group)) continue;
+      if (key === this.#selfKey || !this.#takes(key, group, nowMs)) continue;
       const demands = new Map<number, number>();
       for (const r of group.records) {
         const id = hashId(r.hash);
@@ -219,6 +231,26 @@ export class Allocator implements MembershipExtension {
         demands,
       });
     }
+  }
+
+  /**
+   * Whether to take `group` as the word of its origin: only for an origin
+   * membership holds alive or suspect, of the life membership names, and
+   * younger than the believed time; then if it is of a later round than
+   * the report held, or the one held is past its believed time (as a
+   * forgery at the highest round would be) and this one is younger.
+   */
+  #takes(key: string, group: DemandGroup, nowMs: number): boolean {
+    const believedMs = REPORT_BELIEVED_PERIODS * this.#periodMs;
+    if (group.ageMs > believedMs) return false;
+    const life = this.#members.liveLife(key);
+    if (life === undefined || (life !== 0 && life !== group.life)) return false;
+    const known = this.#reports.get(key);
+    if (!known || known.group.life !== group.life || group.round > known.group.round) return true;
+    // An older round, relayed late or replayed, changes nothing while the
+    // report held is believed.
+    const knownAgeMs = ageOf(known, nowMs);
+    return knownAgeMs > believedMs && group.ageMs < knownAgeMs;
   }
 
   /**
@@ -394,8 +426,13 @@ export class Allocator implements MembershipExtension {
   #ownGroup(): DemandGroup {
     const records = [];
     for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
-    return { origin: this.#selfId, incarnation: this.#incarnation(), round: this.#round, records };
+    return { origin: this.#selfId, life: this.#life(), round: this.#round, ageMs: 0, records };
   }
+}
+
+/** How old a report held is now: its age when it came, and the time since. */
+function ageOf(o: OriginReports, nowMs: number): number {
+  return o.group.ageMs + (nowMs - o.receivedMs);
 }
 
 function idKey(id: { readonly hi: number; readonly lo: number }): string {
