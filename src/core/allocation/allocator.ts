@@ -19,6 +19,7 @@ import type { MemberChange, MembershipExtension } from "../membership/extension.
 import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
+import { HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import { decodeReports, type DemandGroup, encodeReports, groupBytes } from "./report.ts";
 
@@ -88,36 +89,8 @@ interface HotKey extends HotShare {
   coolSinceMs: number | undefined;
 }
 
-interface OriginReports {
-  readonly receivedMs: number;
-  readonly origin: { readonly hi: number; readonly lo: number };
-  /** The report as it came, its age then included. */
-  readonly group: DemandGroup;
-  readonly demands: Map<number, number>;
-}
-
 /** Rounds of a hot key's own demand kept, to compare like with like. */
 const HISTORY_ROUNDS = 16;
-
-/** Reports of others are relayed only while younger than this many protocol periods. */
-export const RELAY_FRESH_PERIODS = 10;
-
-/**
- * A report is believed for this many protocol periods from when its origin
- * made it (3 s at 200 ms): until then a report of an older round does not
- * replace it; after, any report of the origin's life does, and one this old
- * is not taken at all. Its origin refreshes it every round, so only a
- * report its origin's real ones cannot pass (a forgery at the highest
- * round) ever runs out, and then it stops counting as soon as a real one
- * arrives.
- */
-export const REPORT_BELIEVED_PERIODS = 15;
-
-// A report must be dead everywhere before anyone could hear it again: nobody
-// relays one older than RELAY_FRESH_PERIODS, and the margin covers transit.
-if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
-  throw new Error("REPORT_BELIEVED_PERIODS must exceed RELAY_FRESH_PERIODS by a margin");
-}
 
 /** See the module doc. */
 export class Allocator implements MembershipExtension {
@@ -127,7 +100,7 @@ export class Allocator implements MembershipExtension {
   readonly #selfKey: string;
   readonly #members: CountedMembers;
   readonly #hot = new Map<number, HotKey>();
-  readonly #reports = new Map<string, OriginReports>();
+  readonly #reports: HeardReports;
   readonly #remoteHot = new Map<number, number>(); // hash id → last heard, ms
   readonly #alpha: number;
   readonly #beta: number;
@@ -146,7 +119,6 @@ export class Allocator implements MembershipExtension {
   #view: CountedView;
   #held = true;
   #learning = false;
-  #relayCursor = 0;
   readonly #life: () => number;
 
   /**
@@ -166,6 +138,7 @@ export class Allocator implements MembershipExtension {
     this.#selfId = selfId;
     this.#selfKey = idKey(selfId);
     this.#members = new CountedMembers(options.policy);
+    this.#reports = new HeardReports(this.#members, options.protocolPeriodMs);
     this.#alpha = options.alpha ?? 0.5;
     this.#beta = options.beta ?? 0.05;
     this.#cooldownMs = options.cooldownMs ?? 5_000;
@@ -182,33 +155,19 @@ export class Allocator implements MembershipExtension {
     const state = change.member.state;
     // A new life's figures start afresh: its earlier life's say nothing of it.
     if (renewed || state === "left" || state === "forgotten") {
-      this.#reports.delete(change.member.id.toString());
+      this.#reports.forget(change.member.id.toString());
     }
   }
 
   /** The demand section for a probe or ack to `to`, within `maxBytes`. */
   outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
     const own = this.#ownGroup();
-    let budget = maxBytes - 2 - groupBytes(own.records.length);
+    const budget = maxBytes - 2 - groupBytes(own.records.length);
     if (budget < 0) return undefined;
-    const groups = [own];
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
-    const toKey = to.id.toString();
-    const origins = this.#relay ? [...this.#reports.values()] : [];
-    const freshMs = RELAY_FRESH_PERIODS * this.#periodMs;
-    for (let i = 0; i < origins.length && groups.length < 255; i++) {
-      const o = origins[(this.#relayCursor + i) % origins.length];
-      const size = groupBytes(o.group.records.length);
-      // Passed on older by at least a millisecond, so that no report
-      // circulates without ageing.
-      const ageMs = Math.max(ageOf(o, nowMs), o.group.ageMs + 1);
-      if (ageMs > freshMs || idKey(o.origin) === toKey || size > budget) continue;
-      groups.push({ ...o.group, ageMs });
-      budget -= size;
-    }
-    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
-    return encodeReports(groups);
+    const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id.toString(), budget) : [];
+    return encodeReports([own, ...relayed]);
   }
 
   /** A demand section another node sent. Malformed sections are dropped whole. */
@@ -217,40 +176,11 @@ export class Allocator implements MembershipExtension {
     if (!decoded.ok) return;
     for (const group of decoded.groups) {
       const key = idKey(group.origin);
-      if (key === this.#selfKey || !this.#takes(key, group, nowMs)) continue;
-      const demands = new Map<number, number>();
-      for (const r of group.records) {
-        const id = hashId(r.hash);
-        demands.set(id, r.demand);
-        if (r.demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
+      const demands = key === this.#selfKey ? undefined : this.#reports.take(key, group, nowMs);
+      for (const [id, demand] of demands ?? []) {
+        if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
-      this.#reports.set(key, {
-        receivedMs: nowMs,
-        origin: group.origin,
-        group,
-        demands,
-      });
     }
-  }
-
-  /**
-   * Whether to take `group` as the word of its origin: only for an origin
-   * membership holds alive or suspect, of the life membership names, and
-   * younger than the believed time; then if it is of a later round than
-   * the report held, or the one held is past its believed time (as a
-   * forgery at the highest round would be) and this one is younger.
-   */
-  #takes(key: string, group: DemandGroup, nowMs: number): boolean {
-    const believedMs = REPORT_BELIEVED_PERIODS * this.#periodMs;
-    if (group.ageMs > believedMs) return false;
-    const life = this.#members.liveLife(key);
-    if (life === undefined || (life !== 0 && life !== group.life)) return false;
-    const known = this.#reports.get(key);
-    if (!known || known.group.life !== group.life || group.round > known.group.round) return true;
-    // An older round, relayed late or replayed, changes nothing while the
-    // report held is believed.
-    const knownAgeMs = ageOf(known, nowMs);
-    return knownAgeMs > believedMs && group.ageMs < knownAgeMs;
   }
 
   /**
@@ -383,7 +313,7 @@ export class Allocator implements MembershipExtension {
     const id = hashId(hot.hash);
     let others = 0;
     let oldestMs = nowMs;
-    for (const [key, o] of this.#reports) {
+    for (const [key, o] of this.#reports.entries()) {
       const d = o.demands.get(id);
       if (d === undefined || !this.#view.counts(key)) continue;
       others += d;
@@ -428,11 +358,6 @@ export class Allocator implements MembershipExtension {
     for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
     return { origin: this.#selfId, life: this.#life(), round: this.#round, ageMs: 0, records };
   }
-}
-
-/** How old a report held is now: its age when it came, and the time since. */
-function ageOf(o: OriginReports, nowMs: number): number {
-  return o.group.ageMs + (nowMs - o.receivedMs);
 }
 
 function idKey(id: { readonly hi: number; readonly lo: number }): string {
