@@ -98,8 +98,7 @@ describe("Node", () => {
   });
 
   it("is due at once before its first timeout, and ignores a spurious one", () => {
-    const node = new Node(addr(1), { seed: 1 });
-    node.addSeed(addr(2));
+    const node = new Node(addr(1), { seed: 1, seeds: [addr(2).toString()] });
     assert.equal(node.pollTimeout(), 0);
     node.handleTimeout(0);
     assert.deepEqual(sent(node).map((s) => [s.to, s.message.type]), [["10.0.0.2:7946", "join"]]);
@@ -246,14 +245,12 @@ describe("Node", () => {
     // Two real nodes, then node 2 replaced by a new process at its address
     // within the same millisecond: same incarnation 0, another life.
     const a = new Node(addr(1), { seed: 1 });
-    const first = new Node(addr(2), { seed: 2 });
-    first.addSeed(a.address);
+    const first = new Node(addr(2), { seed: 2, seeds: [a.address.toString()] });
     run([a, first], 0, 2_000);
     const known = () => a.members().find((m) => m.address.equals(addr(2)))!;
     assert.deepEqual([known().incarnation, known().life], [0, first.life]);
-    const second = new Node(addr(2), { seed: 3 });
+    const second = new Node(addr(2), { seed: 3, seeds: [a.address.toString()] });
     assert.notEqual(second.life, first.life, "a new seed, a new life");
-    second.addSeed(a.address);
     run([a, second], 2_000, 2_400);
     assert.ok(second.incarnation > 0, "the new life refuted the old one's record");
     assert.deepEqual([known().incarnation, known().life], [second.incarnation, second.life]);
