@@ -12,9 +12,10 @@
  * lives     = sender life u32 | one life u32 per record, in the records' order
  * ```
  *
- * Sections: records 1, extension 2, lives 3. A life of 0 is no life: a
- * sender that does not send lives (a node of an earlier release) leaves the
- * section out, and a decoder leaves `life` out of what it says.
+ * Sections: records 1, extension 2, lives 4 (3 is reserved for padding).
+ * A life of 0 is no life: a sender that does not send lives (a node of an
+ * earlier release) leaves the section out, and a decoder leaves `life` out
+ * of what it says.
  *
  * Integers are big-endian. Sections let later versions add content without a
  * new version byte: a decoder skips kinds it does not know. A set `signed`
@@ -47,7 +48,8 @@ export const FLAG_SIGNED = 0x01;
 /** Section kinds. Append-only; decoders skip kinds they do not know. */
 const SECTION_RECORDS = 1;
 const SECTION_EXTENSION = 2;
-const SECTION_LIVES = 3;
+/** Number 3 is reserved for padding (zeros that only lengthen a datagram). */
+const SECTION_LIVES = 4;
 /** Bytes of one life in the lives section. */
 const LIFE_BYTES = 4;
 
