@@ -91,7 +91,7 @@ export class FleetNode {
     this.#enforcer = options.enforcer;
     this.#allocator = new Allocator(options.book, options.enforcer, {
       id: options.address.id,
-      incarnation: () => this.#node.incarnation,
+      life: () => this.#node.life,
     }, {
       policy: options.policy,
       hotKeys: options.hotKeys ?? GUARD_BOUNDS.hotKeys.default,

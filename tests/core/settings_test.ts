@@ -47,7 +47,7 @@ describe("hotKeys cannot break a fleet node", () => {
     const { book, enforcer } = fleetParts();
     const allocator = new Allocator(book, enforcer, {
       id: { hi: 1, lo: 2 },
-      incarnation: () => 0,
+      life: () => 1,
     }, { policy: PartitionPolicy.holdDown(), hotKeys: 64, protocolPeriodMs: 200 });
     const holds = { joining: false, membersFull: false, maxMembers: 8_192 };
     // 64 keys each past half its burst: all 64 turn hot.

@@ -21,6 +21,7 @@ import type { MemberChange, MembershipExtension } from "../membership/extension.
 import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
+import { HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
   checkHotKeys,
@@ -29,8 +30,6 @@ import {
   encodeReports,
   fitGroup,
   groupBytes,
-  MAX_GROUPS_PER_SECTION,
-  newerReport,
   SECTION_HEADER_BYTES,
 } from "./report.ts";
 
@@ -102,18 +101,8 @@ interface HotKey extends HotShare {
   coolSinceMs: number | undefined;
 }
 
-interface OriginReports {
-  receivedMs: number;
-  readonly origin: { readonly hi: number; readonly lo: number };
-  group: DemandGroup;
-  demands: Map<number, number>;
-}
-
 /** Rounds of a hot key's own demand kept, to compare like with like. */
 const HISTORY_ROUNDS = 16;
-
-/** Reports of others relayed only while this fresh. */
-const RELAY_FRESH_MS = 2_000;
 
 /**
  * How long a hot key must stay cool, here and at every peer, before it is
@@ -160,7 +149,7 @@ export class Allocator implements MembershipExtension {
   readonly #selfKey: string;
   readonly #members: CountedMembers;
   readonly #hot = new Map<number, HotKey>();
-  readonly #reports = new Map<string, OriginReports>();
+  readonly #reports: HeardReports;
   readonly #remoteHot = new Map<number, number>(); // hash id → last heard, ms
   readonly #alpha: number;
   readonly #beta: number;
@@ -180,27 +169,27 @@ export class Allocator implements MembershipExtension {
   #learning = false;
   /** New keys start lean (joining, learning). */
   #lean = false;
-  #relayCursor = 0;
   #cutRecords = 0;
-  readonly #incarnation: () => number;
+  readonly #life: () => number;
 
   /**
-   * An allocator for the node `self`: its member ID, and its current
-   * incarnation, by which its reports are ordered.
+   * An allocator for the node `self`: its member ID, and its life (see
+   * `Sender.life`), which its reports carry; read once the node exists.
    */
   constructor(
     book: LimitBook,
     enforcer: Enforcer,
-    self: { readonly id: { hi: number; lo: number }; readonly incarnation: () => number },
+    self: { readonly id: { hi: number; lo: number }; readonly life: () => number },
     options: AllocatorOptions,
   ) {
     const selfId = self.id;
-    this.#incarnation = self.incarnation;
+    this.#life = self.life;
     this.#book = book;
     this.#enforcer = enforcer;
     this.#selfId = selfId;
     this.#selfKey = memberIdText(selfId);
     this.#members = new CountedMembers(options.policy);
+    this.#reports = new HeardReports(this.#members, options.protocolPeriodMs);
     this.#alpha = options.alpha ?? COLD_FRACTION;
     this.#beta = options.beta ?? FLOOR_FRACTION;
     this.#cooldownMs = options.cooldownMs ?? COOLDOWN_MS;
@@ -218,10 +207,11 @@ export class Allocator implements MembershipExtension {
 
   /** Membership's news of a member. */
   memberChanged(change: MemberChange): void {
-    this.#members.apply(change);
+    const renewed = this.#members.apply(change);
     const state = change.member.state;
-    if (state === "left" || state === "forgotten") {
-      this.#reports.delete(change.member.id.toString());
+    // A new life's figures start afresh: its earlier life's say nothing of it.
+    if (renewed || state === "left" || state === "forgotten") {
+      this.#reports.forget(change.member.id.toString());
     }
   }
 
@@ -233,25 +223,11 @@ export class Allocator implements MembershipExtension {
     this.#cutRecords += fitted.cut;
     const own = fitted.group;
     if (own === undefined) return undefined;
-    let budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
-    const groups = [own];
+    const budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
-    const toKey = to.id.toString();
-    const origins = this.#relay ? [...this.#reports.values()] : [];
-    for (let i = 0; i < origins.length && groups.length < MAX_GROUPS_PER_SECTION; i++) {
-      const o = origins[(this.#relayCursor + i) % origins.length];
-      const size = groupBytes(o.group.records.length);
-      if (
-        nowMs - o.receivedMs > RELAY_FRESH_MS || memberIdText(o.origin) === toKey || size > budget
-      ) {
-        continue;
-      }
-      groups.push(o.group);
-      budget -= size;
-    }
-    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
-    return encodeReports(groups);
+    const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id.toString(), budget) : [];
+    return encodeReports([own, ...relayed]);
   }
 
   /** A demand section another node sent. Malformed sections are dropped whole. */
@@ -260,22 +236,10 @@ export class Allocator implements MembershipExtension {
     if (!decoded.ok) return;
     for (const group of decoded.groups) {
       const key = memberIdText(group.origin);
-      if (key === this.#selfKey) continue;
-      const known = this.#reports.get(key);
-      // An older report, relayed late or replayed, changes nothing.
-      if (known && !newerReport(group, known.group)) continue;
-      const demands = new Map<number, number>();
-      for (const r of group.records) {
-        const id = hashId(r.hash);
-        demands.set(id, r.demand);
-        if (r.demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
+      const demands = key === this.#selfKey ? undefined : this.#reports.take(key, group, nowMs);
+      for (const [id, demand] of demands ?? []) {
+        if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
-      this.#reports.set(key, {
-        receivedMs: nowMs,
-        origin: group.origin,
-        group,
-        demands,
-      });
     }
   }
 
@@ -409,7 +373,7 @@ export class Allocator implements MembershipExtension {
     const id = hashId(hot.hash);
     let others = 0;
     let oldestMs = nowMs;
-    for (const [key, o] of this.#reports) {
+    for (const [key, o] of this.#reports.entries()) {
       const d = o.demands.get(id);
       if (d === undefined || !this.#view.counts(key)) continue;
       others += d;
@@ -452,6 +416,6 @@ export class Allocator implements MembershipExtension {
   #ownGroup(): DemandGroup {
     const records = [];
     for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
-    return { origin: this.#selfId, incarnation: this.#incarnation(), round: this.#round, records };
+    return { origin: this.#selfId, life: this.#life(), round: this.#round, ageMs: 0, records };
   }
 }

@@ -10,9 +10,12 @@ import { GUARD_BOUNDS } from "../options.ts";
 /** Tunables of SWIM and Lifeguard; every field is optional. */
 export interface MembershipOptions {
   /**
-   * Seed of the node's random choices (probe order, helpers, sequence numbers). The runtime passes
-   * a random one, so that a restarted node does not replay its sequence numbers; the simulator
-   * passes a derived one, so that a run replays.
+   * Seed of the node's random choices (probe order, helpers, sequence
+   * numbers) and of its life (see `Sender.life`). The runtime passes a
+   * random one, so that a restarted node does not replay its sequence
+   * numbers and is told from its earlier life; the simulator passes a
+   * derived one, so that a run replays. Give a node started again another
+   * seed: the default is the same for every start.
    *
    * @default {derived from the address}
    */
