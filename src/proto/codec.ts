@@ -8,6 +8,7 @@
  * fields    = ping, ack, nack: seq u32 · pingReq: seq u32 | id u64 | address
  *             join: page u16 · state: page u16 | pages u16 · gossip: none
  * section   = kind u8 | length u16 | body (length bytes)
+ *             kinds: 1 records · 2 extension · 3 padding (zeros, skipped)
  * record    = state u8 | incarnation u32 | id u64 | address | from u64 (suspect only)
  * ```
  *
@@ -42,6 +43,7 @@ export const FLAG_SIGNED = 0x01;
 /** Section kinds. Append-only; decoders skip kinds they do not know. */
 const SECTION_RECORDS = 1;
 const SECTION_EXTENSION = 2;
+const SECTION_PADDING = 3;
 
 const HEADER_BYTES = 3;
 const SECTION_HEADER_BYTES = 3;
@@ -88,6 +90,7 @@ export function encodedSize(message: Message): number {
     for (const record of message.records) size += recordSize(record);
   }
   if (message.extension) size += SECTION_HEADER_BYTES + message.extension.length;
+  if (message.padding) size += SECTION_HEADER_BYTES + message.padding;
   return size;
 }
 
@@ -110,6 +113,10 @@ export function encodedSize(message: Message): number {
  * ```
  */
 export function encode(message: Message): Uint8Array {
+  const padding = message.padding ?? 0;
+  if (!Number.isInteger(padding) || padding < 0) {
+    throw new RangeError(`padding must be a whole number of bytes, got ${padding}`);
+  }
   const size = encodedSize(message);
   if (size > MAX_MESSAGE_BYTES) {
     throw new RangeError(
@@ -146,6 +153,12 @@ export function encode(message: Message): Uint8Array {
   if (message.extension) {
     const start = w.section(SECTION_EXTENSION);
     w.bytes(message.extension);
+    w.endSection(start);
+  }
+  if (message.padding) {
+    // The buffer starts zeroed: the padding is only its length.
+    const start = w.section(SECTION_PADDING);
+    w.skip(message.padding);
     w.endSection(start);
   }
   return w.buffer;
@@ -290,6 +303,10 @@ class Writer {
   bytes(bytes: Uint8Array): void {
     this.buffer.set(bytes, this.#at);
     this.#at += bytes.length;
+  }
+
+  skip(n: number): void {
+    this.#at += n;
   }
 
   section(kind: number): number {

@@ -10,6 +10,7 @@ import {
   type Address,
   decode,
   encode,
+  MAX_MESSAGE_BYTES,
   type MemberRecord,
   type Message,
   type Sender,
@@ -22,6 +23,7 @@ import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
 import { type Applied, type Member, MemberTable } from "./table.ts";
 import { Prober, type SendFields } from "./prober.ts";
+import { Gate } from "./gate.ts";
 
 /** A datagram the node wants sent. */
 export interface Transmit {
@@ -57,6 +59,13 @@ export interface MembershipStats {
   readonly malformed: number;
   /** Whether `leave()` was called. */
   readonly left: boolean;
+  /**
+   * Datagrams not sent to an address that has not shown it receives there,
+   * as they would have exceeded the bytes received in its name.
+   */
+  readonly withheldDatagrams: number;
+  /** Bytes of those datagrams, at the least each could have taken. */
+  readonly withheldBytes: number;
 }
 
 /** Times a page of a membership transfer is asked for again before giving up. */
@@ -97,6 +106,7 @@ export class Node {
   readonly #broadcasts = new Broadcasts();
   readonly #prober: Prober;
   readonly #composer: Composer;
+  readonly #gate: Gate;
   readonly #outbox: Transmit[] = [];
   #outboxHead = 0;
   readonly #seeds: Address[] = [];
@@ -125,10 +135,14 @@ export class Node {
     this.#extension = options.extension;
     this.#prng = new Prng(options.seed ?? (address.id.lo ^ address.id.hi));
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
+    this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
       send: (nowMs, to, fields) => this.#send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
+      reachable: (member) => this.#reachable(member),
+      helperRank: (member) =>
+        this.#isSeed(member.address) ? 2 : Number(this.#gate.isProven(member.key)),
     });
     this.#composer = new Composer({
       config: this.#config,
@@ -178,13 +192,15 @@ export class Node {
       this.#aboutSelf({ state: "alive", ...sender });
       return;
     }
+    this.#gate.credit(sender.address.toString(), bytes.length);
     let refuted = false;
     for (const record of [{ state: "alive", ...sender } as const, ...message.records]) {
       if (!record.id.equals(record.address.id)) this.#mismatched++;
       else if (this.#apply(record, nowMs) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
-    this.#dispatch(nowMs, message);
+    this.#dispatch(nowMs, message, bytes.length);
+    this.#challenge(nowMs, sender.address);
     if (refuted) this.#spreadRefutation(nowMs, message);
   }
 
@@ -208,16 +224,24 @@ export class Node {
     }
   }
 
-  #dispatch(nowMs: number, message: Message): void {
+  #dispatch(nowMs: number, message: Message, size: number): void {
     const to = message.sender.address;
     const peerIncarnation = message.sender.incarnation;
     switch (message.type) {
       case "ping":
         this.#send(nowMs, to, { type: "ack", seq: message.seq }, peerIncarnation);
         return;
-      case "ack":
-        this.#prober.acked(nowMs, message.seq);
+      case "ack": {
+        this.#gate.acked(message.seq, to.toString());
+        const target = this.#prober.acked(nowMs, message.seq);
+        // A helper's relay: it spent these bytes for the target, which may
+        // be a member only heard of, so this node may now probe it directly.
+        if (target && !target.address.equals(to)) {
+          this.#gate.credit(target.key, size);
+          this.#challenge(nowMs, target.address);
+        }
         return;
+      }
       case "nack":
         this.#prober.nacked(message.seq);
         return;
@@ -232,10 +256,7 @@ export class Node {
         }
         return;
       case "join":
-        this.#outbox.push({
-          to,
-          bytes: this.#composer.statePage(to, peerIncarnation, message.page),
-        });
+        this.#transmit(to, this.#composer.statePage(to, peerIncarnation, message.page));
         return;
       case "state":
         this.#nextPage(nowMs, to, message);
@@ -297,10 +318,10 @@ export class Node {
       m.state === "alive" || m.state === "suspect"
     );
     for (const member of this.#prng.shuffle(live).slice(0, LEAVE_FANOUT)) {
-      this.#outbox.push({
-        to: member.address,
-        bytes: encode({ type: "gossip", sender: this.#sender(), records: [goodbye] }),
-      });
+      this.#transmit(
+        member.address,
+        encode({ type: "gossip", sender: this.#sender(), records: [goodbye] }),
+      );
     }
     this.#left = true;
   }
@@ -330,6 +351,8 @@ export class Node {
       mismatchedRecords: this.#mismatched,
       malformed: this.#malformed,
       left: this.#left,
+      withheldDatagrams: this.#gate.withheldDatagrams,
+      withheldBytes: this.#gate.withheldBytes,
     };
   }
 
@@ -380,6 +403,10 @@ export class Node {
   }
 
   #changed(change: MemberChange, member: Member): void {
+    const state = change.member.state;
+    if (state === "dead" || state === "left" || state === "forgotten") {
+      this.#gate.forget(member.key);
+    }
     if (change.member.state !== "forgotten") {
       this.#broadcasts.push(member.key, recordOf(member));
       const wasLive = change.previous === "alive" || change.previous === "suspect";
@@ -430,7 +457,66 @@ export class Node {
     this.#send(nowMs, sync.from, { type: "join", page: sync.page });
   }
 
-  #send(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): void {
-    this.#outbox.push({ to, bytes: this.#composer.compose(nowMs, to, fields, peerIncarnation) });
+  #send(
+    nowMs: number,
+    to: Address,
+    fields: SendFields,
+    peerIncarnation?: number,
+    padTo = fields.type === "join" ? MAX_MESSAGE_BYTES : 0,
+  ): void {
+    const key = to.toString();
+    const open = this.#isSeed(to) || this.#gate.isProven(key);
+    const limits = open ? { peerIncarnation, padTo } : {
+      peerIncarnation,
+      padTo,
+      maxBytes: this.#gate.room(key),
+      lean: true,
+    };
+    const bytes = this.#composer.compose(nowMs, to, fields, limits);
+    if (!bytes) {
+      this.#gate.withhold(this.#composer.bareSize(fields));
+      return;
+    }
+    if (!open && fields.type === "ping") this.#gate.challenge(fields.seq, key);
+    this.#transmit(to, bytes, open);
+  }
+
+  /** Queues `bytes` for `to`, unless `to` is neither open nor has credit for them. */
+  #transmit(to: Address, bytes: Uint8Array, open = this.#isSeed(to)): void {
+    if (open || this.#gate.spend(to.toString(), bytes.length)) this.#outbox.push({ to, bytes });
+  }
+
+  /**
+   * Seeds are open: the operator named them, and what goes to them is
+   * bounded by the protocol's own pace (a join a period while alone, one
+   * every `seedIntervalMs` after), not by what anyone else writes.
+   */
+  #isSeed(address: Address): boolean {
+    return this.#seeds.some((seed) => seed.equals(address));
+  }
+
+  /**
+   * Pings `address` to prove it, if it is not proven and what it sent pays
+   * for a ping. Padded, when there is credit, to pay for a ping back: two
+   * members that only heard of each other prove each other in one exchange.
+   */
+  #challenge(nowMs: number, address: Address): void {
+    const key = address.toString();
+    if (this.#isSeed(address) || this.#gate.isProven(key)) return;
+    const bare = this.#composer.bareSize({ type: "ping", seq: 0 });
+    if (this.#gate.room(key) < bare) return;
+    this.#send(
+      nowMs,
+      address,
+      { type: "ping", seq: this.#prober.nextSeq() },
+      undefined,
+      2 * bare + 3,
+    );
+  }
+
+  /** Whether a bare ping may go to `member`: proven, a seed, or paid for. */
+  #reachable(member: Member): boolean {
+    if (this.#isSeed(member.address)) return true;
+    return this.#gate.room(member.key) >= this.#composer.bareSize({ type: "ping", seq: 0 });
   }
 }

@@ -1,0 +1,85 @@
+// Reflection: a stranger writes someone else's address into datagrams; the
+// fleet must not send that address more bytes than were sent in its name.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Address, encode, type Message } from "../../src/core/membership/mod.ts";
+import { Cluster } from "../../src/sim/cluster.ts";
+import { waitFor } from "../../src/sim/report.ts";
+
+const VICTIM = Address.parse("192.0.2.7:7946");
+const ATTACKER = Address.parse("198.51.100.9:7946");
+const peer = (address: Address) => ({ id: address.id, address });
+const as = (address: Address, incarnation = 0) => ({ ...peer(address), incarnation });
+
+function settledCluster(seed: number, size: number): Cluster {
+  const cluster = new Cluster({ seed, size });
+  assert.notEqual(waitFor(cluster, () => cluster.converged(), 20_000), undefined, "never formed");
+  cluster.runFor(5_000);
+  cluster.resetTraffic();
+  return cluster;
+}
+
+/** Hands each datagram to node `i` in turn; returns the bytes handed over. */
+function spray(cluster: Cluster, from: Address, messages: Message[]): number {
+  let bytes = 0;
+  messages.forEach((message, i) => {
+    const datagram = encode(message);
+    bytes += datagram.length;
+    cluster.inject(i % cluster.size, from, datagram);
+  });
+  return bytes;
+}
+
+function withheld(cluster: Cluster): { datagrams: number; bytes: number } {
+  let datagrams = 0, bytes = 0;
+  for (let i = 0; i < cluster.size; i++) {
+    const stats = cluster.node(i)!.stats(cluster.nowMs);
+    datagrams += stats.withheldDatagrams;
+    bytes += stats.withheldBytes;
+  }
+  return { datagrams, bytes };
+}
+
+describe("no reflection", () => {
+  it("five spoofed joins naming a stranger get it no more bytes than they carried", () => {
+    const cluster = settledCluster(11, 5);
+    const joins: Message[] = [];
+    for (let i = 0; i < 5; i++) {
+      joins.push({ type: "join", page: 0, sender: as(VICTIM), records: [] });
+    }
+    const spoofedBytes = spray(cluster, VICTIM, joins);
+    cluster.runFor(20_000);
+    const reflected = cluster.trafficTo(VICTIM);
+    assert.ok(
+      reflected.bytes <= spoofedBytes,
+      `the fleet sent the stranger ${reflected.datagrams} datagrams, ${reflected.bytes} bytes, ` +
+        `${(reflected.bytes / spoofedBytes).toFixed(1)} times the ${spoofedBytes} sent in its name`,
+    );
+    assert.ok(withheld(cluster).datagrams > 0, "what was held back is counted");
+    assert.ok(cluster.converged(), "the fleet forgets the stranger, and stays whole");
+  });
+
+  it("news of a stranger, or a request to probe it, gets it nothing", () => {
+    const cluster = settledCluster(12, 5);
+    const rumour: Message[] = [];
+    for (let i = 0; i < 5; i++) {
+      rumour.push({
+        type: "gossip",
+        sender: as(ATTACKER),
+        records: [{ state: "alive", ...as(VICTIM, i) }],
+      });
+      rumour.push({
+        type: "pingReq",
+        seq: i,
+        target: peer(VICTIM),
+        sender: as(ATTACKER),
+        records: [],
+      });
+    }
+    spray(cluster, ATTACKER, rumour);
+    cluster.runFor(20_000);
+    const reflected = cluster.trafficTo(VICTIM);
+    assert.equal(reflected.bytes, 0, `the stranger got ${reflected.datagrams} datagrams`);
+    assert.ok(cluster.converged());
+  });
+});
