@@ -109,6 +109,8 @@ describe("stats", () => {
       sinceLastRoundMs: 42,
       identityConflicts: 2,
       membersRefused: 7,
+      withheldDatagrams: 13,
+      withheldBytes: 14,
       malformed: 4,
       mismatchedRecords: 9,
     };

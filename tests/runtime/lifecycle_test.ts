@@ -33,7 +33,9 @@ describe("a guard's lifecycle", () => {
         throw new Error("a bug in the node");
       };
       const deadline = Date.now() + 5_000;
-      while (guard.isRunning() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      while (guard.isRunning() && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 10));
+      }
       FleetNode.prototype.handleTimeout = handleTimeout;
       assert.equal(guard.isRunning(), false, "the task died");
       guard.check("after");
