@@ -229,7 +229,8 @@ export class Prober {
   /**
    * A fresh sequence number, drawn at random rather than counted: an ack
    * carrying it back is what proves an address receives (see `gate.ts`), so
-   * whoever saw one must not be able to tell the next.
+   * whoever saw one must not get the next by adding one. The generator is
+   * not cryptographic; signing is what stops a determined forger.
    */
   nextSeq(): number {
     for (;;) {
