@@ -72,7 +72,8 @@ export const METRICS: readonly MetricDefinition[] = [
   {
     name: "rateguard_withheld_datagrams_total",
     kind: "counter",
-    help: "Datagrams not sent to an address not yet shown to receive, beyond the bytes sent in its name.",
+    help:
+      "Datagrams not sent to an address not yet shown to receive, beyond the bytes sent in its name.",
     series: (s) => one(s.withheldDatagrams),
   },
   {

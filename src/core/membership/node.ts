@@ -110,6 +110,7 @@ export class Node {
   readonly #outbox: Transmit[] = [];
   #outboxHead = 0;
   readonly #seeds: Address[] = [];
+  readonly #seedKeys = new Set<string>();
   #seedCursor = 0;
   #lastSeedContactMs = -Infinity;
   #incarnation = 0;
@@ -170,8 +171,9 @@ export class Node {
    * of a long partition find each other again.
    */
   addSeed(address: Address): void {
-    if (address.equals(this.#self) || this.#seeds.some((s) => s.equals(address))) return;
+    if (address.equals(this.#self) || this.#seedKeys.has(address.toString())) return;
     this.#seeds.push(address);
+    this.#seedKeys.add(address.toString());
   }
 
   /**
@@ -492,7 +494,7 @@ export class Node {
    * every `seedIntervalMs` after), not by what anyone else writes.
    */
   #isSeed(address: Address): boolean {
-    return this.#seeds.some((seed) => seed.equals(address));
+    return this.#seedKeys.has(address.toString());
   }
 
   /**

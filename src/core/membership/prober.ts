@@ -194,12 +194,20 @@ export class Prober {
   }
 
   #askHelpers(nowMs: number, probe: Probe): void {
-    const candidates = [...this.#host.live()].filter(
-      (m) => m.state === "alive" && m !== probe.target && this.#host.helperRank(m) > 0,
-    );
-    const helpers = this.#prng.shuffle(candidates)
-      .sort((a, b) => this.#host.helperRank(b) - this.#host.helperRank(a))
-      .slice(0, this.#config.indirectProbes);
+    const candidates: Member[] = [];
+    for (const m of this.#host.live()) {
+      if (m.state === "alive" && m !== probe.target && this.#host.helperRank(m) > 0) {
+        candidates.push(m);
+      }
+    }
+    // Shuffled, then the seeds first, each group in its shuffled order.
+    const shuffled = this.#prng.shuffle(candidates);
+    const seeds = shuffled.filter((m) => this.#host.helperRank(m) > 1);
+    const helpers = seeds.length === 0 ? shuffled : [
+      ...seeds,
+      ...shuffled.filter((m) => this.#host.helperRank(m) === 1),
+    ];
+    helpers.length = Math.min(helpers.length, this.#config.indirectProbes);
     probe.indirect = true;
     probe.helpers = helpers.length;
     const target = { id: probe.target.id, address: probe.target.address };
