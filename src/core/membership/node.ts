@@ -10,7 +10,6 @@ import {
   type Address,
   decode,
   encode,
-  MAX_MESSAGE_BYTES,
   type MemberRecord,
   type Message,
   type Sender,
@@ -24,14 +23,9 @@ import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.
 import { type Applied, type Member, MemberTable } from "./table.ts";
 import { Prober, type SendFields } from "./prober.ts";
 import { Gate } from "./gate.ts";
+import { Outbox, type Transmit } from "./outbox.ts";
 
-/** A datagram the node wants sent. */
-export interface Transmit {
-  /** Where to. */
-  readonly to: Address;
-  /** What, at most `MAX_DATAGRAM_BYTES` once signed. */
-  readonly bytes: Uint8Array;
-}
+export type { Transmit } from "./outbox.ts";
 
 /** What a node knows of the cluster and what it has refused, for `guard.stats()`. */
 export interface MembershipStats {
@@ -107,8 +101,7 @@ export class Node {
   readonly #prober: Prober;
   readonly #composer: Composer;
   readonly #gate: Gate;
-  readonly #outbox: Transmit[] = [];
-  #outboxHead = 0;
+  readonly #outbox: Outbox;
   readonly #seeds: Address[] = [];
   readonly #seedKeys = new Set<string>();
   #seedCursor = 0;
@@ -138,12 +131,11 @@ export class Node {
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
     this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
-      send: (nowMs, to, fields) => this.#send(nowMs, to, fields),
+      send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
-      reachable: (member) => this.#reachable(member),
-      helperRank: (member) =>
-        this.#isSeed(member.address) ? 2 : Number(this.#gate.isProven(member.key)),
+      reachable: (member) => this.#outbox.reachable(member),
+      helperRank: (member) => this.#outbox.helperRank(member),
     });
     this.#composer = new Composer({
       config: this.#config,
@@ -152,6 +144,12 @@ export class Node {
       broadcasts: this.#broadcasts,
       randomMember: () => this.#prober.randomMember(),
       sender: () => this.#sender(),
+    });
+    this.#outbox = new Outbox({
+      gate: this.#gate,
+      composer: this.#composer,
+      isSeed: (address) => this.#seedKeys.has(address.toString()),
+      nextSeq: () => this.#prober.nextSeq(),
     });
   }
 
@@ -202,7 +200,7 @@ export class Node {
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
     this.#dispatch(nowMs, message, bytes.length);
-    this.#challenge(nowMs, sender.address);
+    this.#outbox.challenge(nowMs, sender.address);
     if (refuted) this.#spreadRefutation(nowMs, message);
   }
 
@@ -216,13 +214,13 @@ export class Node {
     const teller = cause.sender.address;
     // A ping or a join is answered anyway, and the answer carries the news.
     if (cause.type !== "ping" && cause.type !== "join") {
-      this.#send(nowMs, teller, { type: "gossip" });
+      this.#outbox.send(nowMs, teller, { type: "gossip" });
     }
     const others = [...this.#table.values()].filter(
       (m) => m.state === "alive" && !m.address.equals(teller),
     );
     for (const member of this.#prng.shuffle(others).slice(0, this.#config.indirectProbes)) {
-      this.#send(nowMs, member.address, { type: "gossip" });
+      this.#outbox.send(nowMs, member.address, { type: "gossip" });
     }
   }
 
@@ -231,7 +229,7 @@ export class Node {
     const peerIncarnation = message.sender.incarnation;
     switch (message.type) {
       case "ping":
-        this.#send(nowMs, to, { type: "ack", seq: message.seq }, peerIncarnation);
+        this.#outbox.send(nowMs, to, { type: "ack", seq: message.seq }, peerIncarnation);
         return;
       case "ack": {
         this.#gate.acked(message.seq, to.toString());
@@ -240,7 +238,7 @@ export class Node {
         // be a member only heard of, so this node may now probe it directly.
         if (target && !target.address.equals(to)) {
           this.#gate.credit(target.key, size);
-          this.#challenge(nowMs, target.address);
+          this.#outbox.challenge(nowMs, target.address);
         }
         return;
       }
@@ -258,7 +256,7 @@ export class Node {
         }
         return;
       case "join":
-        this.#transmit(to, this.#composer.statePage(to, peerIncarnation, message.page));
+        this.#outbox.transmit(to, this.#composer.statePage(to, peerIncarnation, message.page));
         return;
       case "state":
         this.#nextPage(nowMs, to, message);
@@ -291,13 +289,7 @@ export class Node {
 
   /** The next datagram to send, if any. */
   pollTransmit(): Transmit | undefined {
-    if (this.#outboxHead === this.#outbox.length) return undefined;
-    const transmit = this.#outbox[this.#outboxHead++];
-    if (this.#outboxHead === this.#outbox.length) {
-      this.#outbox.length = 0;
-      this.#outboxHead = 0;
-    }
-    return transmit;
+    return this.#outbox.poll();
   }
 
   /** When `handleTimeout` is next due (0 before the first call), or undefined once left. */
@@ -320,7 +312,7 @@ export class Node {
       m.state === "alive" || m.state === "suspect"
     );
     for (const member of this.#prng.shuffle(live).slice(0, LEAVE_FANOUT)) {
-      this.#transmit(
+      this.#outbox.transmit(
         member.address,
         encode({ type: "gossip", sender: this.#sender(), records: [goodbye] }),
       );
@@ -401,7 +393,7 @@ export class Node {
     if (this.#apply(record, nowMs) === "stale") return;
     // Lifeguard's buddy system: the suspect hears it first, so that it
     // refutes before the news has gone round and the timeouts run out.
-    this.#send(nowMs, address, { type: "gossip" });
+    this.#outbox.send(nowMs, address, { type: "gossip" });
   }
 
   #changed(change: MemberChange, member: Member): void {
@@ -424,7 +416,7 @@ export class Node {
       if (!wanted(seed)) continue;
       this.#seedCursor = (this.#seedCursor + i + 1) % count;
       this.#lastSeedContactMs = nowMs;
-      this.#send(nowMs, seed, { type: "join", page: 0 });
+      this.#outbox.send(nowMs, seed, { type: "join", page: 0 });
       return;
     }
   }
@@ -443,7 +435,7 @@ export class Node {
       return;
     }
     this.#sync = { from, page: next, askedAtMs: nowMs, tries: 0 };
-    this.#send(nowMs, from, { type: "join", page: next });
+    this.#outbox.send(nowMs, from, { type: "join", page: next });
   }
 
   /** Asks again for a page that did not come within a period; gives up after a few tries. */
@@ -456,69 +448,6 @@ export class Node {
     }
     sync.tries++;
     sync.askedAtMs = nowMs;
-    this.#send(nowMs, sync.from, { type: "join", page: sync.page });
-  }
-
-  #send(
-    nowMs: number,
-    to: Address,
-    fields: SendFields,
-    peerIncarnation?: number,
-    padTo = fields.type === "join" ? MAX_MESSAGE_BYTES : 0,
-  ): void {
-    const key = to.toString();
-    const open = this.#isSeed(to) || this.#gate.isProven(key);
-    const limits = open ? { peerIncarnation, padTo } : {
-      peerIncarnation,
-      padTo,
-      maxBytes: this.#gate.room(key),
-      lean: true,
-    };
-    const bytes = this.#composer.compose(nowMs, to, fields, limits);
-    if (!bytes) {
-      this.#gate.withhold(this.#composer.bareSize(fields));
-      return;
-    }
-    if (!open && fields.type === "ping") this.#gate.challenge(fields.seq, key);
-    this.#transmit(to, bytes, open);
-  }
-
-  /** Queues `bytes` for `to`, unless `to` is neither open nor has credit for them. */
-  #transmit(to: Address, bytes: Uint8Array, open = this.#isSeed(to)): void {
-    if (open || this.#gate.spend(to.toString(), bytes.length)) this.#outbox.push({ to, bytes });
-  }
-
-  /**
-   * Seeds are open: the operator named them, and what goes to them is
-   * bounded by the protocol's own pace (a join a period while alone, one
-   * every `seedIntervalMs` after), not by what anyone else writes.
-   */
-  #isSeed(address: Address): boolean {
-    return this.#seedKeys.has(address.toString());
-  }
-
-  /**
-   * Pings `address` to prove it, if it is not proven and what it sent pays
-   * for a ping. Padded, when there is credit, to pay for a ping back: two
-   * members that only heard of each other prove each other in one exchange.
-   */
-  #challenge(nowMs: number, address: Address): void {
-    const key = address.toString();
-    if (this.#isSeed(address) || this.#gate.isProven(key)) return;
-    const bare = this.#composer.bareSize({ type: "ping", seq: 0 });
-    if (this.#gate.room(key) < bare) return;
-    this.#send(
-      nowMs,
-      address,
-      { type: "ping", seq: this.#prober.nextSeq() },
-      undefined,
-      2 * bare + 3,
-    );
-  }
-
-  /** Whether a bare ping may go to `member`: proven, a seed, or paid for. */
-  #reachable(member: Member): boolean {
-    if (this.#isSeed(member.address)) return true;
-    return this.#gate.room(member.key) >= this.#composer.bareSize({ type: "ping", seq: 0 });
+    this.#outbox.send(nowMs, sync.from, { type: "join", page: sync.page });
   }
 }
