@@ -88,6 +88,40 @@ describe("the reflection gate", () => {
     assert.ok(sent(node)[0].message.records.length > 0, "member 9 is proven");
   });
 
+  it("suspects a member nobody could reach only once it is past suspicionMaxMs", () => {
+    const node = withMembers();
+    node.handleDatagram(1_000, addr(2), gossip(2, [record(9, "alive")]));
+    drain(node);
+    const stateOf9 = () => node.members().find((m) => m.address.equals(addr(9)))?.state;
+    let suspectedAtMs: number | undefined;
+    for (let nowMs = 1_000; nowMs < 12_000 && suspectedAtMs === undefined; nowMs += 100) {
+      node.handleTimeout(nowMs);
+      for (const s of sent(node)) {
+        // Proven members answer; the helpers never reach 9, and say so.
+        const from = indexOf(s.to);
+        if (s.message.type === "ping") {
+          node.handleDatagram(nowMs, addr(from), ack(from, seqOf(s.message)));
+        }
+        if (s.message.type === "pingReq") {
+          const nack = encode({
+            type: "nack",
+            seq: seqOf(s.message),
+            sender: sender(from),
+            records: [],
+          });
+          node.handleDatagram(nowMs, addr(from), nack);
+        }
+      }
+      drain(node);
+      if (stateOf9() !== "alive") suspectedAtMs = nowMs;
+    }
+    assert.ok(suspectedAtMs !== undefined, "a stranger is suspected in the end");
+    assert.ok(
+      suspectedAtMs - 1_000 >= 6_000,
+      `suspected ${suspectedAtMs - 1_000} ms after it was heard of`,
+    );
+  });
+
   it("takes no forged ack as proof, whatever sequence number the forger saw last", () => {
     const node = withMembers();
     // The forger learns a sequence number: it asks the node to probe its own address.

@@ -8,6 +8,7 @@ import { Fleet } from "../../src/sim/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { authConfig, GossipAuth, Secret } from "../../src/core/auth.ts";
 import { waitFor } from "../../src/sim/report.ts";
+import { detect } from "../../src/sim/scenarios.ts";
 
 const VICTIM = Address.parse("192.0.2.7:7946");
 const ATTACKER = Address.parse("198.51.100.9:7946");
@@ -88,6 +89,24 @@ describe("no reflection", () => {
     const reflected = cluster.trafficTo(VICTIM);
     assert.equal(reflected.bytes, 0, `the stranger got ${reflected.datagrams} datagrams`);
     assert.ok(cluster.converged());
+  });
+});
+
+describe("a real cluster under the gate", () => {
+  it("forms, withholds nothing once settled, and detects a crash", () => {
+    const cluster = new Cluster({ seed: 21, size: 30 });
+    assert.notEqual(waitFor(cluster, () => cluster.converged(), 5_000), undefined, "formed");
+    cluster.runFor(10_000);
+    const before = withheld(cluster);
+    cluster.runFor(20_000);
+    assert.deepEqual(
+      withheld(cluster),
+      before,
+      "settled, every member has proven itself to every other",
+    );
+    assert.ok(cluster.converged());
+    const { allMs } = detect(cluster, 29, 10_000);
+    assert.ok(allMs <= 7_000, `the crash was seen by all after ${allMs} ms`);
   });
 });
 

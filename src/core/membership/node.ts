@@ -105,6 +105,7 @@ export class Node {
   readonly #seeds: Address[] = [];
   readonly #seedKeys = new Set<string>();
   #seedCursor = 0;
+  #introduced = false;
   #lastSeedContactMs = -Infinity;
   #incarnation = 0;
   #nextTickMs = 0;
@@ -277,6 +278,7 @@ export class Node {
       this.#contactSeed(nowMs, () => true);
       return;
     }
+    if (!this.#introduced) this.#introduce(nowMs);
     this.#prober.probeNext(nowMs, this.#nextTickMs);
     this.#retryPage(nowMs);
     if (nowMs - this.#lastSeedContactMs >= this.#config.seedIntervalMs) {
@@ -381,6 +383,12 @@ export class Node {
 
   #suspect(nowMs: number, member: Member): void {
     if (member.state !== "alive" && member.state !== "suspect") return;
+    // Nobody could ping a member only heard of lately, for want of credit:
+    // a newcomer not yet proven to anyone asked, not yet one that failed.
+    // Past `suspicionMaxMs` it is suspected like any other, a forger's
+    // stranger included.
+    const unproven = this.#outbox.helperRank(member) === 0 && !this.#outbox.reachable(member);
+    if (unproven && nowMs - member.changedAtMs < this.#config.suspicionMaxMs) return;
     const { address, id, incarnation } = member;
     const record: MemberRecord = {
       state: "suspect",
@@ -418,6 +426,18 @@ export class Node {
       this.#lastSeedContactMs = nowMs;
       this.#outbox.send(nowMs, seed, { type: "join", page: 0 });
       return;
+    }
+  }
+
+  /**
+   * Once joined, pings every seed, which answers with a ping that proves
+   * this node to it: members pick seeds first to help probe a member they
+   * have only heard of, so a newcomer every seed knows is reached at once.
+   */
+  #introduce(nowMs: number): void {
+    this.#introduced = true;
+    for (const seed of this.#seeds) {
+      this.#outbox.send(nowMs, seed, { type: "ping", seq: this.#prober.nextSeq() });
     }
   }
 
