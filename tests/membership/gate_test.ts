@@ -23,6 +23,27 @@ function withMembers(): Node {
   return node;
 }
 
+/**
+ * The proven members answer the node's pings, so that they stay alive; with
+ * `nack`, the helpers asked say they could not reach the target.
+ */
+function answer(
+  node: Node,
+  nowMs: number,
+  out: { to: string; message: Message }[],
+  options = { nack: false },
+): void {
+  for (const { to, message } of out) {
+    const from = indexOf(to);
+    if (message.type === "ping") node.handleDatagram(nowMs, addr(from), ack(from, seqOf(message)));
+    if (options.nack && message.type === "pingReq") {
+      const nack = { type: "nack", seq: message.seq, sender: sender(from), records: [] } as const;
+      node.handleDatagram(nowMs, addr(from), encode(nack));
+    }
+  }
+  drain(node);
+}
+
 /** Bytes of everything the node has to send `to`. */
 function bytesTo(node: Node, to: number): number {
   return drain(node).filter((t) => t.to.equals(addr(to))).reduce((n, t) => n + t.bytes.length, 0);
@@ -50,12 +71,12 @@ describe("the reflection gate", () => {
     assert.equal(join.bytes.length, MAX_MESSAGE_BYTES, "joins to a seed are padded in full");
     const node = withMembers();
     node.handleDatagram(0, addr(200), join.bytes);
-    const answer = sent(node);
-    assert.deepEqual(answer.map((s) => s.message.type), ["state", "ping"]);
+    const reply = sent(node);
+    assert.deepEqual(reply.map((s) => s.message.type), ["state", "ping"]);
     // Before the proof, a bare ping gets a bare ack; after it, news rides along.
     node.handleDatagram(1, addr(200), ping(200, 7));
     assert.equal(sent(node)[0].message.records.length, 0);
-    node.handleDatagram(2, addr(200), ack(200, seqOf(answer[1].message)));
+    node.handleDatagram(2, addr(200), ack(200, seqOf(reply[1].message)));
     node.handleDatagram(3, addr(200), ping(200, 8));
     assert.ok(sent(node)[0].message.records.length > 0, "a proven address hears the news");
   });
@@ -69,14 +90,8 @@ describe("the reflection gate", () => {
       node.handleTimeout(nowMs);
       const out = sent(node);
       assert.ok(out.every((s) => s.to !== "10.0.0.9:7946"), "nothing goes to it directly");
-      // The proven members answer their probes, so that they stay alive.
-      for (const s of out) {
-        if (s.message.type === "ping") {
-          node.handleDatagram(nowMs, addr(indexOf(s.to)), ack(indexOf(s.to), seqOf(s.message)));
-        }
-      }
+      answer(node, nowMs, out);
       asked = out.filter((s) => s.message.type === "pingReq");
-      drain(node);
     }
     assert.ok(asked.length > 0, "it asked helpers about member 9");
     const helper = indexOf(asked[0].to);
@@ -96,23 +111,7 @@ describe("the reflection gate", () => {
     let suspectedAtMs: number | undefined;
     for (let nowMs = 1_000; nowMs < 12_000 && suspectedAtMs === undefined; nowMs += 100) {
       node.handleTimeout(nowMs);
-      for (const s of sent(node)) {
-        // Proven members answer; the helpers never reach 9, and say so.
-        const from = indexOf(s.to);
-        if (s.message.type === "ping") {
-          node.handleDatagram(nowMs, addr(from), ack(from, seqOf(s.message)));
-        }
-        if (s.message.type === "pingReq") {
-          const nack = encode({
-            type: "nack",
-            seq: seqOf(s.message),
-            sender: sender(from),
-            records: [],
-          });
-          node.handleDatagram(nowMs, addr(from), nack);
-        }
-      }
-      drain(node);
+      answer(node, nowMs, sent(node), { nack: true });
       if (stateOf9() !== "alive") suspectedAtMs = nowMs;
     }
     assert.ok(suspectedAtMs !== undefined, "a stranger is suspected in the end");
