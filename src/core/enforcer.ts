@@ -67,12 +67,6 @@ const MAX_COST = 4_294_967_295;
 export class Enforcer {
   /** Admit everything, counting what would have been denied. */
   dryRun = false;
-  /**
-   * New keys start with one request of their burst rather than all of it:
-   * set while a node is held (joining, learning), so that a node that has
-   * just started or restarted adds no fresh bursts to what the fleet admits.
-   */
-  startLean = false;
   // Counters as plain fields: one increment on the request path, no
   // indirection through an object.
   #admitted = 0;
@@ -111,6 +105,41 @@ export class Enforcer {
     this.#maxNoted = options.maxNoted ?? 4_096;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
     this.#overflow.candidate = true; // never nominated: it is no one key
+  }
+
+  /** Whether new keys start with one request of their burst rather than all of it. */
+  get startLean(): boolean {
+    return this.#table.lean;
+  }
+
+  /**
+   * Starts new keys lean, or stops: on while a node is held (joining,
+   * learning), so that a node that has just started or restarted adds no
+   * fresh bursts to what the fleet admits. While on, a key down to the one
+   * request a fresh key would get frees its place like a replenished one, so
+   * that new keys keep finding room. Turned off, keys made lean and never
+   * denied since are given back the part of the burst they started without:
+   * they are then where they would be had they started with all of it (a
+   * denied one has met the cap, where both starts end alike), and free their
+   * places as keys made after the hold do. Call it after the book's scale
+   * is set for the time from `nowMs`.
+   */
+  setStartLean(on: boolean, nowMs: number): void {
+    if (this.#table.lean === on) return;
+    this.#table.lean = on;
+    if (on) return;
+    const book = this.#book;
+    for (const slot of this.#table.slots()) {
+      if (!slot.lean) continue;
+      slot.lean = false;
+      if (slot.denied === 0 && slot.tatMs > nowMs) slot.tatMs -= slot.leanDebtMs();
+      // At the rate it runs at from now, so that it frees its place as soon
+      // as a key made now would (a rule is otherwise refreshed on a check).
+      if (slot.epoch !== book.epoch && slot.hot === undefined) {
+        slot.setRule(book.resolve(slot.className, slot.key), nowMs);
+        slot.epoch = book.epoch;
+      }
+    }
   }
 
   /** The slot of the key with this hash (its {@link hashId}), in a fleet. */
@@ -313,7 +342,10 @@ export class Enforcer {
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
     slot.bornMs = nowMs;
-    if (this.startLean) slot.tatMs = nowMs + slot.rule.toleranceMs - slot.rule.intervalMs;
+    if (this.#table.lean) {
+      slot.lean = true;
+      slot.tatMs = nowMs + slot.leanDebtMs();
+    }
     if (this.#table.insert(slot, nowMs)) {
       if (this.#fleet) {
         slot.hash = keyHash64(this.#fleet.hashKey, className, key);

@@ -106,6 +106,8 @@ export class Slot {
   hot: HotShare | undefined = undefined;
   /** Queued for the allocator as nearing its cold share. */
   candidate = false;
+  /** Made while the node was held, with one request of its burst rather than all of it. */
+  lean = false;
 
   /** A fresh slot: a full burst. */
   constructor(className: string, key: string, rule: Rule, epoch: number) {
@@ -136,11 +138,19 @@ export class Slot {
   }
 
   /**
-   * Whether the slot is as good as fresh at `nowMs` and can be forgotten. A
-   * hot key never is: the allocator holds it until it cools down.
+   * Whether the slot is as good as a fresh one at `nowMs` and can be
+   * forgotten: replenished, or, while fresh slots start lean, down to the
+   * one request a fresh slot would have. A hot key never is: the allocator
+   * holds it until it cools down.
    */
-  replenished(nowMs: number): boolean {
-    return this.tatMs <= nowMs && this.shadowTatMs <= nowMs && this.hot === undefined;
+  replenished(nowMs: number, lean = false): boolean {
+    return this.tatMs <= nowMs + (lean ? this.leanDebtMs() : 0) && this.shadowTatMs <= nowMs &&
+      this.hot === undefined;
+  }
+
+  /** What starting lean costs, in arrival time: the burst less one request. */
+  leanDebtMs(): number {
+    return this.rule.toleranceMs - this.rule.intervalMs;
   }
 }
 
@@ -153,6 +163,8 @@ export class KeyTable {
   readonly #default = new Map<string, Slot>();
   readonly #byClass = new Map<string, Map<string, Slot>>([["", this.#default]]);
   #size = 0;
+  /** Fresh slots start lean: a slot down to its last request of burst is as good as fresh. */
+  lean = false;
   #classCursor: Iterator<[string, Map<string, Slot>]> | undefined;
   #keyCursor: Iterator<[string, Slot]> | undefined;
   #cursorMap: Map<string, Slot> | undefined;
@@ -200,7 +212,7 @@ export class KeyTable {
     let freed = 0;
     for (const [className, map] of this.#byClass) {
       for (const [key, slot] of map) {
-        if (slot.replenished(nowMs)) {
+        if (slot.replenished(nowMs, this.lean)) {
           map.delete(key);
           this.#onEvict?.(slot);
           freed++;
@@ -228,7 +240,7 @@ export class KeyTable {
     for (let examined = 0; examined < SWEEP_BUDGET; examined++) {
       const next = this.#nextSlot();
       if (next === undefined) continue;
-      if (next.replenished(nowMs)) {
+      if (next.replenished(nowMs, this.lean)) {
         this.#cursorMap!.delete(next.key);
         this.#onEvict?.(next);
         this.#size--;

@@ -15,7 +15,7 @@ import {
   MIN_SALT_BYTES,
   type Secret,
 } from "../core/auth.ts";
-import { MAX_MEMBERS_LIMIT } from "../core/membership/mod.ts";
+import { MAX_MEMBERS_LIMIT, parseSeed } from "../core/membership/mod.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
 import { formatHostPort } from "./socket.ts";
@@ -207,10 +207,9 @@ export class GuardBuilder {
   seeds(seeds: Iterable<string>): this {
     const list = [...seeds];
     for (const seed of list) {
-      if (
-        typeof seed !== "string" || !/^(?:\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(seed) ||
-        Number(seed.slice(seed.lastIndexOf(":") + 1)) > 65_535
-      ) {
+      try {
+        parseSeed(seed);
+      } catch {
         throw new TypeError(`seeds: expected ip:port or host:port, got ${describe(seed)}`);
       }
     }
@@ -295,12 +294,12 @@ export class GuardBuilder {
     const gossip = await GossipTask.start({
       bindHost: bind.host,
       bindPort: bind.port,
-      seeds: this.#seeds,
       clock,
       protocolPeriodMs: this.#protocolPeriodMs,
       makeNode: (port) =>
         node = new FleetNode({
           address: this.#advertise ?? parseIpPort(formatHostPort(bind.host, port), "bind"),
+          seeds: this.#seeds,
           book,
           enforcer,
           policy: this.#policy,

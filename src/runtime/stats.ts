@@ -47,7 +47,7 @@ export interface Stats {
   readonly countedSize: number;
   /** Members not heard from lately. */
   readonly suspects: number;
-  /** No peer reached yet: every key held at the floor. */
+  /** Configured with seeds, and no peer reached yet: every key held at the floor. */
   readonly joining: boolean;
   /** Peers have not yet heard this instance's demand: every key held at the floor. */
   readonly learning: boolean;

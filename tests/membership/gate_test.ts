@@ -64,8 +64,7 @@ describe("the reflection gate", () => {
   });
 
   it("a joiner pads its join to pay for the page; its ack of the ping that follows opens it", () => {
-    const joiner = new Node(addr(200), { seed: 2 });
-    joiner.addSeed(addr(1));
+    const joiner = new Node(addr(200), { seed: 2, seeds: [addr(1).toString()] });
     joiner.handleTimeout(0);
     const [join] = drain(joiner);
     assert.equal(join.bytes.length, MAX_MESSAGE_BYTES, "joins to a seed are padded in full");

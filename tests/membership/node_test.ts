@@ -112,8 +112,7 @@ describe("Node", () => {
   });
 
   it("is due at once before its first timeout, and ignores a spurious one", () => {
-    const node = new Node(addr(1), { seed: 1 });
-    node.addSeed(addr(2));
+    const node = new Node(addr(1), { seed: 1, seeds: [addr(2).toString()] });
     assert.equal(node.pollTimeout(), 0);
     node.handleTimeout(0);
     assert.deepEqual(sent(node).map((s) => [s.to, s.message.type]), [["10.0.0.2:7946", "join"]]);

@@ -54,7 +54,7 @@ export interface AllocatorOptions {
 
 /** Why every key is held at the floor, if it is. */
 export interface Holds {
-  /** No peer reached yet. */
+  /** Configured with seeds, and no peer ever reached (membership's `joining`). */
   readonly joining: boolean;
   /** A newcomer was refused for a full member table lately. */
   readonly membersFull: boolean;
@@ -128,12 +128,13 @@ export class Allocator implements MembershipExtension {
   #lastRoundMs = -Infinity;
   #lastTickMs: number | undefined;
   #joinedAtMs: number | undefined;
-  #everJoined = false;
   #quorumAtMs = -Infinity;
   #failed = false;
   #view: CountedView;
   #held = true;
   #learning = false;
+  /** New keys start lean (joining, learning). */
+  #lean = false;
   #relayCursor = 0;
   readonly #incarnation: () => number;
 
@@ -162,6 +163,11 @@ export class Allocator implements MembershipExtension {
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
     this.#view = this.#members.view(0);
+    // Held until the first tick says otherwise: a check before it knows
+    // nothing of the fleet, and must not spend the fleet's limit.
+    book.setScale(this.#beta);
+    enforcer.setStartLean(true, 0);
+    this.#lean = true;
   }
 
   /** Membership's news of a member. */
@@ -239,6 +245,7 @@ export class Allocator implements MembershipExtension {
       ? Math.max(this.#view.countedSize, holds.maxMembers)
       : this.#view.countedSize;
     this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
+    this.#enforcer.setStartLean(this.#lean, nowMs);
     this.#measure(dtMs);
     this.#promote(nowMs, this.#settleMs());
     for (const hot of this.#hot.values()) this.#reshare(hot, n, nowMs);
@@ -266,14 +273,12 @@ export class Allocator implements MembershipExtension {
   }
 
   #updateHolds(nowMs: number, holds: Holds): void {
-    // Joining holds only a node that has never reached a peer: one whose
-    // peers all went away is not new, and its partition policy decides.
-    const joining = holds.joining && !this.#everJoined;
+    // Joining holds only a node that has never reached a peer (membership
+    // keeps it so): one whose peers all went away is not new, and its
+    // partition policy decides.
+    const joining = holds.joining;
     if (joining) this.#joinedAtMs = undefined;
-    else {
-      this.#joinedAtMs ??= nowMs;
-      this.#everJoined = true;
-    }
+    else this.#joinedAtMs ??= nowMs;
     // Learning: until peers have had time to hear this node's demand, by
     // direct exchange and relay, which takes about log2 N rounds.
     // A node back from a minority is like a newcomer: its peers' figures of
@@ -288,7 +293,7 @@ export class Allocator implements MembershipExtension {
       nowMs - since < this.#settleMs();
     this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull ||
       this.#failed;
-    this.#enforcer.startLean = joining || this.#learning;
+    this.#lean = joining || this.#learning;
   }
 
   #measure(dtMs: number): void {

@@ -15,6 +15,15 @@ export interface MembershipOptions {
    * that a run replays. Default: derived from the address.
    */
   readonly seed?: number;
+  /**
+   * Peers to join through, as `ip:port`, `[v6]:port` or `host:port` (not to
+   * be confused with `seed`). An IP is a seed from the start; a host name is
+   * looked up when the node asks (`pollResolve`). A node with seeds is
+   * joining until it reaches a live member, unless every seed turns out to
+   * name only itself: then it is the first of its fleet. Default none: a
+   * fleet of one that others may join.
+   */
+  readonly seeds?: readonly string[];
   /** How often the node probes a member. Default 200. */
   readonly protocolPeriodMs?: number;
   /** How long a direct probe waits before asking helpers. Default half the period. */
@@ -44,7 +53,7 @@ export interface MembershipOptions {
 }
 
 /** Options with every default filled in. */
-export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed">>;
+export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed" | "seeds">>;
 
 /** Upper bound of `maxMembers`. */
 export const MAX_MEMBERS_LIMIT = 65_536;

@@ -24,6 +24,7 @@ import { type Applied, type Member, MemberTable } from "./table.ts";
 import { Prober, type SendFields } from "./prober.ts";
 import { Gate } from "./gate.ts";
 import { Outbox, type Transmit } from "./outbox.ts";
+import { type ResolveRequest, Seeds } from "./seeds.ts";
 
 export type { Transmit } from "./outbox.ts";
 
@@ -39,7 +40,7 @@ export interface MembershipStats {
   readonly incarnation: number;
   /** Lifeguard's local health score: 0 is healthy; probes slow down by (score + 1). */
   readonly awareness: number;
-  /** No peer reached yet, with seeds to try. */
+  /** Configured with seeds that may name a peer, and no live member reached yet. */
   readonly joining: boolean;
   /** A newcomer was refused for a full table in the last `tombstoneMs`. */
   readonly membersFull: boolean;
@@ -76,8 +77,7 @@ const LEAVE_FANOUT = 64;
  * import assert from "node:assert/strict";
  * import { Address, Node } from "@rateguard/guard/core";
  * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
- * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2 });
- * b.addSeed(a.address);
+ * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2, seeds: ["10.0.0.1:7946"] });
  * const nodes = [a, b];
  * for (let nowMs = 0; nowMs < 2_000; nowMs += 10) {
  *   for (const node of nodes) {
@@ -102,11 +102,10 @@ export class Node {
   readonly #composer: Composer;
   readonly #gate: Gate;
   readonly #outbox: Outbox;
-  readonly #seeds: Address[] = [];
-  readonly #seedKeys = new Set<string>();
-  #seedCursor = 0;
+  readonly #seeds: Seeds;
+  /** Reached a live member once, or found itself the first of its fleet: joining is over for good. */
+  #joined = false;
   #introduced = false;
-  #lastSeedContactMs = -Infinity;
   #incarnation = 0;
   #nextTickMs = 0;
   #left = false;
@@ -122,11 +121,14 @@ export class Node {
    * @param address Where the other members reach this node (its advertised address).
    * @param options Tunables; see `MembershipOptions`.
    * @throws {RangeError} if an option is out of range.
+   * @throws {TypeError} if a seed is not `ip:port` or `host:port`.
    */
   constructor(address: Address, options: MembershipOptions = {}) {
     this.#self = address;
     this.#selfKey = address.toString();
     this.#config = resolveConfig(options);
+    this.#seeds = new Seeds(address, options.seeds ?? []);
+    this.#joined = !this.#seeds.configured || this.#seeds.alone;
     this.#extension = options.extension;
     this.#prng = new Prng(options.seed ?? (address.id.lo ^ address.id.hi));
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
@@ -149,7 +151,7 @@ export class Node {
     this.#outbox = new Outbox({
       gate: this.#gate,
       composer: this.#composer,
-      isSeed: (address) => this.#seedKeys.has(address.toString()),
+      isSeed: (address) => this.#seeds.has(address),
       nextSeq: () => this.#prober.nextSeq(),
     });
   }
@@ -165,14 +167,44 @@ export class Node {
   }
 
   /**
-   * Adds a peer to join through. Seeds are tried while the node is alone and,
-   * while one is not a live member, every `seedIntervalMs`, so that two sides
-   * of a long partition find each other again.
+   * The next seed name to look up, if due (the first `handleTimeout` makes
+   * every name due); answer with {@link handleResolved} or
+   * {@link handleResolveFailed}. The node decides when to ask again.
    */
-  addSeed(address: Address): void {
-    if (address.equals(this.#self) || this.#seedKeys.has(address.toString())) return;
-    this.#seeds.push(address);
-    this.#seedKeys.add(address.toString());
+  pollResolve(): ResolveRequest | undefined {
+    return this.#seeds.pollResolve();
+  }
+
+  /**
+   * The IPs (text) seed `name` resolved to, in place of what it gave before.
+   *
+   * @throws {RangeError} if `name` is not one of the node's seeds.
+   */
+  handleResolved(nowMs: number, name: string, ips: readonly string[]): void {
+    if (this.#left) return;
+    const fresh = this.#seeds.resolved(nowMs, name, ips);
+    if (this.#seeds.alone) this.#joined = true;
+    // Alone, a new seed is worth a join now rather than at the next period.
+    if (fresh && this.#table.live === 0) this.#contactSeed(nowMs, () => true);
+  }
+
+  /**
+   * The lookup of seed `name` failed: it is tried again in 1 s, 2 s... up to 30 s.
+   *
+   * @throws {RangeError} if `name` is not one of the node's seeds.
+   */
+  handleResolveFailed(nowMs: number, name: string): void {
+    if (this.#left) return;
+    this.#seeds.failed(nowMs, name);
+  }
+
+  /**
+   * Configured with seeds that may name a peer, and no live member ever
+   * reached. Without seeds, or with seeds naming only itself, a node starts
+   * a fleet rather than joins one.
+   */
+  get joining(): boolean {
+    return !this.#joined;
   }
 
   /**
@@ -270,6 +302,7 @@ export class Node {
   /** Runs what is due at `nowMs`: probes, their timeouts, suspicions, joins. Harmless when early. */
   handleTimeout(nowMs: number): void {
     if (this.#left) return;
+    this.#seeds.handleTimeout(nowMs);
     this.#prober.handleTimeout(nowMs);
     for (const dead of this.#table.expire(nowMs)) this.#prober.forget(dead);
     if (nowMs < this.#nextTickMs) return;
@@ -281,7 +314,7 @@ export class Node {
     if (!this.#introduced) this.#introduce(nowMs);
     this.#prober.probeNext(nowMs, this.#nextTickMs);
     this.#retryPage(nowMs);
-    if (nowMs - this.#lastSeedContactMs >= this.#config.seedIntervalMs) {
+    if (nowMs - this.#seeds.lastContactMs >= this.#config.seedIntervalMs) {
       this.#contactSeed(nowMs, (seed) => {
         const member = this.#table.get(seed.toString());
         return !member || member.state === "dead" || member.state === "left";
@@ -297,7 +330,11 @@ export class Node {
   /** When `handleTimeout` is next due (0 before the first call), or undefined once left. */
   pollTimeout(): number | undefined {
     if (this.#left) return undefined;
-    let next = Math.min(this.#nextTickMs, this.#prober.nextDeadlineMs());
+    let next = Math.min(
+      this.#nextTickMs,
+      this.#prober.nextDeadlineMs(),
+      this.#seeds.nextDeadlineMs(),
+    );
     const suspicion = this.#table.nextDeadlineMs();
     if (suspicion !== undefined && suspicion < next) next = suspicion;
     return next;
@@ -340,7 +377,7 @@ export class Node {
       tombstones: this.#table.tombstones,
       incarnation: this.#incarnation,
       awareness: this.#prober.awareness,
-      joining: this.#table.live === 0 && this.#seeds.length > 0,
+      joining: this.joining,
       membersFull: this.#table.isFull(nowMs),
       membersRefused: this.#table.refused,
       identityConflicts: this.#identityConflicts,
@@ -413,20 +450,14 @@ export class Node {
       this.#broadcasts.push(member.key, recordOf(member));
       const wasLive = change.previous === "alive" || change.previous === "suspect";
       if (change.member.state === "alive" && !wasLive) this.#prober.add(member);
+      if (change.member.state === "alive") this.#joined = true;
     }
     this.#extension?.memberChanged?.(change);
   }
 
   #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {
-    const count = this.#seeds.length;
-    for (let i = 0; i < count; i++) {
-      const seed = this.#seeds[(this.#seedCursor + i) % count];
-      if (!wanted(seed)) continue;
-      this.#seedCursor = (this.#seedCursor + i + 1) % count;
-      this.#lastSeedContactMs = nowMs;
-      this.#outbox.send(nowMs, seed, { type: "join", page: 0 });
-      return;
-    }
+    const seed = this.#seeds.next(nowMs, wanted);
+    if (seed !== undefined) this.#outbox.send(nowMs, seed, { type: "join", page: 0 });
   }
 
   /**
@@ -436,7 +467,7 @@ export class Node {
    */
   #introduce(nowMs: number): void {
     this.#introduced = true;
-    for (const seed of this.#seeds) {
+    for (const seed of this.#seeds.addresses) {
       this.#outbox.send(nowMs, seed, { type: "ping", seq: this.#prober.nextSeq() });
     }
   }
