@@ -10,7 +10,7 @@
 import { admitTat, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
 import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
-import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
+import { type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe } from "./limit.ts";
 
 /** A decision with what the key's shadow limit would have decided. */
@@ -97,10 +97,12 @@ export class Enforcer {
   ) {
     this.#book = book;
     this.#fleet = options.fleet;
-    this.#table = new KeyTable(
-      options.capacity,
-      options.fleet && ((slot) => this.#byHash.delete(hashId(slot.hash!))),
-    );
+    // An evicted slot leaves every index of slots: a key that comes back
+    // gets a new slot, which must not sit beside its old one.
+    this.#table = new KeyTable(options.capacity, (slot) => {
+      this.#noted.delete(slot);
+      if (slot.hash !== undefined) this.#byHash.delete(hashId(slot.hash));
+    });
     this.#overflowScale = options.overflowScale;
     this.#maxNoted = options.maxNoted ?? 4_096;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
@@ -197,11 +199,9 @@ export class Enforcer {
 
   /** What a check of cost 1 would decide now; consumes and counts nothing. */
   peek(className: string, key: string, nowMs: number): Decision {
-    checkKey(key, "peek");
+    this.#book.checkKey(className, key, "peek");
     const slot = this.#table.get(className, key);
-    const rule = slot && slot.epoch === this.#book.epoch
-      ? slot.rule
-      : this.#book.resolve(className, key);
+    const rule = this.#ruleOf(slot, className, key);
     const tat = slot ? slot.tatMs : -Infinity;
     const next = admitTat(tat, rule, 1, nowMs);
     if (next === next) return allowedDecision(next, rule, nowMs);
@@ -253,12 +253,8 @@ export class Enforcer {
 
   /** The rate, per second, a key of a class is admitted at now: its share, before the burst. */
   currentRate(className: string, key: string): number {
-    checkKey(key, "share");
-    const slot = this.#table.get(className, key);
-    const rule = slot && slot.epoch === this.#book.epoch
-      ? slot.rule
-      : this.#book.resolve(className, key);
-    return 1_000 / rule.intervalMs;
+    this.#book.checkKey(className, key, "share");
+    return 1_000 / this.#ruleOf(this.#table.get(className, key), className, key).intervalMs;
   }
 
   /** Forgets replenished keys; returns how many were freed. */
@@ -319,14 +315,23 @@ export class Enforcer {
     }
   }
 
+  /**
+   * The rule a key runs under now: the one lookup of the request path and
+   * of every reader (peek, share, keyStats), so that what they report is
+   * what the next check applies. A slot's rule is current while its epoch
+   * is the book's; after a change, a hot key keeps its share (the
+   * allocator's rule), any other key takes the book's.
+   */
+  #ruleOf(slot: Slot | undefined, className: string, key: string): Rule {
+    if (slot === undefined) return this.#book.resolve(className, key);
+    if (slot.epoch === this.#book.epoch) return slot.rule;
+    if (slot === this.#overflow) return this.#overflowRule();
+    return slot.hot?.rule ?? this.#book.resolve(className, key);
+  }
+
   #refresh(slot: Slot, nowMs: number): void {
     if (slot.epoch !== this.#book.epoch) {
-      slot.setRule(
-        slot === this.#overflow
-          ? this.#overflowRule()
-          : slot.hot?.rule ?? this.#book.resolve(slot.className, slot.key),
-        nowMs,
-      );
+      slot.setRule(this.#ruleOf(slot, slot.className, slot.key), nowMs);
       slot.epoch = this.#book.epoch;
     }
     if (slot.rule.unknownClass) this.#unknownClass++;
@@ -335,10 +340,7 @@ export class Enforcer {
   #slotFor(className: string, key: string, nowMs: number): Slot {
     const found = this.#table.get(className, key);
     if (found !== undefined) return found;
-    checkKey(key, "check");
-    if (typeof className !== "string") {
-      throw new TypeError(`check: a class name must be a string, got ${describe(className)}`);
-    }
+    this.#book.checkKey(className, key, "check");
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
     slot.bornMs = nowMs;
@@ -374,10 +376,7 @@ export class Enforcer {
         );
       }
       const className = item.class ?? "";
-      checkKey(item.key, "checkAll");
-      if (typeof className !== "string") {
-        throw new TypeError(`checkAll: class must be a string, got ${describe(className)}`);
-      }
+      this.#book.checkKey(className, item.key, "checkAll");
       if (item.cost !== undefined) checkCost(item.cost);
       const id = `${className.length}:${className}${item.key}`;
       if (seen.has(id)) {

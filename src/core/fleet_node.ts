@@ -31,7 +31,7 @@ export interface FleetNodeOptions {
   readonly enforcer: Enforcer;
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once (64). */
+  /** Keys coordinated at once, 1 to 64 (the records a demand report holds); a `RangeError` otherwise. */
   readonly hotKeys: number;
   /** Whether allocation relays other nodes' reports (default true). */
   readonly relay?: boolean;
@@ -73,7 +73,7 @@ export class FleetNode {
     this.#enforcer = options.enforcer;
     this.#allocator = new Allocator(options.book, options.enforcer, {
       id: options.address.id,
-      incarnation: () => this.#node.incarnation,
+      life: () => this.#node.life,
     }, {
       policy: options.policy,
       hotKeys: options.hotKeys,

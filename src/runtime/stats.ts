@@ -59,6 +59,8 @@ export interface Stats {
   readonly hotKeys: number;
   /** Milliseconds since the last gossip round; far over the protocol period, the background task is stuck. */
   readonly sinceLastRoundMs: number;
+  /** Records of hot keys left out of this instance's demand reports for want of room, summed over reports. */
+  readonly cutRecords: number;
   /** Times this instance outbid an alive record of itself it did not make. */
   readonly identityConflicts: number;
   /** News of newcomers refused because the member table was full. */
@@ -118,6 +120,7 @@ export function collectStats(s: StatsSources): Stats {
     membersFull: f?.membersFull ?? false,
     hotKeys: f?.hotKeys ?? 0,
     sinceLastRoundMs: f?.sinceLastRoundMs ?? 0,
+    cutRecords: f?.cutRecords ?? 0,
     identityConflicts: f?.identityConflicts ?? 0,
     membersRefused: f?.membersRefused ?? 0,
     withheldDatagrams: f?.withheldDatagrams ?? 0,

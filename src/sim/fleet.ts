@@ -11,7 +11,7 @@ import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/
 import { Enforcer } from "../core/enforcer.ts";
 import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { Prng } from "../core/prng.ts";
@@ -42,6 +42,11 @@ export interface FleetOptions {
   readonly relay?: boolean;
   /** How every node signs its gossip (default: off). */
   readonly auth?: AuthConfig;
+  /**
+   * The key of every node's key hashes (default: the public one). For a
+   * fleet salted as guards are, `await saltHashKey(salt)` of the main entry.
+   */
+  readonly hashKey?: HashKey;
   /** How every node's lookups of its seed name are answered (default: at once, with the address). */
   readonly seedLookup?: SeedLookup;
 }
@@ -315,7 +320,7 @@ export class Fleet {
     const enforcer = new Enforcer(book, {
       capacity: 8_192,
       overflowScale: 0.5,
-      fleet: { hashKey: PUBLIC_HASH_KEY },
+      fleet: { hashKey: this.#options.hashKey ?? PUBLIC_HASH_KEY },
     });
     const seed = m.index === 0 ? 1 : 0;
     const node = new FleetNode({

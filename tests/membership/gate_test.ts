@@ -9,10 +9,12 @@ import { addr, drain, gossip, prove, record, sender, sent } from "./helpers.ts";
 const seqOf = (m: Message) => ("seq" in m ? m.seq : -1);
 /** The `i` of `10.0.0.i:7946`. */
 const indexOf = (to: string) => Number(to.split(".")[3].split(":")[0]);
-const ping = (from: number, seq: number, records = []) =>
-  encode({ type: "ping", seq, sender: sender(from), records });
-const ack = (from: number, seq: number) =>
-  encode({ type: "ack", seq, sender: sender(from), records: [] });
+/** A member of this release: every datagram it sends carries its life. */
+const member = (i: number, life = 1_000 + i) => ({ ...sender(i), life });
+const ping = (from: number, seq: number, life?: number) =>
+  encode({ type: "ping", seq, sender: member(from, life), records: [] });
+const ack = (from: number, seq: number, life?: number) =>
+  encode({ type: "ack", seq, sender: member(from, life), records: [] });
 
 /** Node 1 with members 2 to 5, proven. */
 function withMembers(): Node {
@@ -37,7 +39,7 @@ function answer(
     const from = indexOf(to);
     if (message.type === "ping") node.handleDatagram(nowMs, addr(from), ack(from, seqOf(message)));
     if (options.nack && message.type === "pingReq") {
-      const nack = { type: "nack", seq: message.seq, sender: sender(from), records: [] } as const;
+      const nack = { type: "nack", seq: message.seq, sender: member(from), records: [] } as const;
       node.handleDatagram(nowMs, addr(from), encode(nack));
     }
   }
@@ -73,10 +75,10 @@ describe("the reflection gate", () => {
     const reply = sent(node);
     assert.deepEqual(reply.map((s) => s.message.type), ["state", "ping"]);
     // Before the proof, a bare ping gets a bare ack; after it, news rides along.
-    node.handleDatagram(1, addr(200), ping(200, 7));
+    node.handleDatagram(1, addr(200), ping(200, 7, joiner.life));
     assert.equal(sent(node)[0].message.records.length, 0);
-    node.handleDatagram(2, addr(200), ack(200, seqOf(reply[1].message)));
-    node.handleDatagram(3, addr(200), ping(200, 8));
+    node.handleDatagram(2, addr(200), ack(200, seqOf(reply[1].message), joiner.life));
+    node.handleDatagram(3, addr(200), ping(200, 8, joiner.life));
     assert.ok(sent(node)[0].message.records.length > 0, "a proven address hears the news");
   });
 

@@ -20,7 +20,7 @@ import { type Broadcasts, retransmitLimit } from "./broadcasts.ts";
 import type { MembershipConfig } from "./config.ts";
 import type { MembershipExtension } from "./extension.ts";
 import type { SendFields } from "./prober.ts";
-import type { Member, MemberTable } from "./table.ts";
+import { type Member, type MemberTable, otherLife } from "./table.ts";
 
 /** Room of each probe and ack that membership keeps for its own records. */
 export const MEMBERSHIP_RESERVE_BYTES = 256;
@@ -51,8 +51,8 @@ export class Composer {
    * Encodes a message to `to`: the extension's bytes on probes and acks,
    * then as many records as fit.
    *
-   * @param limits `peerIncarnation`, the incarnation `to` claimed when
-   *   answering it; `maxBytes`, the most the datagram may take (an address
+   * @param limits `peer`, what `to` claimed of itself, when answering
+   *   it; `maxBytes`, the most the datagram may take (an address
    *   not proven: then it is `lean`, carrying only what this node believes
    *   of `to`, which `to` may need to refute); `padTo`, the length to pad
    *   it to, within `maxBytes`, to pay for the answer it asks for.
@@ -62,7 +62,7 @@ export class Composer {
     nowMs: number,
     to: Address,
     fields: SendFields,
-    limits: { peerIncarnation?: number; maxBytes?: number; lean?: boolean; padTo?: number } = {},
+    limits: { peer?: Sender; maxBytes?: number; lean?: boolean; padTo?: number } = {},
   ): Uint8Array | undefined {
     const { extension } = this.#parts;
     const base = this.#bare(fields);
@@ -79,8 +79,8 @@ export class Composer {
       if (payload) room -= SECTION_HEADER_BYTES + payload.length;
     }
     const records = limits.lean
-      ? this.#leanRecords(to, room, limits.peerIncarnation)
-      : this.#piggyback(to, room, limits.peerIncarnation);
+      ? this.#leanRecords(to, room, limits.peer)
+      : this.#piggyback(to, room, limits.peer);
     const message = { ...base, records, ...(payload ? { extension: payload } : {}) } as Message;
     const padTo = Math.min(maxBytes, limits.padTo ?? 0);
     const padding = padTo - encodedSize(message) - SECTION_HEADER_BYTES;
@@ -96,8 +96,8 @@ export class Composer {
     return { ...fields, sender: this.#parts.sender(), records: [] } as Message;
   }
 
-  #leanRecords(to: Address, budgetBytes: number, peerIncarnation?: number): MemberRecord[] {
-    const about = this.#newsFor(to, peerIncarnation);
+  #leanRecords(to: Address, budgetBytes: number, peer?: Sender): MemberRecord[] {
+    const about = this.#newsFor(to, peer);
     return about && recordSize(about) <= budgetBytes ? [about] : [];
   }
 
@@ -107,9 +107,9 @@ export class Composer {
    * that comes or goes meanwhile may be missed once; anti-entropy mends that.
    * A page past the last comes empty, with the true count.
    */
-  statePage(to: Address, peerIncarnation: number, page: number): Uint8Array {
+  statePage(to: Address, peer: Sender, page: number): Uint8Array {
     const records: MemberRecord[] = [];
-    const about = this.#newsFor(to, peerIncarnation);
+    const about = this.#newsFor(to, peer);
     if (about) records.push(about);
     for (const member of this.#parts.table.values()) {
       const live = member.state === "alive" || member.state === "suspect";
@@ -141,11 +141,11 @@ export class Composer {
    * buddy system), then queued news, then a few alive records at random
    * (anti-entropy, which mends what lost datagrams left out).
    */
-  #piggyback(to: Address, budgetBytes: number, peerIncarnation?: number): MemberRecord[] {
+  #piggyback(to: Address, budgetBytes: number, peer?: Sender): MemberRecord[] {
     const { config, table, broadcasts } = this.#parts;
     const records: MemberRecord[] = [];
     const key = to.toString();
-    const about = this.#newsFor(to, peerIncarnation);
+    const about = this.#newsFor(to, peer);
     if (about) {
       records.push(about);
       budgetBytes -= recordSize(about);
@@ -170,11 +170,17 @@ export class Composer {
     return records;
   }
 
-  /** What this node believes of `to`, if `to` should hear it. */
-  #newsFor(to: Address, peerIncarnation?: number): MemberRecord | undefined {
+  /**
+   * What this node believes of `to`, if `to` should hear it: news of its
+   * suspicion or death, of a higher incarnation than it claims, or of
+   * another life of it (the process before it at its address), which it
+   * must outbid for its own word to count.
+   */
+  #newsFor(to: Address, peer?: Sender): MemberRecord | undefined {
     const member = this.#parts.table.get(to.toString());
     if (!member) return undefined;
-    const newer = peerIncarnation !== undefined && member.incarnation > peerIncarnation;
+    const newer = peer !== undefined &&
+      (member.incarnation > peer.incarnation || otherLife(member.life, peer.life));
     return member.state !== "alive" || newer ? recordOf(member) : undefined;
   }
 }
@@ -182,8 +188,9 @@ export class Composer {
 /** The record that states what the table believes of `member`. */
 export function recordOf(member: Member): MemberRecord {
   const { address, id, incarnation } = member;
+  const life = member.life ? { life: member.life } : {};
   if (member.state === "suspect") {
-    return { state: "suspect", address, id, incarnation, from: member.suspectedBy! };
+    return { state: "suspect", address, id, incarnation, ...life, from: member.suspectedBy! };
   }
-  return { state: member.state, address, id, incarnation };
+  return { state: member.state, address, id, incarnation, ...life };
 }

@@ -10,9 +10,11 @@ import type { MembershipExtension } from "./extension.ts";
 export interface MembershipOptions {
   /**
    * Seed of the node's random choices (probe order, helpers, sequence
-   * numbers). The runtime passes a random one, so that a restarted node does
-   * not replay its sequence numbers; the simulator passes a derived one, so
-   * that a run replays. Default: derived from the address.
+   * numbers) and of its life (see `Sender.life`). The runtime passes a
+   * random one, so that a restarted node does not replay its sequence
+   * numbers and is told from its earlier life; the simulator passes a
+   * derived one, so that a run replays. Default: derived from the address,
+   * the same for every start: give a node started again another seed.
    */
   readonly seed?: number;
   /**

@@ -20,7 +20,7 @@ import { Broadcasts } from "./broadcasts.ts";
 import { Composer, recordOf } from "./compose.ts";
 import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
-import { type Applied, type Member, MemberTable } from "./table.ts";
+import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } from "./table.ts";
 import { Prober, type SendFields } from "./prober.ts";
 import { Gate } from "./gate.ts";
 import { Outbox, type Transmit } from "./outbox.ts";
@@ -69,6 +69,9 @@ const PAGE_TRIES = 3;
 /** Members told directly of a leave; the rest hear it by gossip. */
 const LEAVE_FANOUT = 64;
 
+/** Mixed into the seed for the stream a life is drawn from, apart from the node's other choices. */
+const LIFE_STREAM = 0x6c696665;
+
 /**
  * One member of a cluster.
  *
@@ -107,6 +110,7 @@ export class Node {
   #joined = false;
   #introduced = false;
   #incarnation = 0;
+  readonly #life: number;
   #nextTickMs = 0;
   #left = false;
   #malformed = 0;
@@ -130,7 +134,11 @@ export class Node {
     this.#seeds = new Seeds(address, options.seeds ?? []);
     this.#joined = !this.#seeds.configured || this.#seeds.alone;
     this.#extension = options.extension;
-    this.#prng = new Prng(options.seed ?? (address.id.lo ^ address.id.hi));
+    const seed = options.seed ?? (address.id.lo ^ address.id.hi);
+    this.#prng = new Prng(seed);
+    // Drawn from a stream of its own, so that the node's other random
+    // choices are what they would be without it. Never 0, which is no life.
+    this.#life = new Prng((seed ^ LIFE_STREAM) >>> 0).nextU32() || 1;
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
     this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
@@ -164,6 +172,15 @@ export class Node {
   /** This node's incarnation: raised only to refute news of its death. */
   get incarnation(): number {
     return this.#incarnation;
+  }
+
+  /**
+   * Which life of a member at this address this node is: drawn from its
+   * seed at start, so a process started again with another seed (the
+   * runtime draws one at random) is told from the one before it.
+   */
+  get life(): number {
+    return this.#life;
   }
 
   /**
@@ -227,9 +244,11 @@ export class Node {
     }
     this.#gate.credit(sender.address.toString(), bytes.length);
     let refuted = false;
-    for (const record of [{ state: "alive", ...sender } as const, ...message.records]) {
+    const records = [{ state: "alive", ...sender } as const, ...message.records];
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
       if (!record.id.equals(record.address.id)) this.#mismatched++;
-      else if (this.#apply(record, nowMs) === "refuted") refuted = true;
+      else if (this.#apply(record, nowMs, i === 0) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
     this.#dispatch(nowMs, message, bytes.length);
@@ -259,10 +278,10 @@ export class Node {
 
   #dispatch(nowMs: number, message: Message, size: number): void {
     const to = message.sender.address;
-    const peerIncarnation = message.sender.incarnation;
+    const peer = message.sender;
     switch (message.type) {
       case "ping":
-        this.#outbox.send(nowMs, to, { type: "ack", seq: message.seq }, peerIncarnation);
+        this.#outbox.send(nowMs, to, { type: "ack", seq: message.seq }, peer);
         return;
       case "ack": {
         this.#gate.acked(message.seq, to.toString());
@@ -289,7 +308,7 @@ export class Node {
         }
         return;
       case "join":
-        this.#outbox.transmit(to, this.#composer.statePage(to, peerIncarnation, message.page));
+        this.#outbox.transmit(to, this.#composer.statePage(to, peer, message.page));
         return;
       case "state":
         this.#nextPage(nowMs, to, message);
@@ -361,11 +380,12 @@ export class Node {
 
   /** Every member this node holds, the dead not yet forgotten included, itself excluded. */
   members(): MemberInfo[] {
-    return [...this.#table.values()].map(({ address, id, state, incarnation }) => ({
+    return [...this.#table.values()].map(({ address, id, state, incarnation, life }) => ({
       address,
       id,
       state,
       incarnation,
+      ...(life ? { life } : {}),
     }));
   }
 
@@ -390,13 +410,14 @@ export class Node {
   }
 
   #sender(): Sender {
-    return { id: this.#self.id, address: this.#self, incarnation: this.#incarnation };
+    const { id } = this.#self;
+    return { id, address: this.#self, incarnation: this.#incarnation, life: this.#life };
   }
 
   /** Takes news of a member; "refuted" when it was news of this node that it had to refute. */
-  #apply(record: MemberRecord, nowMs: number): Applied | "refuted" {
+  #apply(record: MemberRecord, nowMs: number, direct = false): Applied | "refuted" {
     if (record.address.equals(this.#self)) return this.#aboutSelf(record) ? "refuted" : "stale";
-    const applied = this.#table.apply(record, nowMs);
+    const applied = this.#table.apply(record, nowMs, direct);
     if (applied === "confirmed") {
       // Others count independent suspicions too, so a new witness is news.
       this.#broadcasts.push(record.address.toString(), record);
@@ -407,13 +428,18 @@ export class Node {
   #aboutSelf(record: MemberRecord): boolean {
     if (record.incarnation < this.#incarnation) return false;
     if (record.state === "alive") {
-      if (record.incarnation === this.#incarnation) return false;
+      // Its own news, unless another life of this address said it: the
+      // process before this one, whose word must be outbid (memberlist's
+      // aliveNode refutes a restart the same way).
+      const mine = !otherLife(record.life, this.#life);
+      if (record.incarnation === this.#incarnation && mine) return false;
       this.#identityConflicts++;
     } else if (record.state === "suspect") {
       this.#prober.worse(1);
     }
-    // An attacker's u32 maximum cannot be outbid; staying at it is the best there is.
-    this.#incarnation = Math.min(record.incarnation + 1, 0xffff_ffff);
+    // An attacker's u32 maximum cannot be outbid; staying at it is the best
+    // there is, and there the member's own word wins (see MemberTable).
+    this.#incarnation = Math.min(record.incarnation + 1, MAX_INCARNATION);
     this.#broadcasts.push(this.#selfKey, { state: "alive", ...this.#sender() });
     return true;
   }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { type Address, MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
+import { type Address, MAX_MESSAGE_BYTES, type Sender } from "../../proto/mod.ts";
 import type { Composer } from "./compose.ts";
 import type { Gate } from "./gate.ts";
 import type { SendFields } from "./prober.ts";
@@ -47,22 +47,20 @@ export class Outbox {
   /**
    * Composes `fields` for `to` and queues them, if they may go.
    *
-   * @param peerIncarnation The incarnation `to` claimed, when answering it.
+   * @param peer What `to` claimed of itself, when answering it.
    * @param padTo Length to pad to, to pay for the answer: a join, in full.
    */
   send(
     nowMs: number,
     to: Address,
     fields: SendFields,
-    peerIncarnation?: number,
+    peer?: Sender,
     padTo = fields.type === "join" ? MAX_MESSAGE_BYTES : 0,
   ): void {
     const { gate, composer } = this.#parts;
     const key = to.toString();
     const open = this.#open(to, key);
-    const limits = open
-      ? { peerIncarnation, padTo }
-      : { peerIncarnation, padTo, maxBytes: gate.room(key), lean: true };
+    const limits = open ? { peer, padTo } : { peer, padTo, maxBytes: gate.room(key), lean: true };
     const bytes = composer.compose(nowMs, to, fields, limits);
     if (!bytes) {
       gate.withhold(composer.bareSize(fields));
