@@ -13,6 +13,7 @@
  * @module
  */
 
+import { owedAt, type Rate } from "./gcra.ts";
 import type { Hash64 } from "./hash.ts";
 import type { Rule } from "./rules.ts";
 
@@ -76,7 +77,7 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
   return r;
 }
 
-/** The state of one key: its GCRA arrival times and the rule it runs under. */
+/** The state of one key: its GCRA debts and the rule it runs under. */
 export class Slot {
   /** The key's class (`""` for the default class). */
   readonly className: string;
@@ -86,10 +87,14 @@ export class Slot {
   rule: Rule;
   /** The book's epoch when `rule` was resolved. */
   epoch: number;
-  /** Theoretical arrival time under the real limit, ms. */
-  tatMs: number = -Infinity;
-  /** Theoretical arrival time under the shadow, ms. */
-  shadowTatMs: number = -Infinity;
+  /** What the key owes under the real limit, in the rule's units, as of {@link atUs}. */
+  debt = 0;
+  /** When {@link debt} was last brought up to date, µs of the time base; never, at first. */
+  atUs = -Infinity;
+  /** What the key owes under the shadow, as of {@link shadowAtUs}. */
+  shadowDebt = 0;
+  /** When {@link shadowDebt} was last brought up to date. */
+  shadowAtUs = -Infinity;
   /** Requests checked, weighted by cost, since the slot was made: its demand. */
   requests = 0;
   /** Requests denied (in a dry run: that would have been), weighted by cost. */
@@ -119,29 +124,48 @@ export class Slot {
    * Moves the slot to `rule`, keeping its debt in requests rather than in
    * time: a key that owes ten requests owes ten under the new rate too. Kept
    * in time, a key held at a tiny share would owe seconds at a larger one,
-   * and a share that grows would deny it for just as long.
+   * and a share that grows would deny it for just as long. A debt beyond the
+   * new burst is cut to it: the bucket is spent, no more.
    */
-  setRule(rule: Rule, nowMs: number): void {
+  setRule(rule: Rule, nowUs: number): void {
     const old = this.rule;
     this.rule = rule;
-    if (old.intervalMs === rule.intervalMs) return;
-    if (this.tatMs > nowMs) {
-      this.tatMs = nowMs + (this.tatMs - nowMs) * (rule.intervalMs / old.intervalMs);
+    if (nowUs > this.atUs) {
+      this.debt = owedAt(this.debt, this.atUs, old, nowUs);
+      this.atUs = nowUs;
     }
+    this.debt = carry(this.debt, old, rule);
     const oldShadow = old.shadow, shadow = rule.shadow;
-    if (this.shadowTatMs > nowMs && oldShadow !== undefined && shadow !== undefined) {
-      this.shadowTatMs = nowMs +
-        (this.shadowTatMs - nowMs) * (shadow.intervalMs / oldShadow.intervalMs);
+    if (shadow === undefined || oldShadow === undefined) {
+      this.shadowDebt = 0;
+      return;
     }
+    if (nowUs > this.shadowAtUs) {
+      this.shadowDebt = owedAt(this.shadowDebt, this.shadowAtUs, oldShadow, nowUs);
+      this.shadowAtUs = nowUs;
+    }
+    this.shadowDebt = carry(this.shadowDebt, oldShadow, shadow);
   }
 
   /**
-   * Whether the slot is as good as fresh at `nowMs` and can be forgotten. A
+   * Whether the slot is as good as fresh at `nowUs` and can be forgotten. A
    * hot key never is: the allocator holds it until it cools down.
    */
-  replenished(nowMs: number): boolean {
-    return this.tatMs <= nowMs && this.shadowTatMs <= nowMs && this.hot === undefined;
+  replenished(nowUs: number): boolean {
+    if (this.hot !== undefined) return false;
+    if (this.debt !== 0 && owedAt(this.debt, this.atUs, this.rule, nowUs) !== 0) return false;
+    const shadow = this.rule.shadow;
+    return this.shadowDebt === 0 || shadow === undefined ||
+      owedAt(this.shadowDebt, this.shadowAtUs, shadow, nowUs) === 0;
   }
+}
+
+/** A debt under `from` as the same number of requests under `to`, rounded up, at most its burst. */
+function carry(debt: number, from: Rate, to: Rate): number {
+  if (debt === 0 || from.unitsPerRequest === to.unitsPerRequest) {
+    return Math.min(debt, to.toleranceUnits);
+  }
+  return Math.min(Math.ceil((debt / from.unitsPerRequest) * to.unitsPerRequest), to.toleranceUnits);
 }
 
 /** How many slots one insertion into a full table examines at most. */
@@ -186,8 +210,8 @@ export class KeyTable {
    * Returns false when no place could be found: the key has no state of its
    * own and must use the overflow allowance.
    */
-  insert(slot: Slot, nowMs: number): boolean {
-    if (this.#size >= this.#capacity && !this.#sweep(nowMs)) return false;
+  insert(slot: Slot, nowUs: number): boolean {
+    if (this.#size >= this.#capacity && !this.#sweep(nowUs)) return false;
     let map = slot.className === "" ? this.#default : this.#byClass.get(slot.className);
     if (!map) this.#byClass.set(slot.className, map = new Map());
     map.set(slot.key, slot);
@@ -196,11 +220,11 @@ export class KeyTable {
   }
 
   /** Forgets every replenished key; returns how many were freed. */
-  prune(nowMs: number): number {
+  prune(nowUs: number): number {
     let freed = 0;
     for (const [className, map] of this.#byClass) {
       for (const [key, slot] of map) {
-        if (slot.replenished(nowMs)) {
+        if (slot.replenished(nowUs)) {
           map.delete(key);
           this.#onEvict?.(slot);
           freed++;
@@ -224,11 +248,11 @@ export class KeyTable {
    * the cost is amortised over the whole table rather than rescanning the
    * busy keys at its front every time.
    */
-  #sweep(nowMs: number): boolean {
+  #sweep(nowUs: number): boolean {
     for (let examined = 0; examined < SWEEP_BUDGET; examined++) {
       const next = this.#nextSlot();
       if (next === undefined) continue;
-      if (next.replenished(nowMs)) {
+      if (next.replenished(nowUs)) {
         this.#cursorMap!.delete(next.key);
         this.#onEvict?.(next);
         this.#size--;

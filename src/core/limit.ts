@@ -5,6 +5,8 @@
  * @module
  */
 
+import { US_PER_MS } from "./time.ts";
+
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -34,6 +36,13 @@ const UNITS: Readonly<Record<string, number>> = {
  * admit the same but are different values, so a config read back prints
  * as it was written.
  *
+ * The guard keeps time in whole microseconds, and a key's bucket refills
+ * at most once a microsecond: a limit must not pay back more than its
+ * burst in one, so at most `burst × 1,000,000` a second. The default burst
+ * (a twentieth of the count) always holds; a faster limit with a burst too
+ * small for it is a `RangeError` naming the bound, whichever way it is
+ * built.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -51,7 +60,8 @@ export class Limit {
   readonly #periodMs: number;
   readonly #burst: number | undefined;
 
-  private constructor(count: number, periodMs: number, burst: number | undefined) {
+  private constructor(count: number, periodMs: number, burst: number | undefined, what: string) {
+    checkHoldable(count, periodMs, burst ?? defaultBurst(count), what);
     this.#count = count;
     this.#periodMs = periodMs;
     this.#burst = burst;
@@ -59,17 +69,17 @@ export class Limit {
 
   /** `count` requests a second. */
   static perSecond(count: number): Limit {
-    return new Limit(checkCount(count, "Limit.perSecond"), SECOND_MS, undefined);
+    return new Limit(checkCount(count, "Limit.perSecond"), SECOND_MS, undefined, "Limit.perSecond");
   }
 
   /** `count` requests a minute (about count/60 a second, smoothed). */
   static perMinute(count: number): Limit {
-    return new Limit(checkCount(count, "Limit.perMinute"), MINUTE_MS, undefined);
+    return new Limit(checkCount(count, "Limit.perMinute"), MINUTE_MS, undefined, "Limit.perMinute");
   }
 
   /** `count` requests an hour (about count/3600 a second, smoothed). */
   static perHour(count: number): Limit {
-    return new Limit(checkCount(count, "Limit.perHour"), HOUR_MS, undefined);
+    return new Limit(checkCount(count, "Limit.perHour"), HOUR_MS, undefined, "Limit.perHour");
   }
 
   /**
@@ -91,16 +101,17 @@ export class Limit {
           `like "1000", "1000/s", "1000/min" or "5000/h"`,
       );
     }
-    const count = checkCount(Number(match[1]), `limit ${JSON.stringify(text)}`);
-    return new Limit(count, periodMs, undefined);
+    const what = `limit ${JSON.stringify(text)}`;
+    return new Limit(checkCount(Number(match[1]), what), periodMs, undefined, what);
   }
 
   /**
    * The same limit with a burst of `size` requests admitted back to back.
-   * 0 is taken as 1; more than {@link MAX_BURST} is a `RangeError`.
+   * 0 is taken as 1; more than {@link MAX_BURST} is a `RangeError`, and so
+   * is a burst the rate spends in less than a microsecond (see the class).
    */
   burst(size: number): Limit {
-    return new Limit(this.#count, this.#periodMs, checkBurst(size));
+    return new Limit(this.#count, this.#periodMs, checkBurst(size), "Limit.burst");
   }
 
   /** The number of requests per period. */
@@ -144,9 +155,8 @@ export class Limit {
 
   /** `"1000/min"`, with `" burst 10"` when the burst was given. */
   toString(): string {
-    const unit = this.#periodMs === SECOND_MS ? "s" : this.#periodMs === MINUTE_MS ? "min" : "h";
     const burst = this.#burst === undefined ? "" : ` burst ${this.#burst}`;
-    return `${this.#count}/${unit}${burst}`;
+    return `${this.#count}/${unitOf(this.#periodMs)}${burst}`;
   }
 
   /** Serialises as `{ count, periodMs, burst }`, the burst as it applies. */
@@ -197,6 +207,24 @@ export function checkClassName(name: unknown, what: string): string {
     throw new TypeError(`${what}: a class name must be a string, got ${describe(name)}`);
   }
   return name;
+}
+
+function unitOf(periodMs: number): string {
+  return periodMs === SECOND_MS ? "s" : periodMs === MINUTE_MS ? "min" : "h";
+}
+
+/** Refuses a limit that pays back more than its burst in a microsecond: the time base cannot hold it. */
+function checkHoldable(count: number, periodMs: number, burst: number, what: string): void {
+  const periodUs = periodMs * US_PER_MS;
+  if (burst * periodUs >= count) return;
+  const perSec = burst * US_PER_MS * SECOND_MS;
+  throw new RangeError(
+    `${what}: ${count}/${unitOf(periodMs)} with a burst of ${burst} pays back more than the ` +
+      `burst in a microsecond, the resolution of the guard's clock: at most ${perSec} a second ` +
+      `with a burst of ${burst}; this rate needs a burst of at least ${
+        Math.ceil(count / periodUs)
+      }`,
+  );
 }
 
 function checkCount(count: number, what: string): number {

@@ -23,7 +23,7 @@ import { RateguardError } from "../core/errors.ts";
 import { describe, Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { LimitBook } from "../core/rules.ts";
-import { monotonicClock } from "./clock.ts";
+import { type Clock, monotonicClock } from "./clock.ts";
 import type { Guard, GuardParts } from "./guard.ts";
 
 /** The most keys an instance may track. */
@@ -77,6 +77,7 @@ export class GuardBuilder {
   #auth: AuthConfig = authConfig("off");
   #hashKey: HashKey = PUBLIC_HASH_KEY;
   #mostDenied = 10;
+  #clock: Clock = monotonicClock;
   readonly #make: (parts: GuardParts) => Guard;
 
   /** Use `Guard.builder()`. */
@@ -237,6 +238,41 @@ export class GuardBuilder {
   }
 
   /**
+   * The clock the guard reads: a function returning monotonic milliseconds,
+   * fractional or not, that never goes backwards. By default the runtime's
+   * monotonic clock (`performance.now()`). Give one to drive a guard on
+   * virtual time in tests and simulations, or to start it as if it had been
+   * up for years. The guard counts time from the clock's reading at
+   * `spawn()`, in whole microseconds.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard, Limit } from "@rateguard/guard";
+   *
+   * let nowMs = 365 * 86_400_000; // a year of uptime
+   * const guard = await Guard.builder()
+   *   .defaultLimit(Limit.perSecond(3).burst(3))
+   *   .clock(() => nowMs)
+   *   .spawn();
+   * for (let i = 0; i < 3; i++) assert(guard.check("k").allowed);
+   * const denied = guard.check("k");
+   * assert(!denied.allowed && denied.retryAfterMs === 333.334 && denied.resetMs === 1_000);
+   * nowMs += 333.334;
+   * assert(guard.check("k").allowed);
+   * ```
+   */
+  clock(clock: () => number): this {
+    if (typeof clock !== "function") {
+      throw new TypeError(
+        `clock: expected a function returning milliseconds, got ${describe(clock)}`,
+      );
+    }
+    this.#clock = clock;
+    return this;
+  }
+
+  /**
    * Signs the gossip: a mode (`GossipAuth.Off`, `Transitional`, `Required`)
    * and at most two secrets; the first signs, either verifies. See the
    * README's Security section.
@@ -351,16 +387,22 @@ export class GuardBuilder {
       );
     }
     const fleet = this.#bind ? { hashKey: this.#hashKey } : undefined;
+    const clock = this.#clock;
+    const originMs = clock();
+    if (typeof originMs !== "number" || !Number.isFinite(originMs)) {
+      throw new TypeError(`clock: it must return finite milliseconds, got ${describe(originMs)}`);
+    }
     const enforcer = new Enforcer(book, {
       capacity: 2 * this.#trackedKeys,
       overflowScale: COLD_FRACTION,
       fleet,
+      originMs,
     });
     enforcer.dryRun = this.#dryRun;
     return {
       book,
       enforcer,
-      clock: monotonicClock,
+      clock,
       partitionPolicy: this.#policy,
       auth: this.#auth,
       hashKey: this.#hashKey,
