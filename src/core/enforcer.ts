@@ -168,15 +168,15 @@ export class Enforcer {
     const slot = this.#slotFor(className, key, nowMs, nowUs);
     this.#refresh(slot, nowUs);
     const shadow = slot.rule.shadow;
-    const debt = slot.shadowDebt, atUs = slot.shadowAtUs;
+    const debt = slot.shadow?.debt ?? 0, atUs = slot.shadow?.atUs ?? -Infinity;
     const decision = this.#decide(slot, cost, nowUs);
     if (shadow === undefined) return { decision, shadow: undefined };
     // An admission moves the debt or its instant; a denial leaves both.
-    const admitted = slot.shadowDebt !== debt || slot.shadowAtUs !== atUs;
+    const s = slot.shadow;
     return {
       decision,
-      shadow: admitted
-        ? allowedDecision(slot.shadowDebt, slot.shadowAtUs, shadow, nowUs)
+      shadow: s !== undefined && (s.debt !== debt || s.atUs !== atUs)
+        ? allowedDecision(s.debt, s.atUs, shadow, nowUs)
         : deniedDecision(debt, atUs, shadow, cost, nowUs),
     };
   }
@@ -315,10 +315,16 @@ export class Enforcer {
   #runShadow(slot: Slot, cost: number, nowUs: number): void {
     const shadow = slot.rule.shadow;
     if (shadow === undefined) return;
-    const next = admitDebt(slot.shadowDebt, slot.shadowAtUs, shadow, cost, nowUs);
+    const s = slot.shadow;
+    const next = s === undefined
+      ? admitDebt(0, nowUs, shadow, cost, nowUs)
+      : admitDebt(s.debt, s.atUs, shadow, cost, nowUs);
     if (next === next) {
-      slot.shadowDebt = next;
-      if (nowUs > slot.shadowAtUs) slot.shadowAtUs = nowUs;
+      if (s === undefined) slot.shadow = { debt: next, atUs: nowUs };
+      else {
+        s.debt = next;
+        if (nowUs > s.atUs) s.atUs = nowUs;
+      }
     } else {
       this.#shadowDenied++;
       slot.shadowDenied += cost;

@@ -12,12 +12,13 @@
  * and the clock pays back `unitsPerUs` a microsecond. For a limit at its
  * own rate both are integers (a count per period, over their greatest
  * common divisor, scaled up as far as a debt of twice the burst stays
- * within 2^52), so its decisions are exact: no float sum drifts, and no
+ * below 2^51), so its decisions are exact: no float sum drifts, and no
  * slack is needed anywhere. A share of a limit (its rate times a fraction,
  * in a fleet) pays back a fractional number of units a microsecond, rounded
  * down, the strict way: each admission forgoes less than one unit, at most
- * 2^-28 of a request. (So does a per-hour limit whose burst is so large
- * that its integer units would not fit, over 625,000 requests.)
+ * 2^-27 of a request, and the durations it reports may run a microsecond
+ * long, never short. (So does a per-hour limit whose burst is so large
+ * that its integer units would not fit, over 312,000 requests.)
  *
  * @module
  */
@@ -79,14 +80,26 @@ export interface Rate {
   readonly unitsPerUs: number;
   /** `burst × unitsPerRequest`: the most a key may owe after an admission. */
   readonly toleranceUnits: number;
+  /** `1 / unitsPerRequest`, so the request path multiplies (and corrects the rounding). */
+  readonly requestsPerUnit: number;
+  /** `1 / unitsPerUs`, likewise. */
+  readonly usPerUnit: number;
+  /**
+   * The half unit by which durations are computed (see `paidInUs`): -1/2
+   * when `unitsPerUs` is whole, as at a limit's own rate, which makes them
+   * exact; +1/2 for a share, which makes them at most a microsecond long.
+   */
+  readonly halfUnit: number;
+  /** How long one request takes to pay back, ms: the `resetMs` of a first request. */
+  readonly oneRequestMs: number;
 }
 
 /**
  * The largest tolerance in units: twice it (a debt up to the tolerance plus
- * a cost up to the burst) stays within 2^52, where the quotients that
- * decide are exact.
+ * a cost up to the burst) stays below 2^51, where the quotients of the
+ * decisions' durations and rooms are exact.
  */
-const MAX_TOLERANCE_UNITS = 2 ** 51;
+const MAX_TOLERANCE_UNITS = 2 ** 50;
 
 /**
  * The {@link Rate} of `count` requests per `periodMs` with a burst, scaled
@@ -105,13 +118,19 @@ export function rateOf(count: number, periodMs: number, burst: number, scale = 1
     unitsPerRequest = Math.floor(MAX_TOLERANCE_UNITS / burst);
     unitsPerUs = (unitsPerRequest * count * scale) / periodUs;
   }
-  return {
+  const rate = {
     perSec: (count * 1_000 * scale) / periodMs,
     burst,
     unitsPerRequest,
     unitsPerUs,
     toleranceUnits: burst * unitsPerRequest,
+    requestsPerUnit: 1 / unitsPerRequest,
+    usPerUnit: 1 / unitsPerUs,
+    halfUnit: Number.isInteger(unitsPerUs) ? -0.5 : 0.5,
+    oneRequestMs: 0,
   };
+  rate.oneRequestMs = usToMs(paidInUs(unitsPerRequest, rate));
+  return rate;
 }
 
 function gcd(a: number, b: number): number {
@@ -143,26 +162,34 @@ export function admitDebt(
 }
 
 /**
- * The fewest microseconds after which the clock has paid back `units`,
- * by the same rounding {@link owedAt} takes.
+ * The microseconds after which the clock has paid back `units` (whole, and
+ * at most 2^50), by the test {@link owedAt} takes: floor(us × v) ≥ units,
+ * which for whole units is us × v ≥ units. With a whole refill v,
+ * ceil((units - 1/2) / v) is the fewest such, exactly: the half unit is
+ * margin for the reciprocal's rounding, below half a unit at these sizes.
+ * With a share's fractional v, ceil((units + 1/2) / v) passes the test by
+ * that margin, at most a microsecond later than the fewest: never early.
  */
 function paidInUs(units: number, rate: Rate): number {
-  if (units <= 0) return 0;
-  const v = rate.unitsPerUs;
-  let us = Math.ceil(units / v);
-  // Exact when v is whole; a share's fractional v may round one unit short.
-  while (Math.floor(us * v) < units) us += Math.ceil((units - Math.floor(us * v)) / v);
-  return us;
+  return units > 0 ? Math.ceil((units + rate.halfUnit) * rate.usPerUnit) : 0;
 }
 
 /** How many requests of cost 1 fit on top of a debt. */
 function roomFor(owed: number, rate: Rate): number {
-  const room = Math.floor((rate.toleranceUnits - owed) / rate.unitsPerRequest);
-  return room > 0 ? room : 0;
+  const room = rate.toleranceUnits - owed;
+  // floor((room + 1/2) / u) is floor(room / u) for whole room and u, with
+  // the half unit as margin for the reciprocal; at most the burst, so `| 0`
+  // truncates, which is the floor for what is not negative.
+  return room > 0 ? ((room + 0.5) * rate.requestsPerUnit) | 0 : 0;
 }
 
 /** The decision for an admission that left the debt `next` as of `atUs` (not before now). */
 export function allowedDecision(next: number, atUs: number, rate: Rate, nowUs: number): Decision {
+  // The most common admission, one request of a key that owed nothing,
+  // needs no arithmetic.
+  if (next === rate.unitsPerRequest && atUs === nowUs) {
+    return new Decision(true, 0, rate.burst - 1, rate.oneRequestMs);
+  }
   return new Decision(true, 0, roomFor(next, rate), usToMs(atUs - nowUs + paidInUs(next, rate)));
 }
 

@@ -45,14 +45,20 @@ export interface KeyRates {
 /** The time constant of a key's rates: "the last ten seconds or so". */
 export const RATES_TAU_MS = 10_000;
 
+/**
+ * Each slot's rates, once someone asked (stats, keyStats): off the request
+ * path, so off the slot, whose fields stay few (see {@link ShadowDebt}).
+ */
+const RATES = new WeakMap<Slot, KeyRates>();
+
 /** Brings a slot's rates up to `nowMs` and returns them. */
 export function updateRates(slot: Slot, nowMs: number): KeyRates {
-  const r = slot.rates;
+  const r = RATES.get(slot);
   if (r === undefined) {
     // A first read: the averages over the key's life so far.
     const lifeMs = Math.max(1, nowMs - slot.bornMs);
     const perSec = (count: number) => (count * 1_000) / lifeMs;
-    return slot.rates = {
+    const first = {
       atMs: nowMs,
       seenRequests: slot.requests,
       seenDenied: slot.denied,
@@ -61,6 +67,8 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
       deniedPerSec: perSec(slot.denied),
       shadowDeniedPerSec: perSec(slot.shadowDenied),
     };
+    RATES.set(slot, first);
+    return first;
   }
   const spanMs = nowMs - r.atMs;
   if (spanMs <= 0) return r;
@@ -77,6 +85,19 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
   return r;
 }
 
+/**
+ * A debt under a shadow and the instant it is as of. It lives apart from
+ * the slot, made on the first check under a shadow: a check on
+ * JavaScriptCore slows by a sixth and more once a slot has over fifteen
+ * fields, and the request path reads only a few of them.
+ */
+export interface ShadowDebt {
+  /** What the key owes under the shadow, in its rule's units. */
+  debt: number;
+  /** When `debt` was last brought up to date, µs of the time base. */
+  atUs: number;
+}
+
 /** The state of one key: its GCRA debts and the rule it runs under. */
 export class Slot {
   /** The key's class (`""` for the default class). */
@@ -91,18 +112,14 @@ export class Slot {
   debt = 0;
   /** When {@link debt} was last brought up to date, µs of the time base; never, at first. */
   atUs = -Infinity;
-  /** What the key owes under the shadow, as of {@link shadowAtUs}. */
-  shadowDebt = 0;
-  /** When {@link shadowDebt} was last brought up to date. */
-  shadowAtUs = -Infinity;
+  /** What the key owes under the shadow; undefined before its first check under one. */
+  shadow: ShadowDebt | undefined = undefined;
   /** Requests checked, weighted by cost, since the slot was made: its demand. */
   requests = 0;
   /** Requests denied (in a dry run: that would have been), weighted by cost. */
   denied = 0;
   /** Requests the shadow would have denied, weighted by cost. */
   shadowDenied = 0;
-  /** The key's recent rates, once someone asked (stats, keyStats). */
-  rates: KeyRates | undefined = undefined;
   /** When the key took its place, ms. */
   bornMs = 0;
   /** The key's 64-bit hash, in a fleet; undefined for a standalone guard. */
@@ -135,16 +152,17 @@ export class Slot {
       this.atUs = nowUs;
     }
     this.debt = carry(this.debt, old, rule);
-    const oldShadow = old.shadow, shadow = rule.shadow;
+    const oldShadow = old.shadow, shadow = rule.shadow, s = this.shadow;
+    if (s === undefined) return;
     if (shadow === undefined || oldShadow === undefined) {
-      this.shadowDebt = 0;
+      this.shadow = undefined;
       return;
     }
-    if (nowUs > this.shadowAtUs) {
-      this.shadowDebt = owedAt(this.shadowDebt, this.shadowAtUs, oldShadow, nowUs);
-      this.shadowAtUs = nowUs;
+    if (nowUs > s.atUs) {
+      s.debt = owedAt(s.debt, s.atUs, oldShadow, nowUs);
+      s.atUs = nowUs;
     }
-    this.shadowDebt = carry(this.shadowDebt, oldShadow, shadow);
+    s.debt = carry(s.debt, oldShadow, shadow);
   }
 
   /**
@@ -154,9 +172,8 @@ export class Slot {
   replenished(nowUs: number): boolean {
     if (this.hot !== undefined) return false;
     if (this.debt !== 0 && owedAt(this.debt, this.atUs, this.rule, nowUs) !== 0) return false;
-    const shadow = this.rule.shadow;
-    return this.shadowDebt === 0 || shadow === undefined ||
-      owedAt(this.shadowDebt, this.shadowAtUs, shadow, nowUs) === 0;
+    const shadow = this.rule.shadow, s = this.shadow;
+    return s === undefined || shadow === undefined || owedAt(s.debt, s.atUs, shadow, nowUs) === 0;
   }
 }
 

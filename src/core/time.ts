@@ -17,7 +17,8 @@ export const US_PER_MS = 1_000;
 
 /** The reading `nowMs` of the caller's clock as whole microseconds since `originMs`. */
 export function toUs(nowMs: number, originMs: number): number {
-  return Math.round((nowMs - originMs) * US_PER_MS);
+  // Math.floor(x + 1/2), not Math.round: the same here, and far cheaper on JavaScriptCore.
+  return Math.floor((nowMs - originMs) * US_PER_MS + 0.5);
 }
 
 /** Whole microseconds as milliseconds, for what a decision reports. */

@@ -54,6 +54,34 @@ describe("time after months and years of uptime", () => {
     assert.doesNotThrow(() => Limit.perSecond(MAX_COUNT).burst(4_295));
   });
 
+  it("a share of a limit is never early: waiting retryAfterMs or resetMs is enough", () => {
+    for (const limit of [Limit.perSecond(3).burst(3), Limit.perHour(1), Limit.perSecond(999_983)]) {
+      for (const scale of [0.3, 0.05 / 7, 0.999]) {
+        for (const t0 of UPTIMES_MS) {
+          const { book, enforcer } = rig(limit);
+          book.setScale(scale);
+          const burst = limit.burstSize();
+          for (let i = 0; i < burst; i++) assert(enforcer.check("", "k", 1, t0).allowed);
+          const denied = enforcer.check("", "k", 1, t0);
+          assert.equal(denied.allowed, false);
+          const what = `${limit} at ${scale} from ${t0} ms`;
+          // Whole microseconds, at most one more than the fewest.
+          for (const ms of [denied.retryAfterMs, denied.resetMs]) {
+            assert(ms > 0 && Math.abs(ms * 1_000 - Math.round(ms * 1_000)) < 1e-6, what);
+          }
+          assert.equal(
+            enforcer.peek("", "k", t0 + denied.retryAfterMs - 0.002).allowed,
+            false,
+            what,
+          );
+          assert.equal(enforcer.peek("", "k", t0 + denied.retryAfterMs).allowed, true, what);
+          const full = enforcer.peek("", "k", t0 + denied.resetMs);
+          assert.equal(full.remaining, burst - 1, what);
+        }
+      }
+    }
+  });
+
   for (const t0 of UPTIMES_MS) {
     describe(`with the clock at ${t0 / DAY_MS} days`, () => {
       it("one an hour: one admitted, then exactly an hour to wait", () => {
