@@ -20,6 +20,7 @@
 
 import process from "node:process";
 import { Guard } from "./src/runtime/guard.ts";
+import type { GuardBuilder } from "./src/runtime/builder.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
@@ -100,10 +101,21 @@ async function main(): Promise<void> {
 }
 
 async function spawnGuard(config: SidecarConfig): Promise<Guard> {
+  try {
+    return await buildGuard(config).spawn();
+  } catch (e) {
+    // The builder names the option at fault; say which flag that is.
+    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(flagged(e.message));
+    throw e;
+  }
+}
+
+function buildGuard(config: SidecarConfig): GuardBuilder {
   let builder = Guard.builder()
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
     .hotKeys(config.hotKeys)
+    .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)
     .partitionPolicy(config.partitionPolicy)
     .protocolPeriodMs(config.protocolPeriodMs)
@@ -124,18 +136,12 @@ async function spawnGuard(config: SidecarConfig): Promise<Guard> {
     builder = builder.bind(config.bind).seeds(config.seeds);
     if (config.advertise !== undefined) builder = builder.advertise(config.advertise);
   }
-  try {
-    return await builder.spawn();
-  } catch (e) {
-    // The builder names the option at fault; say which flag that is.
-    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(flagged(e.message));
-    throw e;
-  }
+  return builder;
 }
 
 function flagged(message: string): string {
   return message.replace(
-    /^(bind|advertise|seeds|trackedKeys|hotKeys|protocolPeriodMs|maxMembers)\b/,
+    /^(bind|advertise|seeds|trackedKeys|hotKeys|maxKeyBytes|protocolPeriodMs|maxMembers)\b/,
     (option) => `--${option.replace(/Ms$/, "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
   );
 }

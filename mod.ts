@@ -39,3 +39,5 @@ export { RateguardError } from "./src/core/errors.ts";
 export { GossipAuth, Secret } from "./src/core/auth.ts";
 export type { GossipAuthMode } from "./src/core/auth.ts";
 export type { RateguardErrorCode } from "./src/core/errors.ts";
+export { saltHashKey } from "./src/runtime/salt.ts";
+export type { HashKey } from "./src/core/hash.ts";

@@ -14,13 +14,10 @@ import { execFileSync } from "node:child_process";
 import process from "node:process";
 import { RateLimiterMemory } from "rate-limiter-flexible";
 import { Guard, Limit } from "../mod.ts";
+import { runtimeName, selfCommand } from "./runtime.ts";
 
 const ROUNDS = 9;
 const OPS = 2_000_000;
-const runtime = globalThis as unknown as {
-  Deno?: { version: { deno: string }; execPath(): string };
-  Bun?: { version: string };
-};
 
 type Body = (n: number) => number | Promise<number>;
 
@@ -93,23 +90,12 @@ async function runCase(name: string): Promise<{ ns: number; floorNs: number }> {
   return result;
 }
 
-function selfCommand(): [string, string[]] {
-  const script = new URL(import.meta.url).pathname;
-  if (runtime.Deno) return [runtime.Deno.execPath(), ["run", "-A", script]];
-  if (runtime.Bun) return [process.execPath, [script]];
-  return [process.execPath, [...process.execArgv, script]];
-}
-
 const caseArg = process.argv.indexOf("--case");
 if (caseArg !== -1) {
   console.log(JSON.stringify(await runCase(process.argv[caseArg + 1])));
 } else {
-  const name = runtime.Deno
-    ? `Deno ${runtime.Deno.version.deno}`
-    : runtime.Bun
-    ? `Bun ${runtime.Bun.version}`
-    : `Node ${process.versions.node}`;
-  const [cmd, args] = selfCommand();
+  const name = runtimeName();
+  const [cmd, args] = selfCommand(new URL(import.meta.url).pathname);
   const run = (c: string) =>
     JSON.parse(execFileSync(cmd, [...args, "--case", c], { encoding: "utf8" }).trim());
   const rows: Array<[string, string]> = [

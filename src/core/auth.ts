@@ -32,7 +32,7 @@ const HIDDEN = "Secret([hidden])";
  * ```
  */
 export class Secret {
-  readonly #bytes: Uint8Array;
+  readonly #bytes: Uint8Array<ArrayBuffer>;
 
   /** A secret from raw bytes (copied). @throws {RangeError} if shorter than 32 bytes. */
   constructor(bytes: Uint8Array) {
@@ -47,9 +47,9 @@ export class Secret {
     this.#bytes = bytes.slice();
   }
 
-  /** The bytes, for the runtime's MAC; not for display. */
-  reveal(): Uint8Array {
-    return this.#bytes;
+  /** A copy of the bytes, for the runtime's MAC; not for display. Changing it changes nothing. */
+  reveal(): Uint8Array<ArrayBuffer> {
+    return this.#bytes.slice();
   }
 
   /** Whether two secrets hold the same bytes. */

@@ -9,10 +9,10 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs } from "./gcra.ts";
+import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs, owedAt } from "./gcra.ts";
 import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
-import { checkKey, type LimitBook, type Rule, ruleOf } from "./rules.ts";
+import { type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe } from "./limit.ts";
 import { toUs } from "./time.ts";
 
@@ -70,12 +70,6 @@ const MAX_COST = 4_294_967_295;
 export class Enforcer {
   /** Admit everything, counting what would have been denied. */
   dryRun = false;
-  /**
-   * New keys start with one request of their burst rather than all of it:
-   * set while a node is held (joining, learning), so that a node that has
-   * just started or restarted adds no fresh bursts to what the fleet admits.
-   */
-  startLean = false;
   // Counters as plain fields: one increment on the request path, no
   // indirection through an object.
   #admitted = 0;
@@ -115,14 +109,56 @@ export class Enforcer {
     this.#originMs = options.originMs ?? 0;
     this.#book = book;
     this.#fleet = options.fleet;
-    this.#table = new KeyTable(
-      options.capacity,
-      options.fleet && ((slot) => this.#byHash.delete(hashId(slot.hash!))),
-    );
+    // An evicted slot leaves every index of slots: a key that comes back
+    // gets a new slot, which must not sit beside its old one.
+    this.#table = new KeyTable(options.capacity, (slot) => {
+      this.#noted.delete(slot);
+      if (slot.hash !== undefined) this.#byHash.delete(hashId(slot.hash));
+    });
     this.#overflowScale = options.overflowScale;
     this.#maxNoted = options.maxNoted ?? 4_096;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
     this.#overflow.candidate = true; // never nominated: it is no one key
+  }
+
+  /** Whether new keys start with one request of their burst rather than all of it. */
+  get startLean(): boolean {
+    return this.#table.lean;
+  }
+
+  /**
+   * Starts new keys lean, or stops: on while a node is held (joining,
+   * learning), so that a node that has just started or restarted adds no
+   * fresh bursts to what the fleet admits. While on, a key down to the one
+   * request a fresh key would get frees its place like a replenished one, so
+   * that new keys keep finding room. Turned off, keys made lean and never
+   * denied since are given back the part of the burst they started without:
+   * they are then where they would be had they started with all of it (a
+   * denied one has met the cap, where both starts end alike), and free their
+   * places as keys made after the hold do. Call it after the book's scale
+   * is set for the time from `nowMs`.
+   */
+  setStartLean(on: boolean, nowMs: number): void {
+    if (this.#table.lean === on) return;
+    this.#table.lean = on;
+    if (on) return;
+    const book = this.#book;
+    const nowUs = toUs(nowMs, this.#originMs);
+    for (const slot of this.#table.slots()) {
+      if (!slot.lean) continue;
+      slot.lean = false;
+      if (slot.denied === 0) {
+        const owed = owedAt(slot.debt, slot.atUs, slot.rule, nowUs);
+        slot.debt = owed > slot.leanDebt() ? owed - slot.leanDebt() : 0;
+        if (nowUs > slot.atUs) slot.atUs = nowUs;
+      }
+      // At the rate it runs at from now, so that it frees its place as soon
+      // as a key made now would (a rule is otherwise refreshed on a check).
+      if (slot.epoch !== book.epoch && slot.hot === undefined) {
+        slot.setRule(book.resolve(slot.className, slot.key), nowUs);
+        slot.epoch = book.epoch;
+      }
+    }
   }
 
   /** The slot of the key with this hash (its {@link hashId}), in a fleet. */
@@ -183,12 +219,10 @@ export class Enforcer {
 
   /** What a check of cost 1 would decide now; consumes and counts nothing. */
   peek(className: string, key: string, nowMs: number): Decision {
-    checkKey(key, "peek");
+    this.#book.checkKey(className, key, "peek");
     const nowUs = toUs(nowMs, this.#originMs);
     const slot = this.#table.get(className, key);
-    const rule = slot && slot.epoch === this.#book.epoch
-      ? slot.rule
-      : this.#book.resolve(className, key);
+    const rule = this.#ruleOf(slot, className, key);
     const debt = slot ? slot.debt : 0;
     const atUs = slot ? slot.atUs : nowUs;
     const next = admitDebt(debt, atUs, rule, 1, nowUs);
@@ -252,12 +286,8 @@ export class Enforcer {
 
   /** The rate, per second, a key of a class is admitted at now: its share, before the burst. */
   currentRate(className: string, key: string): number {
-    checkKey(key, "share");
-    const slot = this.#table.get(className, key);
-    const rule = slot && slot.epoch === this.#book.epoch
-      ? slot.rule
-      : this.#book.resolve(className, key);
-    return rule.perSec;
+    this.#book.checkKey(className, key, "share");
+    return this.#ruleOf(this.#table.get(className, key), className, key).perSec;
   }
 
   /** Forgets replenished keys; returns how many were freed. */
@@ -332,14 +362,23 @@ export class Enforcer {
     }
   }
 
+  /**
+   * The rule a key runs under now: the one lookup of the request path and
+   * of every reader (peek, share, keyStats), so that what they report is
+   * what the next check applies. A slot's rule is current while its epoch
+   * is the book's; after a change, a hot key keeps its share (the
+   * allocator's rule), any other key takes the book's.
+   */
+  #ruleOf(slot: Slot | undefined, className: string, key: string): Rule {
+    if (slot === undefined) return this.#book.resolve(className, key);
+    if (slot.epoch === this.#book.epoch) return slot.rule;
+    if (slot === this.#overflow) return this.#overflowRule();
+    return slot.hot?.rule ?? this.#book.resolve(className, key);
+  }
+
   #refresh(slot: Slot, nowUs: number): void {
     if (slot.epoch !== this.#book.epoch) {
-      slot.setRule(
-        slot === this.#overflow
-          ? this.#overflowRule()
-          : slot.hot?.rule ?? this.#book.resolve(slot.className, slot.key),
-        nowUs,
-      );
+      slot.setRule(this.#ruleOf(slot, slot.className, slot.key), nowUs);
       slot.epoch = this.#book.epoch;
     }
     if (slot.rule.unknownClass) this.#unknownClass++;
@@ -348,15 +387,13 @@ export class Enforcer {
   #slotFor(className: string, key: string, nowMs: number, nowUs: number): Slot {
     const found = this.#table.get(className, key);
     if (found !== undefined) return found;
-    checkKey(key, "check");
-    if (typeof className !== "string") {
-      throw new TypeError(`check: a class name must be a string, got ${describe(className)}`);
-    }
+    this.#book.checkKey(className, key, "check");
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
     slot.bornMs = nowMs;
-    if (this.startLean) {
-      slot.debt = slot.rule.toleranceUnits - slot.rule.unitsPerRequest;
+    if (this.#table.lean) {
+      slot.lean = true;
+      slot.debt = slot.leanDebt();
       slot.atUs = nowUs;
     }
     if (this.#table.insert(slot, nowUs)) {
@@ -387,10 +424,7 @@ export class Enforcer {
         );
       }
       const className = item.class ?? "";
-      checkKey(item.key, "checkAll");
-      if (typeof className !== "string") {
-        throw new TypeError(`checkAll: class must be a string, got ${describe(className)}`);
-      }
+      this.#book.checkKey(className, item.key, "checkAll");
       if (item.cost !== undefined) checkCost(item.cost);
       const id = `${className.length}:${className}${item.key}`;
       if (seen.has(id)) {

@@ -14,6 +14,7 @@ import {
   type MembershipOptions,
   type MembershipStats,
   Node,
+  type ResolveRequest,
   type Transmit,
 } from "./membership/mod.ts";
 import type { Address } from "../proto/mod.ts";
@@ -30,12 +31,17 @@ export interface FleetNodeOptions {
   readonly enforcer: Enforcer;
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once (64). */
+  /** Keys coordinated at once, 1 to 64 (the records a demand report holds); a `RangeError` otherwise. */
   readonly hotKeys: number;
   /** Whether allocation relays other nodes' reports (default true). */
   readonly relay?: boolean;
+  /**
+   * Peers to join through, `ip:port`, `[v6]:port` or `host:port`: see
+   * `MembershipOptions.seeds`. While joining, every key is held at the floor.
+   */
+  readonly seeds?: readonly string[];
   /** Membership's tunables; `extension` is the allocator's. */
-  readonly membership?: Omit<MembershipOptions, "extension">;
+  readonly membership?: Omit<MembershipOptions, "extension" | "seeds">;
 }
 
 /** Everything a fleet node can tell about itself. */
@@ -56,20 +62,29 @@ export class FleetNode {
   readonly #maxMembers: number;
   #nextTickMs = 0;
 
-  /** A node that has not yet joined anyone: add seeds, then drive it. */
+  /**
+   * A node that has not yet joined anyone: drive it, and do the lookups of
+   * seed names it asks for ({@link pollResolve}).
+   *
+   * @throws {TypeError} if a seed is not `ip:port` or `host:port`.
+   */
   constructor(options: FleetNodeOptions) {
     const periodMs = options.membership?.protocolPeriodMs ?? 200;
     this.#enforcer = options.enforcer;
     this.#allocator = new Allocator(options.book, options.enforcer, {
       id: options.address.id,
-      incarnation: () => this.#node.incarnation,
+      life: () => this.#node.life,
     }, {
       policy: options.policy,
       hotKeys: options.hotKeys,
       protocolPeriodMs: periodMs,
       relay: options.relay,
     });
-    this.#node = new Node(options.address, { ...options.membership, extension: this.#allocator });
+    this.#node = new Node(options.address, {
+      ...options.membership,
+      seeds: options.seeds,
+      extension: this.#allocator,
+    });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership?.maxMembers ?? 8_192;
   }
@@ -79,9 +94,19 @@ export class FleetNode {
     return this.#node.address;
   }
 
-  /** A peer to join through. */
-  addSeed(address: Address): void {
-    this.#node.addSeed(address);
+  /** The next seed name to look up, if one is due; see `Node.pollResolve`. */
+  pollResolve(): ResolveRequest | undefined {
+    return this.#node.pollResolve();
+  }
+
+  /** The IP addresses (text) seed `name` resolved to; see `Node.handleResolved`. */
+  handleResolved(nowMs: number, name: string, ips: readonly string[]): void {
+    this.#node.handleResolved(nowMs, name, ips);
+  }
+
+  /** The lookup of seed `name` failed; see `Node.handleResolveFailed`. */
+  handleResolveFailed(nowMs: number, name: string): void {
+    this.#node.handleResolveFailed(nowMs, name);
   }
 
   /** Checks a request; synchronous, no I/O, whatever the cluster's state. */

@@ -23,7 +23,11 @@ export interface HashKey {
   readonly k1Lo: number;
 }
 
-/** Reads a 16-byte SipHash key. */
+/**
+ * Reads a 16-byte SipHash key. A guard built with `keySalt(salt)` uses the
+ * first 16 bytes of the salt's SHA-256 (`saltHashKey` of the main entry
+ * computes it); pass the same to an `Enforcer` of this core to hash alike.
+ */
 export function hashKey(bytes: Uint8Array): HashKey {
   if (!(bytes instanceof Uint8Array) || bytes.length !== 16) {
     throw new RangeError(
@@ -147,7 +151,9 @@ function appendUtf8(s: string, at: number): number {
         i++;
       }
     }
-    if (cp >= 0xd800 && cp < 0xe000) cp = 0xfffd; // a lone surrogate, as TextEncoder does
+    // A lone surrogate stays itself, in three bytes (WTF-8), rather than
+    // becoming U+FFFD as with TextEncoder: keys that differ only there are
+    // different keys here, and must not share a hash on the wire.
     if (cp < 0x800) {
       buf[len++] = 0xc0 | cp >> 6;
       buf[len++] = 0x80 | cp & 63;
@@ -160,6 +166,29 @@ function appendUtf8(s: string, at: number): number {
       buf[len++] = 0x80 | cp >> 12 & 63;
       buf[len++] = 0x80 | cp >> 6 & 63;
       buf[len++] = 0x80 | cp & 63;
+    }
+  }
+  return len;
+}
+
+/**
+ * The length of `s` in the bytes {@link keyHash} encodes it to: UTF-8, a lone
+ * surrogate in three bytes. Counted, not encoded: nothing is allocated.
+ */
+export function utf8Length(s: string): number {
+  let len = s.length; // a byte per code unit, then what more each takes
+  for (let i = 0; i < s.length; i++) {
+    const cu = s.charCodeAt(i);
+    if (cu < 0x80) continue;
+    if (cu < 0x800) {
+      len += 1;
+      continue;
+    }
+    len += 2;
+    // A pair is two code units and four bytes: its second half adds nothing.
+    if (cu < 0xdc00 && cu >= 0xd800 && i + 1 < s.length) {
+      const next = s.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next < 0xe000) i++;
     }
   }
   return len;
@@ -205,7 +234,9 @@ export function keyHash64(key: HashKey, className: string, k: string): Hash64 {
 /**
  * The 64-bit hash of a key in a class: SipHash-1-3 over the UTF-8 of
  * `<length of the class>:<class><key>`, so that no two (class, key) pairs
- * share an input.
+ * share an input. The length is the class's in UTF-16 code units; a lone
+ * surrogate is encoded as its code unit in three bytes (WTF-8), so that
+ * distinct strings never share an input.
  *
  * @example
  * ```ts

@@ -128,6 +128,8 @@ export class Slot {
   hot: HotShare | undefined = undefined;
   /** Queued for the allocator as nearing its cold share. */
   candidate = false;
+  /** Made while the node was held, with one request of its burst rather than all of it. */
+  lean = false;
 
   /** A fresh slot: a full burst. */
   constructor(className: string, key: string, rule: Rule, epoch: number) {
@@ -166,14 +168,26 @@ export class Slot {
   }
 
   /**
-   * Whether the slot is as good as fresh at `nowUs` and can be forgotten. A
-   * hot key never is: the allocator holds it until it cools down.
+   * Whether the slot is as good as a fresh one at `nowUs` and can be
+   * forgotten: replenished, or, while fresh slots start lean, down to the
+   * one request a fresh slot would have. A hot key never is: the allocator
+   * holds it until it cools down.
    */
-  replenished(nowUs: number): boolean {
+  replenished(nowUs: number, lean = false): boolean {
     if (this.hot !== undefined) return false;
-    if (this.debt !== 0 && owedAt(this.debt, this.atUs, this.rule, nowUs) !== 0) return false;
+    if (
+      this.debt !== 0 &&
+      owedAt(this.debt, this.atUs, this.rule, nowUs) > (lean ? this.leanDebt() : 0)
+    ) {
+      return false;
+    }
     const shadow = this.rule.shadow, s = this.shadow;
     return s === undefined || shadow === undefined || owedAt(s.debt, s.atUs, shadow, nowUs) === 0;
+  }
+
+  /** What starting lean costs, in the rule's units: the burst less one request. */
+  leanDebt(): number {
+    return this.rule.toleranceUnits - this.rule.unitsPerRequest;
   }
 }
 
@@ -194,6 +208,8 @@ export class KeyTable {
   readonly #default = new Map<string, Slot>();
   readonly #byClass = new Map<string, Map<string, Slot>>([["", this.#default]]);
   #size = 0;
+  /** Fresh slots start lean: a slot down to its last request of burst is as good as fresh. */
+  lean = false;
   #classCursor: Iterator<[string, Map<string, Slot>]> | undefined;
   #keyCursor: Iterator<[string, Slot]> | undefined;
   #cursorMap: Map<string, Slot> | undefined;
@@ -241,7 +257,7 @@ export class KeyTable {
     let freed = 0;
     for (const [className, map] of this.#byClass) {
       for (const [key, slot] of map) {
-        if (slot.replenished(nowUs)) {
+        if (slot.replenished(nowUs, this.lean)) {
           map.delete(key);
           this.#onEvict?.(slot);
           freed++;
@@ -269,7 +285,7 @@ export class KeyTable {
     for (let examined = 0; examined < SWEEP_BUDGET; examined++) {
       const next = this.#nextSlot();
       if (next === undefined) continue;
-      if (next.replenished(nowUs)) {
+      if (next.replenished(nowUs, this.lean)) {
         this.#cursorMap!.delete(next.key);
         this.#onEvict?.(next);
         this.#size--;

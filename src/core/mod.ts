@@ -18,9 +18,9 @@
  *   enforcer,
  *   policy: PartitionPolicy.holdDown(),
  *   hotKeys: 64,
+ *   seeds: ["10.0.0.1:7946"],
  *   membership: { seed: 42 },
  * });
- * node.addSeed(Address.parse("10.0.0.1:7946"));
  * node.handleTimeout(0); // from your own timer; then send what pollTransmit() gives
  * assert(node.pollTransmit()?.to.toString() === "10.0.0.1:7946");
  * assert(node.check("", "tenant:42", 1, 0).allowed);

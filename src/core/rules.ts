@@ -14,6 +14,15 @@
 import { RateguardError } from "./errors.ts";
 import { checkClassName, describe, KeyLimit, Limit } from "./limit.ts";
 import { type Rate, rateOf } from "./gcra.ts";
+import { utf8Length } from "./hash.ts";
+
+/**
+ * The longest key (and class name) by default, in bytes of UTF-8: what one
+ * tracked key can cost in memory for its name is bounded by it.
+ */
+export const DEFAULT_MAX_KEY_BYTES = 1_024;
+/** The most `maxKeyBytes` may be: a sidecar request body is no larger. */
+export const MAX_KEY_BYTES_LIMIT = 65_536;
 
 /** A limit resolved for the request path. */
 export interface Rule extends Rate {
@@ -31,6 +40,11 @@ export interface LimitBookOptions {
   readonly maxClasses: number;
   /** Limits for single keys kept at most. */
   readonly maxKeyLimits: number;
+  /**
+   * The longest key or class name, in bytes of UTF-8.
+   * @default {1024}
+   */
+  readonly maxKeyBytes?: number;
 }
 
 /** How a key is limited on its own: its own limit, or a class's. */
@@ -56,11 +70,35 @@ export class LimitBook {
   #unknown: Rule | undefined;
   #scale = 1;
   readonly #options: LimitBookOptions;
+  readonly #maxKeyBytes: number;
 
   /** A book with `defaultLimit` for the default class `""`. */
   constructor(defaultLimit: Limit, options: LimitBookOptions) {
     this.#default = checkLimit(defaultLimit, "the default limit");
     this.#options = options;
+    this.#maxKeyBytes = checkMaxKeyBytes(options.maxKeyBytes ?? DEFAULT_MAX_KEY_BYTES);
+  }
+
+  /** The longest key or class name, in bytes of UTF-8. */
+  get maxKeyBytes(): number {
+    return this.#maxKeyBytes;
+  }
+
+  /**
+   * Validates a class name and a key as every method taking them does: a
+   * string and a non-empty string, each at most {@link maxKeyBytes} bytes
+   * of UTF-8. Throws a `TypeError` or a `RangeError` naming `what`.
+   */
+  checkKey(className: unknown, key: unknown, what: string): void {
+    checkClassName(className, what);
+    checkKeyType(key, what);
+    const max = this.#maxKeyBytes;
+    if (!fitsKeyBytes(key as string, max)) {
+      throw new RangeError(`${what}: ${tooLongMessage("key", key as string, max)}`);
+    }
+    if (!fitsKeyBytes(className as string, max)) {
+      throw new RangeError(`${what}: ${tooLongMessage("class name", className as string, max)}`);
+    }
   }
 
   /**
@@ -139,8 +177,7 @@ export class LimitBook {
 
   /** Gives one key of a class a limit of its own, or the limit of another class. */
   setKeyLimit(className: string, key: string, limit: KeyLimitSpec): void {
-    checkClassName(className, "setKeyLimit");
-    checkKey(key, "setKeyLimit");
+    this.checkKey(className, key, "setKeyLimit");
     checkSpec(limit, "setKeyLimit");
     let perClass = this.#keyLimits.get(className);
     const isNew = !perClass?.has(key);
@@ -171,8 +208,7 @@ export class LimitBook {
     const next = new Map<string, Map<string, KeyLimitSpec>>();
     let count = 0;
     for (const [className, key, limit] of entries) {
-      checkClassName(className, "setKeyLimits");
-      checkKey(key, "setKeyLimits");
+      this.checkKey(className, key, "setKeyLimits");
       checkSpec(limit, "setKeyLimits");
       let perClass = next.get(className);
       if (!perClass) next.set(className, perClass = new Map());
@@ -308,12 +344,34 @@ function checkNamed(name: string, what: string): void {
   }
 }
 
-/** Validates a key: a non-empty string. */
-export function checkKey(key: unknown, what: string): string {
+/** Validates a key's type: a non-empty string; its length is the book's to check. */
+function checkKeyType(key: unknown, what: string): string {
   if (typeof key !== "string" || key.length === 0) {
     throw new TypeError(`${what}: a key must be a non-empty string, got ${describe(key)}`);
   }
   return key;
+}
+
+/** Whether `text` takes at most `max` bytes of UTF-8; measured only if it might not. */
+export function fitsKeyBytes(text: string, max: number): boolean {
+  // A code unit takes at most three bytes, and at least one: a short text
+  // surely fits and a long one surely does not, with no walk over either.
+  return text.length * 3 <= max || (text.length <= max && utf8Length(text) <= max);
+}
+
+/** Why a key or class name is refused for its length, naming the limit. */
+export function tooLongMessage(noun: "key" | "class name", text: string, max: number): string {
+  return `a ${noun} is at most ${max} bytes of UTF-8 (maxKeyBytes), got ${utf8Length(text)}`;
+}
+
+/** Validates a value for `maxKeyBytes`: the one place its bounds are checked. */
+export function checkMaxKeyBytes(n: number): number {
+  if (typeof n !== "number" || !Number.isInteger(n) || n < 1 || n > MAX_KEY_BYTES_LIMIT) {
+    throw new RangeError(
+      `maxKeyBytes: expected a whole number from 1 to ${MAX_KEY_BYTES_LIMIT}, got ${describe(n)}`,
+    );
+  }
+  return n;
 }
 
 function tooManyClasses(max: number): RateguardError {

@@ -14,6 +14,7 @@ import { KeyLimit, type Limit } from "../core/limit.ts";
 import type { KeyLimitEntry } from "../core/rules.ts";
 import {
   arrayField,
+  checkKeyField,
   type LimitBody,
   limitBody,
   object,
@@ -62,8 +63,7 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
 function observeRoutes(app: Hono, { guard }: Admin): void {
   app.get("/v1/keys", async (c) => {
     const url = new URL(c.req.url);
-    const key = url.searchParams.get("key") ?? "";
-    if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
+    const key = checkKeyField(url.searchParams.get("key") ?? "", "/query/key", guard.maxKeyBytes());
     const className = url.searchParams.get("class") ?? "";
     const k = await guard.keyStats(className, key);
     if (k === undefined) {
@@ -172,8 +172,7 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
       const entries = arrayField(body, "keyLimits", shape).map((e, i): KeyLimitEntry => {
         const at = `/keyLimits/${i}`;
         const o = object(e, shape, at);
-        const key = stringField(o, "key", at);
-        if (key === "") throw new BadRequest("key must be a non-empty string", `${at}/key`);
+        const key = checkKeyField(stringField(o, "key", at), `${at}/key`, guard.maxKeyBytes());
         return [
           o.class === undefined ? "" : stringField(o, "class", at),
           key,
@@ -185,8 +184,7 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
       return c.json({ keyLimits: guard.keyLimits().map(keyLimitJson) });
     }
     const className = queryParam(url, "class", "");
-    const key = queryParam(url, "key");
-    if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
+    const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
     const limit = parseKeyLimit(body);
     guard.setKeyLimit(className, key, limit);
     log.info("key limit set", { class: className, key, limit: String(limit) });

@@ -8,6 +8,7 @@
 
 import type { BatchItem } from "../core/enforcer.ts";
 import { KeyLimit, Limit, MAX_BURST, MAX_COUNT } from "../core/limit.ts";
+import { DEFAULT_MAX_KEY_BYTES, fitsKeyBytes, tooLongMessage } from "../core/rules.ts";
 import { BadRequest, ContentTooLarge } from "./problem.ts";
 
 /** The largest request body the sidecar reads. */
@@ -42,7 +43,17 @@ type Json = Record<string, unknown>;
 export async function readJson(req: Request): Promise<unknown> {
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  const text = declared !== null ? await req.text() : await readBounded(req);
+  const bytes = declared !== null
+    ? new Uint8Array(await req.arrayBuffer())
+    : await readBounded(req);
+  let text: string;
+  try {
+    text = UTF8.decode(bytes);
+  } catch {
+    // Decoded leniently, distinct invalid bytes would all become U+FFFD,
+    // and different keys one key.
+    throw new BadRequest("the body is not valid UTF-8");
+  }
   if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
   try {
     return JSON.parse(text);
@@ -51,8 +62,11 @@ export async function readJson(req: Request): Promise<unknown> {
   }
 }
 
-async function readBounded(req: Request): Promise<string> {
-  if (req.body === null) return "";
+/** Refuses what is not UTF-8 rather than replacing it; keeps a leading BOM as text. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+async function readBounded(req: Request): Promise<Uint8Array> {
+  if (req.body === null) return new Uint8Array(0);
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = req.body.getReader();
@@ -69,7 +83,7 @@ async function readBounded(req: Request): Promise<string> {
   const bytes = new Uint8Array(size);
   let at = 0;
   for (const c of chunks) bytes.set(c, (at += c.byteLength) - c.byteLength);
-  return new TextDecoder().decode(bytes);
+  return bytes;
 }
 
 function tooLarge(): ContentTooLarge {
@@ -87,14 +101,36 @@ export function object(body: unknown, shape: string, field = ""): Json {
   return body as Json;
 }
 
-/** Reads `{"key", "class"?, "cost"?}` at `at` (a JSON pointer prefix). */
-export function parseCheck(body: unknown, at = ""): CheckRequest {
-  const o = object(body, '{"key": "tenant:42"}', at);
-  const { key, class: className = "", cost = 1 } = o;
+/**
+ * Checks a key as the guard would, naming the field: a non-empty string of
+ * at most `maxKeyBytes` bytes of UTF-8.
+ */
+export function checkKeyField(key: unknown, field: string, maxKeyBytes: number): string {
   if (typeof key !== "string" || key === "") {
-    throw new BadRequest("key must be a non-empty string", `${at}/key`);
+    throw new BadRequest("key must be a non-empty string", field);
   }
+  if (!fitsKeyBytes(key, maxKeyBytes)) {
+    throw new BadRequest(tooLongMessage("key", key, maxKeyBytes), field);
+  }
+  return key;
+}
+
+/**
+ * Reads `{"key", "class"?, "cost"?}` at `at` (a JSON pointer prefix), with
+ * keys and classes of at most `maxKeyBytes` bytes of UTF-8.
+ */
+export function parseCheck(
+  body: unknown,
+  at = "",
+  maxKeyBytes = DEFAULT_MAX_KEY_BYTES,
+): CheckRequest {
+  const o = object(body, '{"key": "tenant:42"}', at);
+  const { key: rawKey, class: className = "", cost = 1 } = o;
+  const key = checkKeyField(rawKey, `${at}/key`, maxKeyBytes);
   if (typeof className !== "string") throw new BadRequest("class must be a string", `${at}/class`);
+  if (!fitsKeyBytes(className, maxKeyBytes)) {
+    throw new BadRequest(tooLongMessage("class name", className, maxKeyBytes), `${at}/class`);
+  }
   if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COUNT) {
     throw new BadRequest(`cost must be a whole number from 1 to ${MAX_COUNT}`, `${at}/cost`);
   }
@@ -102,14 +138,14 @@ export function parseCheck(body: unknown, at = ""): CheckRequest {
 }
 
 /** Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`, refusing a pair twice. */
-export function parseBatch(body: unknown): BatchItem[] {
+export function parseBatch(body: unknown, maxKeyBytes = DEFAULT_MAX_KEY_BYTES): BatchItem[] {
   const { items } = object(body, '{"items": [{"key": "ip:1"}, {"key": "user:7"}]}');
   if (!Array.isArray(items) || items.length === 0) {
     throw new BadRequest("items must be a non-empty array of checks", "/items");
   }
   const seen = new Set<string>();
   return items.map((item, i) => {
-    const c = parseCheck(item, `/items/${i}`);
+    const c = parseCheck(item, `/items/${i}`, maxKeyBytes);
     // JSON of the pair cannot collide the way "a" + ":" + "b" could.
     const id = JSON.stringify([c.className, c.key]);
     if (seen.has(id)) {

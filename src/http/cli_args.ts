@@ -10,6 +10,8 @@ import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
+import { checkHotKeys } from "../core/allocation/report.ts";
+import { checkMaxKeyBytes, DEFAULT_MAX_KEY_BYTES } from "../core/rules.ts";
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -28,6 +30,8 @@ export interface SidecarConfig {
   readonly trackedKeys: number;
   /** Keys coordinated with the peers at once. */
   readonly hotKeys: number;
+  /** The longest key or class name, in bytes of UTF-8. */
+  readonly maxKeyBytes: number;
   /** The UDP address to gossip on; none for a standalone sidecar. */
   readonly bind?: string;
   /** Where the other sidecars reach this one. */
@@ -81,6 +85,7 @@ const OPTIONS = {
   "protocol-period": { type: "string" },
   "hot-keys": { type: "string" },
   "tracked-keys": { type: "string" },
+  "max-key-bytes": { type: "string" },
   "max-members": { type: "string" },
   "dry-run": { type: "boolean" },
   "admin-token-file": { type: "string" },
@@ -106,6 +111,7 @@ Limits
   --dry-run                    admit every request, count what would be denied
   --tracked-keys <n>           keys with state at once (default 4096)
   --hot-keys <n>               keys coordinated with the peers at once, 1 to 64 (default 64)
+  --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, 1 to 65536 (default ${DEFAULT_MAX_KEY_BYTES})
 
 Fleet (leave out --bind to run standalone)
   --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
@@ -159,6 +165,17 @@ export function parseSidecarArgs(
     const text = get(flag);
     return text === undefined ? fallback : flagValue(`--${flag}`, () => wholeNumber(text));
   };
+  // A whole number the option's own validator bounds; its message, which
+  // names the option, is told under the flag's name instead.
+  const bounded = (flag: Flag, fallback: number, check: (n: number) => number): number =>
+    flagValue(`--${flag}`, () => {
+      try {
+        return check(whole(flag, fallback));
+      } catch (e) {
+        if (e instanceof UsageError) throw e;
+        throw new RangeError((e as Error).message.replace(/^\w+: /, ""));
+      }
+    });
   const limitText = get("limit");
   if (limitText === undefined) {
     throw new UsageError("--limit is required (or RATEGUARD_LIMIT), such as --limit 1000/min");
@@ -178,7 +195,8 @@ export function parseSidecarArgs(
       http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
       dryRun,
       trackedKeys: whole("tracked-keys", 4_096),
-      hotKeys: whole("hot-keys", 64),
+      hotKeys: bounded("hot-keys", 64, checkHotKeys),
+      maxKeyBytes: bounded("max-key-bytes", DEFAULT_MAX_KEY_BYTES, checkMaxKeyBytes),
       maxMembers: whole("max-members", 8_192),
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),

@@ -11,7 +11,14 @@ import type { Guard } from "../runtime/guard.ts";
 import type { Decision } from "../core/gcra.ts";
 import type { Limit } from "../core/limit.ts";
 import { RateguardError } from "../core/errors.ts";
-import { MAX_BODY_BYTES, parseBatch, parseCheck, queryParam, readJson } from "./body.ts";
+import {
+  checkKeyField,
+  MAX_BODY_BYTES,
+  parseBatch,
+  parseCheck,
+  queryParam,
+  readJson,
+} from "./body.ts";
 import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
@@ -53,7 +60,7 @@ export interface SidecarOptions {
  *   200 with a {@link DecisionBody}, also when denied;
  * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
  * - `GET /v1/peek?class=&key=` → what the next check would say;
- * - `GET /healthz`, `GET /readyz` (ready once the guard reached a peer, or standalone);
+ * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
  *
@@ -76,11 +83,11 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
   }
   app.post("/v1/check", async (c) => {
-    const req = parseCheck(await readJson(c.req.raw));
+    const req = parseCheck(await readJson(c.req.raw), "", guard.maxKeyBytes());
     return c.json(decisionBody(guard.checkIn(req.className, req.key, { cost: req.cost })));
   });
   app.post("/v1/check-all", async (c) => {
-    const batch = guard.checkAll(parseBatch(await readJson(c.req.raw)));
+    const batch = guard.checkAll(parseBatch(await readJson(c.req.raw), guard.maxKeyBytes()));
     const body: BatchDecisionBody = {
       ...decisionBody(batch),
       decisions: batch.decisions.map(decisionBody),
@@ -89,8 +96,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   });
   app.get("/v1/peek", (c) => {
     const url = new URL(c.req.url);
-    const key = queryParam(url, "key");
-    if (key === "") throw new BadRequest("key must be a non-empty string", "/query/key");
+    const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
     return c.json(decisionBody(guard.peekIn(queryParam(url, "class", ""), key)));
   });
   // Key hashes are 64-bit: JSON numbers cannot hold them, so they go as decimal strings.

@@ -9,7 +9,13 @@
  *             join: page u16 · state: page u16 | pages u16 · gossip: none
  * section   = kind u8 | length u16 | body (length bytes)
  * record    = state u8 | incarnation u32 | id u64 | address | from u64 (suspect only)
+ * lives     = sender life u32 | one life u32 per record, in the records' order
  * ```
+ *
+ * Sections: records 1, extension 2, lives 4 (3 is reserved for padding).
+ * A life of 0 is no life: a sender that does not send lives (a node of an
+ * earlier release) leaves the section out, and a decoder leaves `life` out
+ * of what it says.
  *
  * Integers are big-endian. Sections let later versions add content without a
  * new version byte: a decoder skips kinds it does not know. A set `signed`
@@ -42,6 +48,10 @@ export const FLAG_SIGNED = 0x01;
 /** Section kinds. Append-only; decoders skip kinds they do not know. */
 const SECTION_RECORDS = 1;
 const SECTION_EXTENSION = 2;
+/** Number 3 is reserved for padding (zeros that only lengthen a datagram). */
+const SECTION_LIVES = 4;
+/** Bytes of one life in the lives section. */
+const LIFE_BYTES = 4;
 
 const HEADER_BYTES = 3;
 const SECTION_HEADER_BYTES = 3;
@@ -71,9 +81,15 @@ const STATE_BY_NUMBER = new Map<number, MemberState>(
   Object.entries(RECORD_KINDS).map(([name, n]) => [n, name as MemberState]),
 );
 
-/** Bytes one record takes on the wire. */
+/** Bytes one record takes on the wire, its life in the lives section included. */
 export function recordSize(record: MemberRecord): number {
-  return 1 + 4 + ID_BYTES + record.address.byteLength + (record.state === "suspect" ? ID_BYTES : 0);
+  const bytes = 1 + 4 + ID_BYTES + record.address.byteLength + LIFE_BYTES;
+  return bytes + (record.state === "suspect" ? ID_BYTES : 0);
+}
+
+/** Whether `message` carries the lives section: whenever a life is known. */
+function hasLives(message: Message): boolean {
+  return message.sender.life !== undefined || message.records.some((r) => r.life !== undefined);
 }
 
 /** Bytes `message` takes on the wire, before any tag. */
@@ -85,9 +101,12 @@ export function encodedSize(message: Message): number {
   else if ("seq" in message) size += 4;
   if (message.records.length > 0) {
     size += SECTION_HEADER_BYTES;
-    for (const record of message.records) size += recordSize(record);
+    for (const record of message.records) size += recordSize(record) - LIFE_BYTES;
   }
   if (message.extension) size += SECTION_HEADER_BYTES + message.extension.length;
+  if (hasLives(message)) {
+    size += SECTION_HEADER_BYTES + LIFE_BYTES * (1 + message.records.length);
+  }
   return size;
 }
 
@@ -148,6 +167,12 @@ export function encode(message: Message): Uint8Array {
     w.bytes(message.extension);
     w.endSection(start);
   }
+  if (hasLives(message)) {
+    const start = w.section(SECTION_LIVES);
+    w.u32(message.sender.life ?? 0, "sender.life");
+    for (const record of message.records) w.u32(record.life ?? 0, "record.life");
+    w.endSection(start);
+  }
   return w.buffer;
 }
 
@@ -189,6 +214,7 @@ export function decode(datagram: Uint8Array): DecodeResult {
 function readSections(r: Reader, message: Message): DecodeResult {
   let records: MemberRecord[] | undefined;
   let extension: Uint8Array | undefined;
+  let lives: Uint8Array | undefined;
   while (!r.error && r.remaining > 0) {
     const kind = r.u8();
     const length = r.u16();
@@ -202,11 +228,27 @@ function readSections(r: Reader, message: Message): DecodeResult {
     } else if (kind === SECTION_EXTENSION) {
       if (extension) return fail("section");
       extension = body.slice();
+    } else if (kind === SECTION_LIVES) {
+      if (lives) return fail("section");
+      lives = body;
     }
   }
   if (r.error) return fail(r.error);
   const value = { ...message, records: records ?? [], ...(extension ? { extension } : {}) };
-  return { ok: true, value };
+  return lives ? withLives(value, lives) : { ok: true, value };
+}
+
+/** `message` with the lives of the lives section: one for the sender, then one per record. */
+function withLives(message: Message, lives: Uint8Array): DecodeResult {
+  if (lives.length !== LIFE_BYTES * (1 + message.records.length)) return fail("section");
+  const view = new DataView(lives.buffer, lives.byteOffset, lives.byteLength);
+  const life = (i: number) => {
+    const value = view.getUint32(i * LIFE_BYTES);
+    return value === 0 ? {} : { life: value };
+  };
+  const sender = { ...message.sender, ...life(0) };
+  const records = message.records.map((record, i) => ({ ...record, ...life(i + 1) }));
+  return { ok: true, value: { ...message, sender, records } };
 }
 
 function readRecords(r: Reader): MemberRecord[] | DecodeError {

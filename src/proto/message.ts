@@ -66,6 +66,13 @@ export interface Peer {
 export interface Sender extends Peer {
   /** The sender's incarnation, a u32 only it raises. */
   readonly incarnation: number;
+  /**
+   * Which life of the member at this address: a nonzero u32 it draws at
+   * start, so that a process started again at the same address is told
+   * from the one before it whatever their incarnations. Absent (0 on the
+   * wire) from a node that does not send lives.
+   */
+  readonly life?: number;
 }
 
 /** News of a member: its state at an incarnation. */

@@ -7,22 +7,18 @@
 
 import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
-import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
-import {
-  type AuthConfig,
-  authConfig,
-  type GossipAuthMode,
-  MIN_SALT_BYTES,
-  type Secret,
-} from "../core/auth.ts";
-import { MAX_MEMBERS_LIMIT } from "../core/membership/mod.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
+import { checkHotKeys, MAX_RECORDS_PER_GROUP } from "../core/allocation/report.ts";
+import { MAX_MEMBERS_LIMIT, parseSeed } from "../core/membership/mod.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
 import { formatHostPort } from "./socket.ts";
 import { RateguardError } from "../core/errors.ts";
 import { describe, Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
-import { LimitBook } from "../core/rules.ts";
+import { checkMaxKeyBytes, DEFAULT_MAX_KEY_BYTES, LimitBook } from "../core/rules.ts";
+import { checkSalt, saltHashKey } from "./salt.ts";
 import { type Clock, monotonicClock } from "./clock.ts";
 import type { Guard, GuardParts } from "./guard.ts";
 
@@ -30,6 +26,13 @@ import type { Guard, GuardParts } from "./guard.ts";
 export const MAX_TRACKED_KEYS = 1_048_576;
 /** The most hot keys an instance coordinates. */
 export const MAX_HOT_KEYS = 64;
+// A node's demand report lists its whole hot set in one group: a hot set
+// larger than a group holds could never be reported.
+if (MAX_HOT_KEYS !== MAX_RECORDS_PER_GROUP) {
+  throw new Error(
+    `MAX_HOT_KEYS (${MAX_HOT_KEYS}) must equal MAX_RECORDS_PER_GROUP (${MAX_RECORDS_PER_GROUP})`,
+  );
+}
 /** The most named classes an instance may keep. */
 export const MAX_CLASSES = 4_096;
 /** The most key limits an instance may keep. */
@@ -75,7 +78,8 @@ export class GuardBuilder {
   #protocolPeriodMs = 200;
   #maxMembers = 8_192;
   #auth: AuthConfig = authConfig("off");
-  #hashKey: HashKey = PUBLIC_HASH_KEY;
+  #salt: Uint8Array<ArrayBuffer> | undefined;
+  #maxKeyBytes = DEFAULT_MAX_KEY_BYTES;
   #mostDenied = 10;
   #clock: Clock = monotonicClock;
   readonly #make: (parts: GuardParts) => Guard;
@@ -141,7 +145,17 @@ export class GuardBuilder {
 
   /** Keys coordinated with the peers at once, 1 to 64. */
   hotKeys(n: number): this {
-    this.#hotKeys = checkWhole(n, "hotKeys", 1, MAX_HOT_KEYS);
+    this.#hotKeys = checkHotKeys(n);
+    return this;
+  }
+
+  /**
+   * The longest key (and class name) taken, in bytes of UTF-8: 1024 by
+   * default, from 1 to 65,536. A longer one is a `RangeError` naming the
+   * limit; so what a tracked key costs is bounded whatever clients send.
+   */
+  maxKeyBytes(n: number): this {
+    this.#maxKeyBytes = checkMaxKeyBytes(n);
     return this;
   }
 
@@ -208,10 +222,9 @@ export class GuardBuilder {
   seeds(seeds: Iterable<string>): this {
     const list = [...seeds];
     for (const seed of list) {
-      if (
-        typeof seed !== "string" || !/^(?:\[[^\]]+\]|[^:\s]+):\d{1,5}$/.test(seed) ||
-        Number(seed.slice(seed.lastIndexOf(":") + 1)) > 65_535
-      ) {
+      try {
+        parseSeed(seed);
+      } catch {
         throw new TypeError(`seeds: expected ip:port or host:port, got ${describe(seed)}`);
       }
     }
@@ -286,22 +299,11 @@ export class GuardBuilder {
    * A salt of 16 bytes or more, the same on every node, for the hashes of
    * keys: nobody without it can craft a key that hashes like another's.
    * Set or change it by restarting every node at once, never by a rolling
-   * update (see the README).
+   * update (see the README). Keys hash under the first 16 bytes of the
+   * salt's SHA-256 (see `saltHashKey`), computed in `spawn()`.
    */
   keySalt(bytes: Uint8Array): this {
-    if (!(bytes instanceof Uint8Array)) {
-      throw new TypeError(`keySalt: expected bytes (a Uint8Array), got ${describe(bytes)}`);
-    }
-    if (bytes.length < MIN_SALT_BYTES) {
-      throw new RangeError(
-        `keySalt: a salt needs at least ${MIN_SALT_BYTES} bytes, got ${bytes.length}`,
-      );
-    }
-    // SipHash takes a 16-byte key: a longer salt is folded in by XOR, so
-    // that every byte of it counts.
-    const folded = new Uint8Array(16);
-    bytes.forEach((b, i) => (folded[i % 16] ^= b));
-    this.#hashKey = hashKey(folded);
+    this.#salt = checkSalt(bytes, "keySalt");
     return this;
   }
 
@@ -312,15 +314,10 @@ export class GuardBuilder {
    * with no `advertise`, and an `Error` naming the address when the port
    * cannot be bound.
    */
-  spawn(): Promise<Guard> {
-    try {
-      const parts = this.#parts();
-      return this.#bind === undefined
-        ? Promise.resolve(this.#make(parts))
-        : this.#spawnFleet(parts);
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async spawn(): Promise<Guard> {
+    const hashKey = this.#salt === undefined ? PUBLIC_HASH_KEY : await saltHashKey(this.#salt);
+    const parts = this.#parts(hashKey);
+    return this.#bind === undefined ? this.#make(parts) : await this.#spawnFleet(parts);
   }
 
   async #spawnFleet(parts: GuardParts): Promise<Guard> {
@@ -331,12 +328,12 @@ export class GuardBuilder {
     const gossip = await GossipTask.start({
       bindHost: bind.host,
       bindPort: bind.port,
-      seeds: this.#seeds,
       clock,
       protocolPeriodMs: this.#protocolPeriodMs,
       makeNode: (port) =>
         node = new FleetNode({
           address: this.#advertise ?? parseIpPort(formatHostPort(bind.host, port), "bind"),
+          seeds: this.#seeds,
           book,
           enforcer,
           policy: this.#policy,
@@ -353,7 +350,7 @@ export class GuardBuilder {
     return this.#make({ ...parts, gossip });
   }
 
-  #parts(): GuardParts {
+  #parts(hashKey: HashKey): GuardParts {
     if (this.#limit === undefined) {
       throw new TypeError(
         "Guard.builder(): set a limit with .limit(perSec) or .defaultLimit(limit) before spawn()",
@@ -374,6 +371,7 @@ export class GuardBuilder {
     const book = new LimitBook(limit, {
       maxClasses: this.#maxClasses,
       maxKeyLimits: this.#maxKeyLimits,
+      maxKeyBytes: this.#maxKeyBytes,
     });
     book.setClasses(this.#classes);
     if (
@@ -386,7 +384,7 @@ export class GuardBuilder {
           "set advertise(ip:port), where the other instances reach this one",
       );
     }
-    const fleet = this.#bind ? { hashKey: this.#hashKey } : undefined;
+    const fleet = this.#bind ? { hashKey } : undefined;
     const clock = this.#clock;
     const originMs = clock();
     if (typeof originMs !== "number" || !Number.isFinite(originMs)) {
@@ -405,7 +403,7 @@ export class GuardBuilder {
       clock,
       partitionPolicy: this.#policy,
       auth: this.#auth,
-      hashKey: this.#hashKey,
+      hashKey,
       mostDenied: this.#mostDenied,
     };
   }

@@ -16,9 +16,6 @@ import { Address } from "../proto/mod.ts";
 import type { Clock } from "./clock.ts";
 import { bindDatagram, type DatagramSocket, type Remote } from "./socket.ts";
 
-/** How often seed names are looked up again: a headless service's instances come and go. */
-const RESOLVE_EVERY_MS = 30_000;
-
 /** Counters of the task itself. */
 export interface GossipCounters {
   /** Socket errors survived (sends that failed, receive errors). */
@@ -43,8 +40,6 @@ export interface GossipOptions {
   readonly bindPort: number;
   /** Makes the node once the port is known (the advertised address may take it). */
   readonly makeNode: (boundPort: number) => FleetNode;
-  /** Seeds as `ip:port`, `[v6]:port` or `host:port`. */
-  readonly seeds: readonly string[];
   /** The monotonic clock. */
   readonly clock: Clock;
   /** The protocol period. */
@@ -62,7 +57,6 @@ export class GossipTask {
   readonly #options: GossipOptions;
   #timer: ReturnType<typeof setInterval> | undefined;
   #running = true;
-  #lastResolveMs = -Infinity;
   #socketErrors = 0;
   #sent = 0;
   #bytesSent = 0;
@@ -184,27 +178,32 @@ export class GossipTask {
   #tick(): void {
     if (!this.#running) return;
     this.#guard(() => {
-      const now = this.#options.clock();
-      if (now - this.#lastResolveMs >= RESOLVE_EVERY_MS) {
-        this.#lastResolveMs = now;
-        void this.#resolveSeeds();
-      }
-      this.node.handleTimeout(now);
+      this.node.handleTimeout(this.#options.clock());
       this.#flush();
     });
   }
 
-  async #resolveSeeds(): Promise<void> {
-    for (const seed of this.#options.seeds) {
-      try {
-        for (const address of await resolveSeed(seed)) this.node.addSeed(address);
-      } catch {
-        // A name that does not resolve now may later; the node goes on with what it has.
-      }
+  /** Looks up a seed name the node asked for, and hands it the answer. */
+  async #resolve(name: string, host: string): Promise<void> {
+    let ips: string[] | undefined;
+    try {
+      ips = (await lookup(host, { all: true })).map((a) => a.address);
+    } catch {
+      ips = undefined; // the node decides when to try again
     }
+    if (!this.#running) return;
+    this.#guard(() => {
+      const now = this.#options.clock();
+      if (ips === undefined) this.node.handleResolveFailed(now, name);
+      else this.node.handleResolved(now, name, ips);
+      this.#flush();
+    });
   }
 
   #flush(): void {
+    for (let r = this.node.pollResolve(); r !== undefined; r = this.node.pollResolve()) {
+      void this.#resolve(r.name, r.host);
+    }
     for (let t = this.node.pollTransmit(); t !== undefined; t = this.node.pollTransmit()) {
       const ip = t.to.toString();
       const colon = ip.lastIndexOf(":");
@@ -246,27 +245,4 @@ export class GossipTask {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#timer = undefined;
   }
-}
-
-/**
- * The addresses of a seed: itself for an IP literal, every address a name
- * resolves to otherwise (Bun's UDP socket takes IP literals only, and one
- * name for a whole fleet is the point).
- */
-export async function resolveSeed(seed: string): Promise<Address[]> {
-  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(seed);
-  if (!m || Number(m[3]) > 65_535) {
-    throw new TypeError(`a seed must be ip:port or host:port, got ${JSON.stringify(seed)}`);
-  }
-  const host = m[1] ?? m[2];
-  const port = Number(m[3]);
-  try {
-    return [Address.parse(m[1] ? `[${host}]:${port}` : `${host}:${port}`)];
-  } catch {
-    // Not an IP literal: a name.
-  }
-  const found = await lookup(host, { all: true });
-  return found.map((a) =>
-    Address.parse(a.family === 6 ? `[${a.address}]:${port}` : `${a.address}:${port}`)
-  );
 }

@@ -17,7 +17,6 @@ import { collectStats, type Stats } from "./stats.ts";
 import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
-import { checkKey } from "../core/rules.ts";
 import { GuardBuilder } from "./builder.ts";
 
 /** Options of a single check. */
@@ -170,7 +169,7 @@ export class Guard {
    * class's, or the default one for a class this instance does not know.
    */
   limitIn(className: string, key: string): Limit {
-    checkKey(key, "limitIn");
+    this.#book.checkKey(className, key, "limitIn");
     return this.#book.resolve(className, key).limit;
   }
 
@@ -237,11 +236,13 @@ export class Guard {
    * `stats().mostDenied`: keyed by this guard's salt when it has one.
    */
   keyHashIn(className: string, key: string): bigint {
-    checkKey(key, "keyHashIn");
-    if (typeof className !== "string") {
-      throw new TypeError("keyHashIn: a class name must be a string");
-    }
+    this.#book.checkKey(className, key, "keyHashIn");
     return keyHash(this.#hashKey, className, key);
+  }
+
+  /** The longest key or class name this guard takes, in bytes of UTF-8 (`maxKeyBytes`). */
+  maxKeyBytes(): number {
+    return this.#book.maxKeyBytes;
   }
 
   /** The partition policy this guard applies once it gossips. */
@@ -273,7 +274,7 @@ export class Guard {
    */
   keyStats(className: string, key: string): Promise<KeyStats | undefined> {
     try {
-      checkKey(key, "keyStats");
+      this.#book.checkKey(className, key, "keyStats");
       return Promise.resolve(
         keyStatsOf({ enforcer: this.#enforcer, book: this.#book }, className, key, this.#clock()),
       );

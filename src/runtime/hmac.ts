@@ -15,7 +15,7 @@ export async function webCryptoMac(secret: Secret, data: Uint8Array): Promise<Ui
   if (key === undefined) {
     key = crypto.subtle.importKey(
       "raw",
-      secret.reveal().slice(),
+      secret.reveal(),
       { name: "HMAC", hash: "SHA-256" },
       false,
       [

@@ -47,7 +47,7 @@ export interface Stats {
   readonly countedSize: number;
   /** Members not heard from lately. */
   readonly suspects: number;
-  /** No peer reached yet: every key held at the floor. */
+  /** Configured with seeds, and no peer reached yet: every key held at the floor. */
   readonly joining: boolean;
   /** Peers have not yet heard this instance's demand: every key held at the floor. */
   readonly learning: boolean;
@@ -59,6 +59,8 @@ export interface Stats {
   readonly hotKeys: number;
   /** Milliseconds since the last gossip round; far over the protocol period, the background task is stuck. */
   readonly sinceLastRoundMs: number;
+  /** Records of hot keys left out of this instance's demand reports for want of room, summed over reports. */
+  readonly cutRecords: number;
   /** Times this instance outbid an alive record of itself it did not make. */
   readonly identityConflicts: number;
   /** News of newcomers refused because the member table was full. */
@@ -111,6 +113,7 @@ export function collectStats(s: StatsSources): Stats {
     membersFull: f?.membersFull ?? false,
     hotKeys: f?.hotKeys ?? 0,
     sinceLastRoundMs: f?.sinceLastRoundMs ?? 0,
+    cutRecords: f?.cutRecords ?? 0,
     identityConflicts: f?.identityConflicts ?? 0,
     membersRefused: f?.membersRefused ?? 0,
     gossipAuth: s.gossipAuth,

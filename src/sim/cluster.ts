@@ -15,6 +15,7 @@ import {
   Prng,
 } from "../core/membership/mod.ts";
 import { EventHeap } from "./heap.ts";
+import { answer, type SeedLookup, seedName } from "./names.ts";
 import { deliveryDelays, type NetworkFaults, Topology } from "./network.ts";
 
 /** How a cluster starts. */
@@ -23,8 +24,10 @@ export interface ClusterOptions {
   readonly seed: number;
   /** Nodes started at time 0, each joining through node 0 (node 0 through node 1). Default 0. */
   readonly size?: number;
-  /** Options of every node; `seed` and `extension` are the simulator's. */
-  readonly membership?: Omit<MembershipOptions, "seed" | "extension">;
+  /** Options of every node; `seed`, `seeds` and `extension` are the simulator's. */
+  readonly membership?: Omit<MembershipOptions, "seed" | "seeds" | "extension">;
+  /** How the nodes' lookups of their seed names are answered (default: at once, with the address). */
+  readonly seedLookup?: SeedLookup;
   /** Network faults from the start. */
   readonly faults?: NetworkFaults;
   /** Largest clock drift of a node, as a fraction: 0.01 lets clocks run 1% fast or slow. */
@@ -56,6 +59,7 @@ interface Slot {
   readonly address: Address;
   node: Node | undefined;
   seeds: number[];
+  readonly seedLookup: SeedLookup;
   readonly rate: number;
   pausedUntilMs: number;
   inbox: { from: Address; bytes: Uint8Array }[];
@@ -91,7 +95,8 @@ export class Cluster {
   readonly #events = new EventHeap<SimEvent>();
   readonly #prng: Prng;
   readonly #netPrng: Prng;
-  readonly #membership: Omit<MembershipOptions, "seed" | "extension">;
+  readonly #membership: Omit<MembershipOptions, "seed" | "seeds" | "extension">;
+  readonly #seedLookup: SeedLookup;
   readonly #clockDrift: number;
   readonly #topology = new Topology();
   readonly #listeners: ((observed: Observed) => void)[] = [];
@@ -115,6 +120,7 @@ export class Cluster {
     this.#prng = new Prng(options.seed);
     this.#netPrng = this.#prng.fork();
     this.#membership = options.membership ?? {};
+    this.#seedLookup = options.seedLookup ?? {};
     this.#faults = options.faults ?? {};
     this.#clockDrift = drift;
     for (let i = 0; i < size; i++) this.addNode({ seeds: [i === 0 ? 1 : 0] });
@@ -152,11 +158,13 @@ export class Cluster {
   }
 
   /**
-   * Starts a node now, joining through `seeds` (indices; default node 0).
+   * Starts a node now, joining through `seeds` (indices; default node 0),
+   * which it is given by name and looks up as `seedLookup` says (default:
+   * the cluster's).
    *
    * @returns Its index.
    */
-  addNode(options: { seeds?: readonly number[] } = {}): number {
+  addNode(options: { seeds?: readonly number[]; seedLookup?: SeedLookup } = {}): number {
     const index = this.#slots.length;
     const address = Cluster.addressOf(index);
     const drift = (this.#prng.nextFloat() * 2 - 1) * this.#clockDrift;
@@ -165,6 +173,7 @@ export class Cluster {
       address,
       node: undefined,
       seeds: [...(options.seeds ?? [0])].filter((s) => s !== index),
+      seedLookup: options.seedLookup ?? this.#seedLookup,
       rate: 1 + drift,
       pausedUntilMs: -Infinity,
       inbox: [],
@@ -306,13 +315,13 @@ export class Cluster {
     const node = new Node(slot.address, {
       ...this.#membership,
       seed: this.#prng.nextU32(),
+      seeds: slot.seeds.map(seedName),
       extension: {
         memberChanged: (change) => {
           for (const listener of this.#listeners) listener({ atMs: this.#nowMs, observer, change });
         },
       },
     });
-    for (const seed of slot.seeds) node.addSeed(Cluster.addressOf(seed));
     slot.node = node;
     slot.wakeAtMs = Infinity;
     this.#reschedule(slot);
@@ -349,6 +358,18 @@ export class Cluster {
   #flush(slot: Slot): void {
     const node = slot.node;
     if (!node) return;
+    for (let r = node.pollResolve(); r; r = node.pollResolve()) {
+      const { name } = r;
+      const { atMs, ips } = answer(slot.seedLookup, this.#nowMs, r.host, Cluster.addressOf);
+      const deliver = () => {
+        if (slot.node !== node) return; // asked by an earlier life
+        if (this.#nowMs < slot.pausedUntilMs) return this.at(slot.pausedUntilMs, deliver);
+        if (ips === undefined) node.handleResolveFailed(this.#localMs(slot), name);
+        else node.handleResolved(this.#localMs(slot), name, ips);
+        this.#flush(slot);
+      };
+      this.at(atMs, deliver);
+    }
     for (let t = node.pollTransmit(); t; t = node.pollTransmit()) {
       const { traffic } = slot;
       traffic.datagrams++;

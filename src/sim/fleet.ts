@@ -11,20 +11,24 @@ import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/
 import { Enforcer } from "../core/enforcer.ts";
 import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import { Prng } from "../core/prng.ts";
 import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
 import { EventHeap } from "./heap.ts";
+import { answer, type SeedLookup, seedName } from "./names.ts";
 import { deliveryDelays, type NetworkFaults, Topology } from "./network.ts";
 
 /** How a fleet is set up. */
 export interface FleetOptions {
   /** Decides the whole run. */
   readonly seed: number;
-  /** Nodes started at time 0; node 0 joins through node 1, the others through node 0. */
+  /**
+   * Nodes started at time 0; node 0 joins through node 1, the others through
+   * node 0, each by its seed name (see `seedLookup`).
+   */
   readonly size: number;
   /** The key's limit across the fleet. */
   readonly limit: Limit;
@@ -38,6 +42,13 @@ export interface FleetOptions {
   readonly relay?: boolean;
   /** How every node signs its gossip (default: off). */
   readonly auth?: AuthConfig;
+  /**
+   * The key of every node's key hashes (default: the public one). For a
+   * fleet salted as guards are, `await saltHashKey(salt)` of the main entry.
+   */
+  readonly hashKey?: HashKey;
+  /** How every node's lookups of its seed name are answered (default: at once, with the address). */
+  readonly seedLookup?: SeedLookup;
 }
 
 /** The key every node's traffic goes to. */
@@ -59,15 +70,24 @@ interface Member {
   shadowDenied: number;
   auth: AuthConfig;
   rejected: { unsigned: number; badTag: number };
+  seedLookup: SeedLookup;
 }
 
 type Delivery = { atMs: number; to: number; from: Address; bytes: Uint8Array };
+type Answer = {
+  atMs: number;
+  to: number;
+  node: FleetNode;
+  name: string;
+  ips: string[] | undefined;
+};
 
 /** Nodes of a fleet, the network between them, and their traffic, on virtual time. */
 export class Fleet {
   readonly #members: Member[] = [];
   readonly #byAddress = new Map<string, number>();
   readonly #deliveries = new EventHeap<Delivery>();
+  readonly #answers = new EventHeap<Answer>();
   readonly #netPrng: Prng;
   readonly #prng: Prng;
   readonly #options: FleetOptions;
@@ -96,8 +116,11 @@ export class Fleet {
     return this.#members.length;
   }
 
-  /** Adds a node (started now), signing as `auth` (default: the fleet's), and returns its index. */
-  add(options: { auth?: AuthConfig } = {}): number {
+  /**
+   * Adds a node (started now), signing as `auth` and looking its seed up as
+   * `seedLookup` (defaults: the fleet's), and returns its index.
+   */
+  add(options: { auth?: AuthConfig; seedLookup?: SeedLookup } = {}): number {
     const index = this.#members.length;
     const address = addressOf(index);
     const member: Member = {
@@ -114,6 +137,7 @@ export class Fleet {
       shadowDenied: 0,
       auth: options.auth ?? this.#options.auth ?? authConfig("off"),
       rejected: { unsigned: 0, badTag: 0 },
+      seedLookup: options.seedLookup ?? this.#options.seedLookup ?? {},
     };
     this.#members.push(member);
     this.#byAddress.set(address.toString(), index);
@@ -204,6 +228,11 @@ export class Fleet {
     return this.#members[index].node!.share("", key);
   }
 
+  /** Checks one request of `key` on node `index` now, beside the offered traffic; undefined if it is down. */
+  check(index: number, key: string): boolean | undefined {
+    return this.#members[index].node?.check("", key, 1, this.#nowMs).allowed;
+  }
+
   /** Node `index`'s stats, if it runs. */
   stats(index: number): FleetStats | undefined {
     return this.#members[index].node?.stats(this.#nowMs);
@@ -221,14 +250,16 @@ export class Fleet {
   runUntil(untilMs: number): void {
     while (this.#nowMs < untilMs) {
       const now = this.#nowMs;
-      for (
-        let d = this.#deliveries.peek();
-        d !== undefined && d.atMs <= now;
-        d = this.#deliveries.peek()
-      ) {
-        this.#deliveries.pop();
+      for (let d = this.#deliveries.popDue(now); d; d = this.#deliveries.popDue(now)) {
         const m = this.#members[d.to];
         if (m.node && m.pausedUntilMs <= now) this.inject(d.to, d.from, d.bytes);
+      }
+      for (let a = this.#answers.popDue(now); a; a = this.#answers.popDue(now)) {
+        const m = this.#members[a.to];
+        if (m.node !== a.node) continue; // asked by an earlier life
+        if (a.ips === undefined) a.node.handleResolveFailed(now, a.name);
+        else a.node.handleResolved(now, a.name, a.ips);
+        this.#flush(m);
       }
       for (const m of this.#members) this.#step(m, now);
       this.#nowMs = now + 1;
@@ -264,6 +295,10 @@ export class Fleet {
 
   #flush(m: Member): void {
     const node = m.node!;
+    for (let r = node.pollResolve(); r !== undefined; r = node.pollResolve()) {
+      const { atMs, ips } = answer(m.seedLookup, this.#nowMs, r.host, addressOf);
+      this.#answers.push({ atMs, to: m.index, node, name: r.name, ips });
+    }
     for (let t = node.pollTransmit(); t !== undefined; t = node.pollTransmit()) {
       const to = this.#byAddress.get(t.to.toString());
       const bytes = seal(m.auth, t.bytes, syncMac) as Uint8Array;
@@ -285,10 +320,12 @@ export class Fleet {
     const enforcer = new Enforcer(book, {
       capacity: 8_192,
       overflowScale: 0.5,
-      fleet: { hashKey: PUBLIC_HASH_KEY },
+      fleet: { hashKey: this.#options.hashKey ?? PUBLIC_HASH_KEY },
     });
+    const seed = m.index === 0 ? 1 : 0;
     const node = new FleetNode({
       address: m.address,
+      seeds: seed < Math.max(this.#options.size, this.#members.length) ? [seedName(seed)] : [],
       book,
       enforcer,
       policy: this.#options.policy ?? PartitionPolicy.holdDown(),
@@ -299,8 +336,6 @@ export class Fleet {
         protocolPeriodMs: this.#options.protocolPeriodMs ?? 200,
       },
     });
-    const seed = m.index === 0 ? 1 : 0;
-    if (seed < Math.max(this.#options.size, this.#members.length)) node.addSeed(addressOf(seed));
     m.node = node;
     m.book = book;
   }

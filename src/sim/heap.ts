@@ -26,6 +26,12 @@ export class EventHeap<T extends Timed> {
     return this.#slots.length;
   }
 
+  /** Takes the earliest event if it is due by `atMs`. */
+  popDue(atMs: number): T | undefined {
+    const next = this.peek();
+    return next !== undefined && next.atMs <= atMs ? this.pop() : undefined;
+  }
+
   /** The earliest event, left in place. */
   peek(): T | undefined {
     return this.#slots[0]?.item;

@@ -22,6 +22,7 @@ export { type NetworkFaults, Topology } from "./network.ts";
 export { describe, replayCommand, type ScenarioResult, waitFor } from "./report.ts";
 export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
 export { addressOf, Fleet, type FleetOptions, KEY } from "./fleet.ts";
+export { type SeedLookup, seedName } from "./names.ts";
 export {
   type Outcome,
   R,

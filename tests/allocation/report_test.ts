@@ -5,15 +5,16 @@ import {
   decodeReports,
   type DemandGroup,
   encodeReports,
+  GROUP_HEADER_BYTES,
   groupBytes,
-  newerReport,
 } from "../../src/core/allocation/report.ts";
 
 const u32 = fc.integer({ min: 0, max: 0xffff_ffff });
 const group = fc.record({
   origin: fc.record({ hi: u32, lo: u32 }),
-  incarnation: u32,
+  life: u32,
   round: u32,
+  ageMs: u32,
   records: fc.array(
     fc.record({
       hash: fc.record({ hi: u32, lo: u32 }),
@@ -59,33 +60,27 @@ describe("demand reports on the wire", () => {
   });
 
   it("refuses what it cannot vouch for", () => {
-    assert.equal(decodeReports(new Uint8Array([2, 0])).ok, false, "an unknown version");
+    assert.equal(decodeReports(new Uint8Array([3, 0])).ok, false, "an unknown version");
+    assert.equal(decodeReports(new Uint8Array([1, 0])).ok, false, "the retired version 1");
     const one = encodeReports([{
       origin: { hi: 1, lo: 2 },
-      incarnation: 0,
+      life: 9,
       round: 3,
+      ageMs: 0,
       records: [],
     }]);
     const flagged = one.slice();
-    flagged[2 + 16] = 1;
+    flagged[2 + GROUP_HEADER_BYTES - 2] = 1;
     assert.equal(decodeReports(flagged).ok, false, "reserved flags");
     assert.equal(decodeReports(new Uint8Array([...one, 0])).ok, false, "trailing bytes");
     const nan = encodeReports([{
       origin: { hi: 1, lo: 2 },
-      incarnation: 0,
+      life: 9,
       round: 3,
+      ageMs: 0,
       records: [{ hash: { hi: 0, lo: 0 }, demand: 1 }],
     }]);
-    new DataView(nan.buffer).setFloat32(2 + 18 + 8, NaN);
+    new DataView(nan.buffer).setFloat32(2 + GROUP_HEADER_BYTES + 8, NaN);
     assert.equal(decodeReports(nan).ok, false, "a NaN demand");
-  });
-
-  it("orders reports by incarnation, then round: a replay or a late relay is never newer", () => {
-    const at = (incarnation: number, round: number) => ({ incarnation, round });
-    assert.ok(newerReport(at(0, 5), at(0, 4)));
-    assert.ok(!newerReport(at(0, 4), at(0, 5)));
-    assert.ok(!newerReport(at(0, 7), at(0, 7)), "the same report again");
-    assert.ok(newerReport(at(1, 0), at(0, 90_000)), "a restarted origin, in a higher incarnation");
-    assert.ok(!newerReport(at(0, 90_001), at(1, 3)), "a report from an earlier life");
   });
 });

@@ -10,11 +10,17 @@ export interface Rig {
 
 export function rig(
   limit: Limit,
-  options: { capacity?: number; maxKeyLimits?: number; maxClasses?: number } = {},
+  options: {
+    capacity?: number;
+    maxKeyLimits?: number;
+    maxClasses?: number;
+    maxKeyBytes?: number;
+  } = {},
 ): Rig {
   const book = new LimitBook(limit, {
     maxClasses: options.maxClasses ?? 64,
     maxKeyLimits: options.maxKeyLimits ?? 4096,
+    maxKeyBytes: options.maxKeyBytes,
   });
   const enforcer = new Enforcer(book, { capacity: options.capacity ?? 8192, overflowScale: 0.5 });
   return { book, enforcer };

@@ -35,13 +35,13 @@ describe("the extension seam", () => {
     });
     const b = new Node(addr(2), {
       seed: 2,
+      seeds: [a.address.toString()],
       extension: {
         incoming: (_now, from, bytes) =>
           heard.push(`${from.address}: ${new TextDecoder().decode(bytes)}`),
         memberChanged: (change) => changes.push(change),
       },
     });
-    b.addSeed(a.address);
     run([a, b], 1_000);
     assert.ok(heard.includes("10.0.0.1:7946: demand for 10.0.0.2:7946"));
     assert.deepEqual(
@@ -57,8 +57,7 @@ describe("the extension seam", () => {
       seed: 1,
       extension: { outgoing: () => new Uint8Array(1_400) },
     });
-    const peer = new Node(addr(2), { seed: 2 });
-    peer.addSeed(greedy.address);
+    const peer = new Node(addr(2), { seed: 2, seeds: [greedy.address.toString()] });
     run([greedy, peer], 1_000);
     assert.equal(peer.stats(1_000).clusterSize, 2);
     const sender = { address: addr(2), id: addr(2).id, incarnation: 0 };
@@ -80,8 +79,10 @@ describe("joining", () => {
       seed.handleDatagram(0, addr(9), encode({ type: "gossip", sender, records }));
     }
     drain(seed);
-    const newcomer = new Node(Address.parse("[2001:db8::7]:7946"), { seed: 2 });
-    newcomer.addSeed(seed.address);
+    const newcomer = new Node(Address.parse("[2001:db8::7]:7946"), {
+      seed: 2,
+      seeds: [seed.address.toString()],
+    });
     run([seed, newcomer], 190);
     assert.equal(newcomer.members().filter((m) => m.state === "alive").length, 502);
     assert.equal(seed.members().find((m) => m.address.family === 6)?.state, "alive");
@@ -101,11 +102,11 @@ describe("datagram size", () => {
       fc.property(fc.array(input, { maxLength: 40 }), fc.nat({ max: 2_000 }), (inputs, extra) => {
         const node = new Node(addr(1), {
           seed: 3,
+          seeds: [addr(2).toString()],
           extension: {
             outgoing: (_now, _to, maxBytes) => new Uint8Array(Math.min(extra, maxBytes)),
           },
         });
-        node.addSeed(addr(2));
         // Enough members that a full state spans several datagrams.
         for (let i = 0; i < 6; i++) {
           const records = Array.from({ length: 50 }, (_, j) => {

@@ -98,8 +98,7 @@ describe("Node", () => {
   });
 
   it("is due at once before its first timeout, and ignores a spurious one", () => {
-    const node = new Node(addr(1), { seed: 1 });
-    node.addSeed(addr(2));
+    const node = new Node(addr(1), { seed: 1, seeds: [addr(2).toString()] });
     assert.equal(node.pollTimeout(), 0);
     node.handleTimeout(0);
     assert.deepEqual(sent(node).map((s) => [s.to, s.message.type]), [["10.0.0.2:7946", "join"]]);
@@ -241,4 +240,51 @@ describe("Node", () => {
     node.handleDatagram(20, addr(3), gossip(3, [], 1));
     assert.equal(node.members().find((m) => m.address.equals(addr(3)))?.state, "alive");
   });
+
+  it("a process started again at its address outbids its earlier life, even at once", () => {
+    // Two real nodes, then node 2 replaced by a new process at its address
+    // within the same millisecond: same incarnation 0, another life.
+    const a = new Node(addr(1), { seed: 1 });
+    const first = new Node(addr(2), { seed: 2, seeds: [a.address.toString()] });
+    run([a, first], 0, 2_000);
+    const known = () => a.members().find((m) => m.address.equals(addr(2)))!;
+    assert.deepEqual([known().incarnation, known().life], [0, first.life]);
+    const second = new Node(addr(2), { seed: 3, seeds: [a.address.toString()] });
+    assert.notEqual(second.life, first.life, "a new seed, a new life");
+    run([a, second], 2_000, 2_400);
+    assert.ok(second.incarnation > 0, "the new life refuted the old one's record");
+    assert.deepEqual([known().incarnation, known().life], [second.incarnation, second.life]);
+    assert.equal(second.stats(2_400).identityConflicts, 1);
+  });
+
+  it("at the highest incarnation, where nobody can outbid, a member's own word wins", () => {
+    const node = nodeKnowing(3);
+    const max = 0xffff_ffff;
+    const at = (life: number, from: number) => ({ ...sender(from, max), life });
+    node.handleDatagram(0, addr(2), encode({ type: "gossip", sender: at(7, 2), records: [] }));
+    // A rumour of another life at the same incarnation, told by node 3: kept out.
+    const rumour = { ...record(2, "alive", max), life: 8 };
+    node.handleDatagram(
+      1,
+      addr(3),
+      encode({ type: "gossip", sender: sender(3), records: [rumour] }),
+    );
+    const life = () => node.members().find((m) => m.address.equals(addr(2)))!.life;
+    assert.equal(life(), 7);
+    // Node 2 itself, as sender, in its new life: taken.
+    node.handleDatagram(2, addr(2), encode({ type: "gossip", sender: at(9, 2), records: [] }));
+    assert.equal(life(), 9);
+  });
 });
+
+/** Delivers every datagram among `nodes` at once, a millisecond at a time, over [fromMs, toMs). */
+function run(nodes: Node[], fromMs: number, toMs: number): void {
+  for (let nowMs = fromMs; nowMs < toMs; nowMs++) {
+    for (const node of nodes) {
+      if ((node.pollTimeout() ?? Infinity) <= nowMs) node.handleTimeout(nowMs);
+      for (let t = node.pollTransmit(); t; t = node.pollTransmit()) {
+        nodes.find((n) => n.address.equals(t.to))?.handleDatagram(nowMs, node.address, t.bytes);
+      }
+    }
+  }
+}

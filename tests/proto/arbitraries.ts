@@ -20,19 +20,25 @@ const peer = fc.tuple(address, fc.option(memberId)).map(([a, id]) => ({
   id: id ?? a.id,
 }));
 
+/** A life, or none: 0 on the wire is no life, so a drawn one is never 0. */
+const life = fc.option(fc.integer({ min: 1, max: 0xffff_ffff }), { nil: undefined }).map((n) =>
+  n === undefined ? {} : { life: n }
+);
+
 export const record: fc.Arbitrary<MemberRecord> = fc.tuple(
   peer,
   u32,
   fc.constantFrom("alive", "suspect", "dead", "left" as const),
   memberId,
-).map(([p, incarnation, state, from]): MemberRecord =>
+  life,
+).map(([p, incarnation, state, from, l]): MemberRecord =>
   state === "suspect"
-    ? { ...p, incarnation, state, from }
-    : { ...p, incarnation, state: state as "alive" | "dead" | "left" }
+    ? { ...p, incarnation, ...l, state, from }
+    : { ...p, incarnation, ...l, state: state as "alive" | "dead" | "left" }
 );
 
 const envelope = fc.record({
-  sender: fc.tuple(peer, u32).map(([p, incarnation]) => ({ ...p, incarnation })),
+  sender: fc.tuple(peer, u32, life).map(([p, incarnation, l]) => ({ ...p, incarnation, ...l })),
   records: fc.array(record, { maxLength: 30 }),
   extension: fc.option(fc.uint8Array({ maxLength: 300 }), { nil: undefined }),
 });

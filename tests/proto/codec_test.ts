@@ -91,6 +91,27 @@ describe("encode and decode", () => {
     assert.deepEqual(decode(bytes), { ok: true, value: ping });
   });
 
+  it("carries lives in a section of their own, which a datagram without lives leaves out", () => {
+    const b = Address.parse("10.0.0.2:7946");
+    const withLives: Message = {
+      ...ping,
+      sender: { ...ping.sender, life: 77 },
+      records: [{ state: "alive", id: b.id, address: b, incarnation: 1, life: 78 }],
+    };
+    const bytes = encode(withLives);
+    assert.equal(bytes.length, encodedSize(withLives));
+    assert.deepEqual(decode(bytes), { ok: true, value: withLives });
+    // As a node of an earlier release sends it: no section, no life.
+    const older = { ...withLives, sender: ping.sender, records: [{ ...withLives.records[0] }] };
+    delete (older.records[0] as { life?: number }).life;
+    assert.equal(encode(older).length, bytes.length - 3 - 8);
+    assert.deepEqual(decode(encode(older)), { ok: true, value: older });
+    // A lives section with one life too few for its records is refused.
+    const short = bytes.slice(0, bytes.length - 4);
+    new DataView(short.buffer).setUint16(short.length - 4 - 2, 4);
+    assert.deepEqual(decode(short), { ok: false, error: "section" });
+  });
+
   it("names the number that is not a u32", () => {
     assert.throws(() => encode({ ...ping, seq: -1 }), /seq/);
     assert.throws(

@@ -29,25 +29,64 @@ export interface Member {
   reports(): Report[];
 }
 
-export async function startMember(
-  options: {
-    seeds?: string;
-    rate: number;
-    limit: number;
-    runtime?: RuntimeName;
-    policy?: string;
-    periodMs?: number;
-    auth?: [mode: string, base64Secret?: string];
-  },
-): Promise<Member> {
+/** How a member process is started. */
+export interface MemberOptions {
+  seeds?: string;
+  /** The address to bind, `127.0.0.1:0` (a free port) by default. */
+  bind?: string;
+  rate: number;
+  limit: number;
+  runtime?: RuntimeName;
+  policy?: string;
+  periodMs?: number;
+  auth?: [mode: string, base64Secret?: string];
+}
+
+export async function startMember(options: MemberOptions): Promise<Member> {
+  const p = start("tests/support/fleet_member.ts", memberArgs(options), {
+    runtime: options.runtime,
+  });
+  return await ready(p);
+}
+
+/**
+ * A member process loaded but not yet bound: `start()` binds and joins at
+ * once, so that a restart takes milliseconds rather than a runtime's start.
+ */
+export async function standbyMember(
+  options: MemberOptions,
+): Promise<{ readonly process: Started; start(): Promise<Member> }> {
+  const args = ["--standby", ...memberArgs(options)];
+  const p = start("tests/support/fleet_member.ts", args, { runtime: options.runtime });
+  try {
+    await p.waitFor(/"standby":true/, 30_000);
+  } catch (e) {
+    p.kill();
+    throw e;
+  }
+  return {
+    process: p,
+    start: () => {
+      p.send("start");
+      return ready(p);
+    },
+  };
+}
+
+function memberArgs(options: MemberOptions): string[] {
   const args = ["--limit", String(options.limit), "--rate", String(options.rate)];
+  if (options.bind) args.push("--bind", options.bind);
   if (options.auth) {
     args.push("--auth", options.auth[0], ...(options.auth[1] ? ["--secret", options.auth[1]] : []));
   }
   if (options.periodMs) args.push("--period", String(options.periodMs));
   if (options.seeds) args.push("--seeds", options.seeds);
   if (options.policy) args.push("--policy", options.policy);
-  const p = start("tests/support/fleet_member.ts", args, { runtime: options.runtime });
+  return args;
+}
+
+/** The member `p` once it says it is ready; killed if it never does. */
+async function ready(p: Started): Promise<Member> {
   try {
     const [, address] = await p.waitFor(/"ready":"([^"]+)"/, 30_000);
     return {

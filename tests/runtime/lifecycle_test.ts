@@ -29,6 +29,7 @@ describe("a guard's lifecycle", () => {
         if (++ticks === 3) throw new Error("a bug in the node");
       },
       pollTransmit: () => undefined,
+      pollResolve: () => undefined,
       fail() {
         failed = true;
       },
@@ -56,6 +57,7 @@ describe("a guard's lifecycle", () => {
         sent
           ? undefined
           : (sent = true, { to: Address.parse("127.0.0.1:0"), bytes: new Uint8Array(8) }),
+      pollResolve: () => undefined,
       fail() {},
       leave() {},
     } as unknown as FleetNode;
@@ -76,7 +78,6 @@ function startTask(node: FleetNode, onDeath: (e: unknown) => void): Promise<Goss
     bindHost: "127.0.0.1",
     bindPort: 0,
     makeNode: () => node,
-    seeds: [],
     clock: () => performance.now(),
     protocolPeriodMs: 20,
     onDeath,

@@ -4,6 +4,8 @@
 //   fleet_member.ts --bind 127.0.0.1:0 --seeds 127.0.0.1:7001 --limit 300 --rate 200
 //
 // The first line is {"ready": "<advertised address>"}. SIGTERM leaves and exits 0.
+// With --standby the member loads, prints {"standby": true} and binds only when
+// told "start" on stdin: a restart at once, without the runtime's start-up time.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { Buffer } from "node:buffer";
@@ -20,8 +22,20 @@ const { values } = parseArgs({
     period: { type: "string", default: "100" },
     auth: { type: "string", default: "off" },
     secret: { type: "string" }, // base64
+    standby: { type: "boolean", default: false },
   },
 });
+if (values.standby) {
+  console.log(JSON.stringify({ standby: true }));
+  await new Promise<void>((resolve) => {
+    const wait = (chunk: unknown) => {
+      if (!String(chunk).split("\n").some((l) => l.trim() === "start")) return;
+      process.stdin.off("data", wait);
+      resolve();
+    };
+    process.stdin.on("data", wait);
+  });
+}
 const secrets = values.secret
   ? [new Secret(new Uint8Array(Buffer.from(values.secret, "base64")))]
   : [];

@@ -19,20 +19,23 @@ import type { MemberChange, MembershipExtension } from "../membership/extension.
 import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
+import { HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
+  checkHotKeys,
   decodeReports,
   type DemandGroup,
   encodeReports,
+  fitGroup,
   groupBytes,
-  newerReport,
+  SECTION_HEADER_BYTES,
 } from "./report.ts";
 
 /** Tunables of allocation; the defaults are the design's. */
 export interface AllocatorOptions {
   /** What a lost member still counts for. */
   readonly policy: PartitionPolicy;
-  /** Keys coordinated at once, at most 64. */
+  /** Keys coordinated at once, 1 to 64 (the records a report holds). */
   readonly hotKeys: number;
   /** The protocol period: a round of demand reports. */
   readonly protocolPeriodMs: number;
@@ -54,7 +57,7 @@ export interface AllocatorOptions {
 
 /** Why every key is held at the floor, if it is. */
 export interface Holds {
-  /** No peer reached yet. */
+  /** Configured with seeds, and no peer ever reached (membership's `joining`). */
   readonly joining: boolean;
   /** A newcomer was refused for a full member table lately. */
   readonly membersFull: boolean;
@@ -76,6 +79,8 @@ export interface AllocationStats {
   readonly held: boolean;
   /** Milliseconds since the last round. */
   readonly sinceLastRoundMs: number;
+  /** Records of hot keys left out of this node's reports for want of room, summed over reports. */
+  readonly cutRecords: number;
 }
 
 interface HotKey extends HotShare {
@@ -94,18 +99,8 @@ interface HotKey extends HotShare {
   coolSinceMs: number | undefined;
 }
 
-interface OriginReports {
-  receivedMs: number;
-  readonly origin: { readonly hi: number; readonly lo: number };
-  group: DemandGroup;
-  demands: Map<number, number>;
-}
-
 /** Rounds of a hot key's own demand kept, to compare like with like. */
 const HISTORY_ROUNDS = 16;
-
-/** Reports of others relayed only while this fresh. */
-const RELAY_FRESH_MS = 2_000;
 
 /** See the module doc. */
 export class Allocator implements MembershipExtension {
@@ -115,7 +110,7 @@ export class Allocator implements MembershipExtension {
   readonly #selfKey: string;
   readonly #members: CountedMembers;
   readonly #hot = new Map<number, HotKey>();
-  readonly #reports = new Map<string, OriginReports>();
+  readonly #reports: HeardReports;
   readonly #remoteHot = new Map<number, number>(); // hash id → last heard, ms
   readonly #alpha: number;
   readonly #beta: number;
@@ -128,72 +123,72 @@ export class Allocator implements MembershipExtension {
   #lastRoundMs = -Infinity;
   #lastTickMs: number | undefined;
   #joinedAtMs: number | undefined;
-  #everJoined = false;
   #quorumAtMs = -Infinity;
   #failed = false;
   #view: CountedView;
   #held = true;
   #learning = false;
-  #relayCursor = 0;
-  readonly #incarnation: () => number;
+  /** New keys start lean (joining, learning). */
+  #lean = false;
+  #cutRecords = 0;
+  readonly #life: () => number;
 
   /**
-   * An allocator for the node `self`: its member ID, and its current
-   * incarnation, by which its reports are ordered.
+   * An allocator for the node `self`: its member ID, and its life (see
+   * `Sender.life`), which its reports carry; read once the node exists.
    */
   constructor(
     book: LimitBook,
     enforcer: Enforcer,
-    self: { readonly id: { hi: number; lo: number }; readonly incarnation: () => number },
+    self: { readonly id: { hi: number; lo: number }; readonly life: () => number },
     options: AllocatorOptions,
   ) {
     const selfId = self.id;
-    this.#incarnation = self.incarnation;
+    this.#life = self.life;
     this.#book = book;
     this.#enforcer = enforcer;
     this.#selfId = selfId;
     this.#selfKey = idKey(selfId);
     this.#members = new CountedMembers(options.policy);
+    this.#reports = new HeardReports(this.#members, options.protocolPeriodMs);
     this.#alpha = options.alpha ?? 0.5;
     this.#beta = options.beta ?? 0.05;
     this.#cooldownMs = options.cooldownMs ?? 5_000;
     this.#tauMs = options.demandTauMs ?? 1_000;
-    this.#maxHot = options.hotKeys;
+    this.#maxHot = checkHotKeys(options.hotKeys);
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
     this.#view = this.#members.view(0);
+    // Held until the first tick says otherwise: a check before it knows
+    // nothing of the fleet, and must not spend the fleet's limit.
+    book.setScale(this.#beta);
+    enforcer.setStartLean(true, 0);
+    this.#lean = true;
   }
 
   /** Membership's news of a member. */
   memberChanged(change: MemberChange): void {
-    this.#members.apply(change);
+    const renewed = this.#members.apply(change);
     const state = change.member.state;
-    if (state === "left" || state === "forgotten") {
-      this.#reports.delete(change.member.id.toString());
+    // A new life's figures start afresh: its earlier life's say nothing of it.
+    if (renewed || state === "left" || state === "forgotten") {
+      this.#reports.forget(change.member.id.toString());
     }
   }
 
   /** The demand section for a probe or ack to `to`, within `maxBytes`. */
   outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
-    const own = this.#ownGroup();
-    let budget = maxBytes - 2 - groupBytes(own.records.length);
-    if (budget < 0) return undefined;
-    const groups = [own];
+    // The own group goes first and whole if it can; cut to what fits if not,
+    // counted, rather than sent as nothing (or thrown) at all.
+    const fitted = fitGroup(this.#ownGroup(), maxBytes);
+    this.#cutRecords += fitted.cut;
+    const own = fitted.group;
+    if (own === undefined) return undefined;
+    const budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
-    const toKey = to.id.toString();
-    const origins = this.#relay ? [...this.#reports.values()] : [];
-    for (let i = 0; i < origins.length && groups.length < 255; i++) {
-      const o = origins[(this.#relayCursor + i) % origins.length];
-      const size = groupBytes(o.group.records.length);
-      if (nowMs - o.receivedMs > RELAY_FRESH_MS || idKey(o.origin) === toKey || size > budget) {
-        continue;
-      }
-      groups.push(o.group);
-      budget -= size;
-    }
-    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
-    return encodeReports(groups);
+    const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id.toString(), budget) : [];
+    return encodeReports([own, ...relayed]);
   }
 
   /** A demand section another node sent. Malformed sections are dropped whole. */
@@ -202,22 +197,10 @@ export class Allocator implements MembershipExtension {
     if (!decoded.ok) return;
     for (const group of decoded.groups) {
       const key = idKey(group.origin);
-      if (key === this.#selfKey) continue;
-      const known = this.#reports.get(key);
-      // An older report, relayed late or replayed, changes nothing.
-      if (known && !newerReport(group, known.group)) continue;
-      const demands = new Map<number, number>();
-      for (const r of group.records) {
-        const id = hashId(r.hash);
-        demands.set(id, r.demand);
-        if (r.demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
+      const demands = key === this.#selfKey ? undefined : this.#reports.take(key, group, nowMs);
+      for (const [id, demand] of demands ?? []) {
+        if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
-      this.#reports.set(key, {
-        receivedMs: nowMs,
-        origin: group.origin,
-        group,
-        demands,
-      });
     }
   }
 
@@ -239,6 +222,7 @@ export class Allocator implements MembershipExtension {
       ? Math.max(this.#view.countedSize, holds.maxMembers)
       : this.#view.countedSize;
     this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
+    this.#enforcer.setStartLean(this.#lean, nowMs);
     this.#measure(dtMs);
     this.#promote(nowMs, this.#settleMs());
     for (const hot of this.#hot.values()) this.#reshare(hot, n, nowMs);
@@ -262,18 +246,17 @@ export class Allocator implements MembershipExtension {
       withoutQuorum: this.#view.withoutQuorum,
       held: this.#held,
       sinceLastRoundMs: Math.max(0, nowMs - this.#lastRoundMs),
+      cutRecords: this.#cutRecords,
     };
   }
 
   #updateHolds(nowMs: number, holds: Holds): void {
-    // Joining holds only a node that has never reached a peer: one whose
-    // peers all went away is not new, and its partition policy decides.
-    const joining = holds.joining && !this.#everJoined;
+    // Joining holds only a node that has never reached a peer (membership
+    // keeps it so): one whose peers all went away is not new, and its
+    // partition policy decides.
+    const joining = holds.joining;
     if (joining) this.#joinedAtMs = undefined;
-    else {
-      this.#joinedAtMs ??= nowMs;
-      this.#everJoined = true;
-    }
+    else this.#joinedAtMs ??= nowMs;
     // Learning: until peers have had time to hear this node's demand, by
     // direct exchange and relay, which takes about log2 N rounds.
     // A node back from a minority is like a newcomer: its peers' figures of
@@ -288,7 +271,7 @@ export class Allocator implements MembershipExtension {
       nowMs - since < this.#settleMs();
     this.#held = joining || this.#learning || this.#view.withoutQuorum || holds.membersFull ||
       this.#failed;
-    this.#enforcer.startLean = joining || this.#learning;
+    this.#lean = joining || this.#learning;
   }
 
   #measure(dtMs: number): void {
@@ -351,7 +334,7 @@ export class Allocator implements MembershipExtension {
     const id = hashId(hot.hash);
     let others = 0;
     let oldestMs = nowMs;
-    for (const [key, o] of this.#reports) {
+    for (const [key, o] of this.#reports.entries()) {
       const d = o.demands.get(id);
       if (d === undefined || !this.#view.counts(key)) continue;
       others += d;
@@ -394,7 +377,7 @@ export class Allocator implements MembershipExtension {
   #ownGroup(): DemandGroup {
     const records = [];
     for (const hot of this.#hot.values()) records.push({ hash: hot.hash, demand: hot.demand });
-    return { origin: this.#selfId, incarnation: this.#incarnation(), round: this.#round, records };
+    return { origin: this.#selfId, life: this.#life(), round: this.#round, ageMs: 0, records };
   }
 }
 

@@ -15,6 +15,8 @@ interface PeerState {
   state: "alive" | "suspect" | "dead" | "left";
   /** Since when, in this node's time. */
   sinceMs: number;
+  /** Which life of it membership last named; 0 when none did. */
+  life: number;
 }
 
 /** The counted view of the cluster at one moment. */
@@ -42,23 +44,42 @@ export class CountedMembers {
     this.#policy = policy;
   }
 
-  /** Takes news from membership. */
-  apply(change: MemberChange): void {
+  /**
+   * Takes news from membership.
+   *
+   * @returns Whether the member is another life than the one known before:
+   *   a process started again at its address, whose figures start afresh.
+   */
+  apply(change: MemberChange): boolean {
     const id = change.member.id.toString();
     const state = change.member.state;
     if (state === "forgotten") {
       this.#peers.delete(id);
-      return;
+      return false;
     }
     const known = this.#peers.get(id);
-    if (known?.state === state) return;
+    const life = change.member.life ?? known?.life ?? 0;
+    const renewed = known !== undefined && known.life !== 0 && life !== known.life;
+    if (known) known.life = life;
+    if (known?.state === state) return renewed;
     // Suspicion is not loss: a suspect keeps its standing (and the time it
     // was last alive) until it is declared dead.
     if (known && state === "suspect" && known.state === "alive") {
       known.state = state;
-      return;
+      return renewed;
     }
-    this.#peers.set(id, { state, sinceMs: change.nowMs });
+    this.#peers.set(id, { state, sinceMs: change.nowMs, life });
+    return renewed;
+  }
+
+  /**
+   * The life membership names for the member `id` while it is alive or
+   * suspect (0 when none was named), or undefined when it is not: dead,
+   * departed or unknown.
+   */
+  liveLife(id: string): number | undefined {
+    const p = this.#peers.get(id);
+    return p && (p.state === "alive" || p.state === "suspect") ? p.life : undefined;
   }
 
   /** Forgets every peer, for a node that starts over. */

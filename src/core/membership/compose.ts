@@ -20,7 +20,7 @@ import { type Broadcasts, retransmitLimit } from "./broadcasts.ts";
 import type { MembershipConfig } from "./config.ts";
 import type { MembershipExtension } from "./extension.ts";
 import type { SendFields } from "./prober.ts";
-import type { Member, MemberTable } from "./table.ts";
+import { type Member, type MemberTable, otherLife } from "./table.ts";
 
 /** Room of each probe and ack that membership keeps for its own records. */
 export const MEMBERSHIP_RESERVE_BYTES = 256;
@@ -51,9 +51,9 @@ export class Composer {
    * Encodes a message to `to`: the extension's bytes on probes and acks,
    * then as many records as fit.
    *
-   * @param peerIncarnation The incarnation `to` claimed, when answering it.
+   * @param peer What `to` claimed of itself, when answering it.
    */
-  compose(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): Uint8Array {
+  compose(nowMs: number, to: Address, fields: SendFields, peer?: Sender): Uint8Array {
     const { extension } = this.#parts;
     const base = { ...fields, sender: this.#parts.sender(), records: [] } as Message;
     let room = MAX_MESSAGE_BYTES - encodedSize(base) - SECTION_HEADER_BYTES;
@@ -64,7 +64,7 @@ export class Composer {
       if (payload && payload.length > maxBytes) payload = undefined;
       if (payload) room -= SECTION_HEADER_BYTES + payload.length;
     }
-    const records = this.#piggyback(to, room, peerIncarnation);
+    const records = this.#piggyback(to, room, peer);
     return encode({ ...base, records, ...(payload ? { extension: payload } : {}) } as Message);
   }
 
@@ -74,9 +74,9 @@ export class Composer {
    * that comes or goes meanwhile may be missed once; anti-entropy mends that.
    * A page past the last comes empty, with the true count.
    */
-  statePage(to: Address, peerIncarnation: number, page: number): Uint8Array {
+  statePage(to: Address, peer: Sender, page: number): Uint8Array {
     const records: MemberRecord[] = [];
-    const about = this.#newsFor(to, peerIncarnation);
+    const about = this.#newsFor(to, peer);
     if (about) records.push(about);
     for (const member of this.#parts.table.values()) {
       const live = member.state === "alive" || member.state === "suspect";
@@ -106,11 +106,11 @@ export class Composer {
    * buddy system), then queued news, then a few alive records at random
    * (anti-entropy, which mends what lost datagrams left out).
    */
-  #piggyback(to: Address, budgetBytes: number, peerIncarnation?: number): MemberRecord[] {
+  #piggyback(to: Address, budgetBytes: number, peer?: Sender): MemberRecord[] {
     const { config, table, broadcasts } = this.#parts;
     const records: MemberRecord[] = [];
     const key = to.toString();
-    const about = this.#newsFor(to, peerIncarnation);
+    const about = this.#newsFor(to, peer);
     if (about) {
       records.push(about);
       budgetBytes -= recordSize(about);
@@ -135,11 +135,17 @@ export class Composer {
     return records;
   }
 
-  /** What this node believes of `to`, if `to` should hear it. */
-  #newsFor(to: Address, peerIncarnation?: number): MemberRecord | undefined {
+  /**
+   * What this node believes of `to`, if `to` should hear it: news of its
+   * suspicion or death, of a higher incarnation than it claims, or of
+   * another life of it (the process before it at its address), which it
+   * must outbid for its own word to count.
+   */
+  #newsFor(to: Address, peer?: Sender): MemberRecord | undefined {
     const member = this.#parts.table.get(to.toString());
     if (!member) return undefined;
-    const newer = peerIncarnation !== undefined && member.incarnation > peerIncarnation;
+    const newer = peer !== undefined &&
+      (member.incarnation > peer.incarnation || otherLife(member.life, peer.life));
     return member.state !== "alive" || newer ? recordOf(member) : undefined;
   }
 }
@@ -147,8 +153,9 @@ export class Composer {
 /** The record that states what the table believes of `member`. */
 export function recordOf(member: Member): MemberRecord {
   const { address, id, incarnation } = member;
+  const life = member.life ? { life: member.life } : {};
   if (member.state === "suspect") {
-    return { state: "suspect", address, id, incarnation, from: member.suspectedBy! };
+    return { state: "suspect", address, id, incarnation, ...life, from: member.suspectedBy! };
   }
-  return { state: member.state, address, id, incarnation };
+  return { state: member.state, address, id, incarnation, ...life };
 }

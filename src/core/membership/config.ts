@@ -10,11 +10,22 @@ import type { MembershipExtension } from "./extension.ts";
 export interface MembershipOptions {
   /**
    * Seed of the node's random choices (probe order, helpers, sequence
-   * numbers). The runtime passes a random one, so that a restarted node does
-   * not replay its sequence numbers; the simulator passes a derived one, so
-   * that a run replays. Default: derived from the address.
+   * numbers) and of its life (see `Sender.life`). The runtime passes a
+   * random one, so that a restarted node does not replay its sequence
+   * numbers and is told from its earlier life; the simulator passes a
+   * derived one, so that a run replays. Default: derived from the address,
+   * the same for every start: give a node started again another seed.
    */
   readonly seed?: number;
+  /**
+   * Peers to join through, as `ip:port`, `[v6]:port` or `host:port` (not to
+   * be confused with `seed`). An IP is a seed from the start; a host name is
+   * looked up when the node asks (`pollResolve`). A node with seeds is
+   * joining until it reaches a live member, unless every seed turns out to
+   * name only itself: then it is the first of its fleet. Default none: a
+   * fleet of one that others may join.
+   */
+  readonly seeds?: readonly string[];
   /** How often the node probes a member. Default 200. */
   readonly protocolPeriodMs?: number;
   /** How long a direct probe waits before asking helpers. Default half the period. */
@@ -44,7 +55,7 @@ export interface MembershipOptions {
 }
 
 /** Options with every default filled in. */
-export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed">>;
+export type MembershipConfig = Required<Omit<MembershipOptions, "extension" | "seed" | "seeds">>;
 
 /** Upper bound of `maxMembers`. */
 export const MAX_MEMBERS_LIMIT = 65_536;

@@ -13,6 +13,8 @@ export interface MemberInfo extends Peer {
   readonly state: MemberState;
   /** The incarnation that belief is about. */
   readonly incarnation: number;
+  /** Which life of the member it is about, when known (see `Sender.life`). */
+  readonly life?: number;
 }
 
 /** A change in what this node believes of a member. */
@@ -21,6 +23,8 @@ export interface MemberChange {
   readonly member: Peer & {
     readonly state: MemberState | "forgotten";
     readonly incarnation: number;
+    /** Which life of the member, when known: a new one means it started again. */
+    readonly life?: number;
   };
   /** What this node believed before; undefined for a member it had not heard of. */
   readonly previous: MemberState | undefined;

@@ -7,8 +7,7 @@
  * ```ts
  * import assert from "node:assert/strict";
  * import { Address, Node } from "@rateguard/guard/core";
- * const node = new Node(Address.parse("10.0.0.1:7946"), { seed: 7 });
- * node.addSeed(Address.parse("10.0.0.2:7946"));
+ * const node = new Node(Address.parse("10.0.0.1:7946"), { seed: 7, seeds: ["10.0.0.2:7946"] });
  * node.handleTimeout(0);
  * const join = node.pollTransmit();
  * assert(join?.to.toString() === "10.0.0.2:7946");
@@ -22,6 +21,7 @@ export * from "../../proto/mod.ts";
 export { Prng } from "../prng.ts";
 export { type MembershipStats, Node, type Transmit } from "./node.ts";
 export { MAX_MEMBERS_LIMIT, type MembershipOptions } from "./config.ts";
+export { type ParsedSeed, parseSeed, type ResolveRequest } from "./seeds.ts";
 export type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
 export { suspicionTimeoutMs } from "./suspicion.ts";
 export { retransmitLimit } from "./broadcasts.ts";

@@ -20,8 +20,9 @@ import { Broadcasts } from "./broadcasts.ts";
 import { Composer, recordOf } from "./compose.ts";
 import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
-import { type Applied, type Member, MemberTable } from "./table.ts";
+import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } from "./table.ts";
 import { Prober, type SendFields } from "./prober.ts";
+import { type ResolveRequest, Seeds } from "./seeds.ts";
 
 /** A datagram the node wants sent. */
 export interface Transmit {
@@ -43,7 +44,7 @@ export interface MembershipStats {
   readonly incarnation: number;
   /** Lifeguard's local health score: 0 is healthy; probes slow down by (score + 1). */
   readonly awareness: number;
-  /** No peer reached yet, with seeds to try. */
+  /** Configured with seeds that may name a peer, and no live member reached yet. */
   readonly joining: boolean;
   /** A newcomer was refused for a full table in the last `tombstoneMs`. */
   readonly membersFull: boolean;
@@ -65,6 +66,9 @@ const PAGE_TRIES = 3;
 /** Members told directly of a leave; the rest hear it by gossip. */
 const LEAVE_FANOUT = 64;
 
+/** Mixed into the seed for the stream a life is drawn from, apart from the node's other choices. */
+const LIFE_STREAM = 0x6c696665;
+
 /**
  * One member of a cluster.
  *
@@ -73,8 +77,7 @@ const LEAVE_FANOUT = 64;
  * import assert from "node:assert/strict";
  * import { Address, Node } from "@rateguard/guard/core";
  * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
- * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2 });
- * b.addSeed(a.address);
+ * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2, seeds: ["10.0.0.1:7946"] });
  * const nodes = [a, b];
  * for (let nowMs = 0; nowMs < 2_000; nowMs += 10) {
  *   for (const node of nodes) {
@@ -99,10 +102,11 @@ export class Node {
   readonly #composer: Composer;
   readonly #outbox: Transmit[] = [];
   #outboxHead = 0;
-  readonly #seeds: Address[] = [];
-  #seedCursor = 0;
-  #lastSeedContactMs = -Infinity;
+  readonly #seeds: Seeds;
+  /** Reached a live member once, or found itself the first of its fleet: joining is over for good. */
+  #joined = false;
   #incarnation = 0;
+  readonly #life: number;
   #nextTickMs = 0;
   #left = false;
   #malformed = 0;
@@ -117,13 +121,20 @@ export class Node {
    * @param address Where the other members reach this node (its advertised address).
    * @param options Tunables; see `MembershipOptions`.
    * @throws {RangeError} if an option is out of range.
+   * @throws {TypeError} if a seed is not `ip:port` or `host:port`.
    */
   constructor(address: Address, options: MembershipOptions = {}) {
     this.#self = address;
     this.#selfKey = address.toString();
     this.#config = resolveConfig(options);
+    this.#seeds = new Seeds(address, options.seeds ?? []);
+    this.#joined = !this.#seeds.configured || this.#seeds.alone;
     this.#extension = options.extension;
-    this.#prng = new Prng(options.seed ?? (address.id.lo ^ address.id.hi));
+    const seed = options.seed ?? (address.id.lo ^ address.id.hi);
+    this.#prng = new Prng(seed);
+    // Drawn from a stream of its own, so that the node's other random
+    // choices are what they would be without it. Never 0, which is no life.
+    this.#life = new Prng((seed ^ LIFE_STREAM) >>> 0).nextU32() || 1;
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
     this.#prober = new Prober(this.#config, this.#prng, {
       send: (nowMs, to, fields) => this.#send(nowMs, to, fields),
@@ -151,13 +162,53 @@ export class Node {
   }
 
   /**
-   * Adds a peer to join through. Seeds are tried while the node is alone and,
-   * while one is not a live member, every `seedIntervalMs`, so that two sides
-   * of a long partition find each other again.
+   * Which life of a member at this address this node is: drawn from its
+   * seed at start, so a process started again with another seed (the
+   * runtime draws one at random) is told from the one before it.
    */
-  addSeed(address: Address): void {
-    if (address.equals(this.#self) || this.#seeds.some((s) => s.equals(address))) return;
-    this.#seeds.push(address);
+  get life(): number {
+    return this.#life;
+  }
+
+  /**
+   * The next seed name to look up, if due (the first `handleTimeout` makes
+   * every name due); answer with {@link handleResolved} or
+   * {@link handleResolveFailed}. The node decides when to ask again.
+   */
+  pollResolve(): ResolveRequest | undefined {
+    return this.#seeds.pollResolve();
+  }
+
+  /**
+   * The IPs (text) seed `name` resolved to, in place of what it gave before.
+   *
+   * @throws {RangeError} if `name` is not one of the node's seeds.
+   */
+  handleResolved(nowMs: number, name: string, ips: readonly string[]): void {
+    if (this.#left) return;
+    const fresh = this.#seeds.resolved(nowMs, name, ips);
+    if (this.#seeds.alone) this.#joined = true;
+    // Alone, a new seed is worth a join now rather than at the next period.
+    if (fresh && this.#table.live === 0) this.#contactSeed(nowMs, () => true);
+  }
+
+  /**
+   * The lookup of seed `name` failed: it is tried again in 1 s, 2 s... up to 30 s.
+   *
+   * @throws {RangeError} if `name` is not one of the node's seeds.
+   */
+  handleResolveFailed(nowMs: number, name: string): void {
+    if (this.#left) return;
+    this.#seeds.failed(nowMs, name);
+  }
+
+  /**
+   * Configured with seeds that may name a peer, and no live member ever
+   * reached. Without seeds, or with seeds naming only itself, a node starts
+   * a fleet rather than joins one.
+   */
+  get joining(): boolean {
+    return !this.#joined;
   }
 
   /**
@@ -179,9 +230,11 @@ export class Node {
       return;
     }
     let refuted = false;
-    for (const record of [{ state: "alive", ...sender } as const, ...message.records]) {
+    const records = [{ state: "alive", ...sender } as const, ...message.records];
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i];
       if (!record.id.equals(record.address.id)) this.#mismatched++;
-      else if (this.#apply(record, nowMs) === "refuted") refuted = true;
+      else if (this.#apply(record, nowMs, i === 0) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
     this.#dispatch(nowMs, message);
@@ -210,10 +263,10 @@ export class Node {
 
   #dispatch(nowMs: number, message: Message): void {
     const to = message.sender.address;
-    const peerIncarnation = message.sender.incarnation;
+    const peer = message.sender;
     switch (message.type) {
       case "ping":
-        this.#send(nowMs, to, { type: "ack", seq: message.seq }, peerIncarnation);
+        this.#send(nowMs, to, { type: "ack", seq: message.seq }, peer);
         return;
       case "ack":
         this.#prober.acked(nowMs, message.seq);
@@ -234,7 +287,7 @@ export class Node {
       case "join":
         this.#outbox.push({
           to,
-          bytes: this.#composer.statePage(to, peerIncarnation, message.page),
+          bytes: this.#composer.statePage(to, peer, message.page),
         });
         return;
       case "state":
@@ -248,6 +301,7 @@ export class Node {
   /** Runs what is due at `nowMs`: probes, their timeouts, suspicions, joins. Harmless when early. */
   handleTimeout(nowMs: number): void {
     if (this.#left) return;
+    this.#seeds.handleTimeout(nowMs);
     this.#prober.handleTimeout(nowMs);
     for (const dead of this.#table.expire(nowMs)) this.#prober.forget(dead);
     if (nowMs < this.#nextTickMs) return;
@@ -258,7 +312,7 @@ export class Node {
     }
     this.#prober.probeNext(nowMs, this.#nextTickMs);
     this.#retryPage(nowMs);
-    if (nowMs - this.#lastSeedContactMs >= this.#config.seedIntervalMs) {
+    if (nowMs - this.#seeds.lastContactMs >= this.#config.seedIntervalMs) {
       this.#contactSeed(nowMs, (seed) => {
         const member = this.#table.get(seed.toString());
         return !member || member.state === "dead" || member.state === "left";
@@ -280,7 +334,11 @@ export class Node {
   /** When `handleTimeout` is next due (0 before the first call), or undefined once left. */
   pollTimeout(): number | undefined {
     if (this.#left) return undefined;
-    let next = Math.min(this.#nextTickMs, this.#prober.nextDeadlineMs());
+    let next = Math.min(
+      this.#nextTickMs,
+      this.#prober.nextDeadlineMs(),
+      this.#seeds.nextDeadlineMs(),
+    );
     const suspicion = this.#table.nextDeadlineMs();
     if (suspicion !== undefined && suspicion < next) next = suspicion;
     return next;
@@ -307,11 +365,12 @@ export class Node {
 
   /** Every member this node holds, the dead not yet forgotten included, itself excluded. */
   members(): MemberInfo[] {
-    return [...this.#table.values()].map(({ address, id, state, incarnation }) => ({
+    return [...this.#table.values()].map(({ address, id, state, incarnation, life }) => ({
       address,
       id,
       state,
       incarnation,
+      ...(life ? { life } : {}),
     }));
   }
 
@@ -323,7 +382,7 @@ export class Node {
       tombstones: this.#table.tombstones,
       incarnation: this.#incarnation,
       awareness: this.#prober.awareness,
-      joining: this.#table.live === 0 && this.#seeds.length > 0,
+      joining: this.joining,
       membersFull: this.#table.isFull(nowMs),
       membersRefused: this.#table.refused,
       identityConflicts: this.#identityConflicts,
@@ -334,13 +393,14 @@ export class Node {
   }
 
   #sender(): Sender {
-    return { id: this.#self.id, address: this.#self, incarnation: this.#incarnation };
+    const { id } = this.#self;
+    return { id, address: this.#self, incarnation: this.#incarnation, life: this.#life };
   }
 
   /** Takes news of a member; "refuted" when it was news of this node that it had to refute. */
-  #apply(record: MemberRecord, nowMs: number): Applied | "refuted" {
+  #apply(record: MemberRecord, nowMs: number, direct = false): Applied | "refuted" {
     if (record.address.equals(this.#self)) return this.#aboutSelf(record) ? "refuted" : "stale";
-    const applied = this.#table.apply(record, nowMs);
+    const applied = this.#table.apply(record, nowMs, direct);
     if (applied === "confirmed") {
       // Others count independent suspicions too, so a new witness is news.
       this.#broadcasts.push(record.address.toString(), record);
@@ -351,13 +411,18 @@ export class Node {
   #aboutSelf(record: MemberRecord): boolean {
     if (record.incarnation < this.#incarnation) return false;
     if (record.state === "alive") {
-      if (record.incarnation === this.#incarnation) return false;
+      // Its own news, unless another life of this address said it: the
+      // process before this one, whose word must be outbid (memberlist's
+      // aliveNode refutes a restart the same way).
+      const mine = !otherLife(record.life, this.#life);
+      if (record.incarnation === this.#incarnation && mine) return false;
       this.#identityConflicts++;
     } else if (record.state === "suspect") {
       this.#prober.worse(1);
     }
-    // An attacker's u32 maximum cannot be outbid; staying at it is the best there is.
-    this.#incarnation = Math.min(record.incarnation + 1, 0xffff_ffff);
+    // An attacker's u32 maximum cannot be outbid; staying at it is the best
+    // there is, and there the member's own word wins (see MemberTable).
+    this.#incarnation = Math.min(record.incarnation + 1, MAX_INCARNATION);
     this.#broadcasts.push(this.#selfKey, { state: "alive", ...this.#sender() });
     return true;
   }
@@ -384,20 +449,14 @@ export class Node {
       this.#broadcasts.push(member.key, recordOf(member));
       const wasLive = change.previous === "alive" || change.previous === "suspect";
       if (change.member.state === "alive" && !wasLive) this.#prober.add(member);
+      if (change.member.state === "alive") this.#joined = true;
     }
     this.#extension?.memberChanged?.(change);
   }
 
   #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {
-    const count = this.#seeds.length;
-    for (let i = 0; i < count; i++) {
-      const seed = this.#seeds[(this.#seedCursor + i) % count];
-      if (!wanted(seed)) continue;
-      this.#seedCursor = (this.#seedCursor + i + 1) % count;
-      this.#lastSeedContactMs = nowMs;
-      this.#send(nowMs, seed, { type: "join", page: 0 });
-      return;
-    }
+    const seed = this.#seeds.next(nowMs, wanted);
+    if (seed !== undefined) this.#send(nowMs, seed, { type: "join", page: 0 });
   }
 
   /**
@@ -430,7 +489,7 @@ export class Node {
     this.#send(nowMs, sync.from, { type: "join", page: sync.page });
   }
 
-  #send(nowMs: number, to: Address, fields: SendFields, peerIncarnation?: number): void {
-    this.#outbox.push({ to, bytes: this.#composer.compose(nowMs, to, fields, peerIncarnation) });
+  #send(nowMs: number, to: Address, fields: SendFields, peer?: Sender): void {
+    this.#outbox.push({ to, bytes: this.#composer.compose(nowMs, to, fields, peer) });
   }
 }

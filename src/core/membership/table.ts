@@ -8,6 +8,11 @@
  * here). The dead are kept as tombstones for `tombstoneMs`, so that stale
  * news cannot bring them back.
  *
+ * A record of another life of the member (a process started again at the
+ * same address) at the same incarnation orders against nothing: the table
+ * keeps what it holds, and the node tells the member, which refutes above
+ * it. At the u32 maximum, where it cannot, the member's own word wins.
+ *
  * @module
  */
 
@@ -28,6 +33,8 @@ export interface Member {
   state: MemberState;
   /** The incarnation that belief is about. */
   incarnation: number;
+  /** Which life of the member that belief is about; 0 when no record said. */
+  life: number;
   /** When the state last changed. */
   changedAtMs: number;
   /** Who suspects it, while suspect. */
@@ -40,6 +47,14 @@ export interface Member {
 export type Applied = "changed" | "confirmed" | "stale" | "refused";
 
 const RANK: Record<MemberState, number> = { alive: 0, suspect: 1, dead: 2, left: 2 };
+
+/** The highest incarnation: a member told of itself there can refute no higher. */
+export const MAX_INCARNATION = 0xffff_ffff;
+
+/** Whether two lives are known and differ: 0 or absent is no life. */
+export function otherLife(a: number | undefined, b: number | undefined): boolean {
+  return !!a && !!b && a !== b;
+}
 
 /** Every member but this node, by address. */
 export class MemberTable {
@@ -110,14 +125,17 @@ export class MemberTable {
    *
    * @param record The news; its ID has been checked against its address.
    * @param nowMs Now.
+   * @param direct Whether the member itself says it, as a datagram's sender.
    */
-  apply(record: MemberRecord, nowMs: number): Applied {
+  apply(record: MemberRecord, nowMs: number, direct = false): Applied {
     const key = record.address.toString();
     const member = this.#members.get(key);
     if (!member) return this.#admit(key, record, nowMs);
     const rank = RANK[record.state];
     if (record.incarnation < member.incarnation) return "stale";
-    if (record.incarnation === member.incarnation) {
+    if (record.incarnation === member.incarnation && otherLife(record.life, member.life)) {
+      if (!direct || record.incarnation !== MAX_INCARNATION) return "stale";
+    } else if (record.incarnation === member.incarnation) {
       if (record.state === "suspect" && member.state === "suspect") {
         return this.#confirm(member, record.from) ? "confirmed" : "stale";
       }
@@ -182,6 +200,7 @@ export class MemberTable {
       key,
       state: "alive",
       incarnation: record.incarnation,
+      life: record.life ?? 0,
       changedAtMs: nowMs,
       suspicion: undefined,
       suspectedBy: undefined,
@@ -198,6 +217,7 @@ export class MemberTable {
     const wasLive = RANK[previous] < 2;
     member.state = record.state;
     member.incarnation = record.incarnation;
+    member.life = record.life ?? member.life;
     member.changedAtMs = nowMs;
     this.#suspects.delete(member.key);
     this.#tombstones.delete(member.key);
@@ -227,6 +247,6 @@ export class MemberTable {
 }
 
 function toInfo(member: Member): MemberChange["member"] {
-  const { address, id, state, incarnation } = member;
-  return { address, id, state, incarnation };
+  const { address, id, state, incarnation, life } = member;
+  return { address, id, state, incarnation, ...(life ? { life } : {}) };
 }

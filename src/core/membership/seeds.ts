@@ -1,0 +1,244 @@
+/**
+ * A node's seeds, sans I/O: the names it was configured with, what each
+ * resolved to, when each is to be looked up again, and which to contact
+ * next. An IP literal is its own address from the start; a host name is
+ * looked up by the runtime (or the simulator) when the node asks, and the
+ * answer comes back as an event. Whether the node is still joining is
+ * decided from these facts, never from the timing of a lookup.
+ *
+ * @module
+ */
+
+import { Address } from "../../proto/mod.ts";
+
+/** How often a name that resolved is looked up again: a headless service's instances come and go. */
+export const RESOLVE_EVERY_MS = 30_000;
+
+/** The first retry of a name whose lookup failed; it doubles up to {@link RESOLVE_EVERY_MS}. */
+const RETRY_FIRST_MS = 1_000;
+
+/** Addresses kept of one name: enough to find a live member, bounded whatever the answer. */
+export const MAX_ADDRESSES_PER_SEED = 256;
+
+/** A lookup the node wants done: `host`'s addresses, answered for `name`. */
+export interface ResolveRequest {
+  /** The seed as configured, by which the answer is given back. */
+  readonly name: string;
+  /** The host name to look up (A and AAAA). */
+  readonly host: string;
+}
+
+/** A seed as written: `ip:port`, `[v6]:port` or `host:port`. */
+export interface ParsedSeed {
+  /** The host part, without brackets. */
+  readonly host: string;
+  /** The port. */
+  readonly port: number;
+  /** The address, when the host is an IP literal. */
+  readonly address: Address | undefined;
+}
+
+/**
+ * Reads a seed.
+ *
+ * @throws {TypeError} naming the seed, if it is not `ip:port`, `[v6]:port` or `host:port`.
+ */
+export function parseSeed(seed: string): ParsedSeed {
+  const m = typeof seed === "string"
+    ? /^(?:\[([^\]]+)\]|([^:\s\[\]]+)):(\d{1,5})$/.exec(seed)
+    : null;
+  if (!m || Number(m[3]) > 65_535) {
+    throw new TypeError(`a seed must be ip:port or host:port, got ${JSON.stringify(seed)}`);
+  }
+  const host = m[1] ?? m[2];
+  const port = Number(m[3]);
+  const address = ipAddress(host, port);
+  if (m[1] !== undefined && address === undefined) {
+    throw new TypeError(`a seed in brackets must be an IPv6 address, got ${JSON.stringify(seed)}`);
+  }
+  return { host, port, address };
+}
+
+/** `ip` with `port`, or undefined when `ip` is not an IP literal. */
+function ipAddress(ip: string, port: number): Address | undefined {
+  try {
+    return Address.parse(ip.includes(":") ? `[${ip}]:${port}` : `${ip}:${port}`);
+  } catch {
+    return undefined;
+  }
+}
+
+interface SeedName {
+  readonly name: string;
+  readonly parsed: ParsedSeed;
+  /** What the last answer gave, this node left out. */
+  addresses: Address[];
+  /** Whether the last answer named this node (an IP literal: from the start). */
+  namesSelf: boolean;
+  /** When it is next to be looked up; Infinity for an IP literal. */
+  dueMs: number;
+  /** Failed lookups in a row. */
+  failures: number;
+}
+
+/** See the module doc. */
+export class Seeds {
+  readonly #self: Address;
+  readonly #names = new Map<string, SeedName>();
+  readonly #queue: ResolveRequest[] = [];
+  #addresses: Address[] = [];
+  #cursor = 0;
+  #lastContactMs = -Infinity;
+
+  /**
+   * The seeds of the node at `self`.
+   *
+   * @throws {TypeError} naming the first seed that is not `ip:port` or `host:port`.
+   */
+  constructor(self: Address, names: readonly string[]) {
+    if (!Array.isArray(names)) {
+      throw new TypeError(`seeds must be an array of ip:port or host:port, got ${typeof names}`);
+    }
+    this.#self = self;
+    for (const name of names) {
+      const parsed = parseSeed(name);
+      if (this.#names.has(name)) continue;
+      const literal = parsed.address;
+      this.#names.set(name, {
+        name,
+        parsed,
+        addresses: literal && !literal.equals(self) ? [literal] : [],
+        namesSelf: literal !== undefined && literal.equals(self),
+        dueMs: literal ? Infinity : -Infinity,
+        failures: 0,
+      });
+    }
+    this.#collect();
+  }
+
+  /** Whether the node was configured with any seed, itself included. */
+  get configured(): boolean {
+    return this.#names.size > 0;
+  }
+
+  /**
+   * Whether the seeds name this node and no other: such a node is the first
+   * of its fleet, not a newcomer. A name not yet answered, answered empty, or
+   * whose lookups fail may still name a peer.
+   */
+  get alone(): boolean {
+    for (const seed of this.#names.values()) if (!seed.namesSelf) return false;
+    return this.#addresses.length === 0;
+  }
+
+  /** Every address the seeds name now, this node left out. */
+  get addresses(): readonly Address[] {
+    return this.#addresses;
+  }
+
+  /** Queues the lookups due at `nowMs`; a lookup not answered within {@link RESOLVE_EVERY_MS} is asked again. */
+  handleTimeout(nowMs: number): void {
+    for (const seed of this.#names.values()) {
+      if (seed.dueMs > nowMs) continue;
+      seed.dueMs = nowMs + RESOLVE_EVERY_MS;
+      this.#queue.push({ name: seed.name, host: seed.parsed.host });
+    }
+  }
+
+  /** The next lookup to do, if any. */
+  pollResolve(): ResolveRequest | undefined {
+    return this.#queue.shift();
+  }
+
+  /** When a lookup is next due. */
+  nextDeadlineMs(): number {
+    let next = Infinity;
+    for (const seed of this.#names.values()) if (seed.dueMs < next) next = seed.dueMs;
+    return next;
+  }
+
+  /**
+   * The answer to a lookup of `name`: its IP addresses (text, as a resolver
+   * gives them; any that is not an IP is ignored). Returns whether the seeds
+   * now name an address they did not before.
+   *
+   * @throws {RangeError} if `name` is not one of the seeds.
+   * @throws {TypeError} if `ips` is not an array.
+   */
+  resolved(nowMs: number, name: string, ips: readonly string[]): boolean {
+    const seed = this.#seed(name);
+    if (!Array.isArray(ips)) {
+      throw new TypeError(`ips must be an array of IP texts, got ${typeof ips}`);
+    }
+    const before = new Set(this.#addresses.map((a) => a.toString()));
+    const addresses: Address[] = [];
+    seed.namesSelf = false;
+    for (const ip of ips) {
+      if (addresses.length >= MAX_ADDRESSES_PER_SEED) break;
+      const address = typeof ip === "string" ? ipAddress(ip, seed.parsed.port) : undefined;
+      if (address?.equals(this.#self)) seed.namesSelf = true;
+      else if (address && !addresses.some((a) => a.equals(address))) {
+        addresses.push(address);
+      }
+    }
+    seed.addresses = addresses;
+    seed.failures = 0;
+    seed.dueMs = nowMs + RESOLVE_EVERY_MS;
+    this.#collect();
+    return this.#addresses.some((a) => !before.has(a.toString()));
+  }
+
+  /**
+   * A lookup of `name` failed: it keeps what it last resolved to, and is
+   * tried again after 1 s, then 2 s, 4 s and so on up to {@link RESOLVE_EVERY_MS}.
+   *
+   * @throws {RangeError} if `name` is not one of the seeds.
+   */
+  failed(nowMs: number, name: string): void {
+    const seed = this.#seed(name);
+    seed.failures++;
+    seed.dueMs = nowMs + Math.min(RESOLVE_EVERY_MS, RETRY_FIRST_MS * 2 ** (seed.failures - 1));
+  }
+
+  /**
+   * The next seed to send a join to among those `wanted` accepts, round-robin;
+   * `nowMs` is noted as the last contact.
+   */
+  next(nowMs: number, wanted: (seed: Address) => boolean): Address | undefined {
+    const count = this.#addresses.length;
+    for (let i = 0; i < count; i++) {
+      const seed = this.#addresses[(this.#cursor + i) % count];
+      if (!wanted(seed)) continue;
+      this.#cursor = (this.#cursor + i + 1) % count;
+      this.#lastContactMs = nowMs;
+      return seed;
+    }
+    return undefined;
+  }
+
+  /** When a seed was last contacted. */
+  get lastContactMs(): number {
+    return this.#lastContactMs;
+  }
+
+  #seed(name: string): SeedName {
+    const seed = this.#names.get(name);
+    if (seed === undefined) {
+      throw new RangeError(`not a seed of this node: ${JSON.stringify(name)}`);
+    }
+    return seed;
+  }
+
+  #collect(): void {
+    const all: Address[] = [];
+    const seen = new Set<string>();
+    for (const seed of this.#names.values()) {
+      for (const address of seed.addresses) {
+        const key = address.toString();
+        if (!seen.has(key)) all.push(address), seen.add(key);
+      }
+    }
+    this.#addresses = all;
+    if (this.#cursor >= all.length) this.#cursor = 0;
+  }
+}

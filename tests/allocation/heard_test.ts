@@ -1,0 +1,87 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import {
+  HeardReports,
+  RELAY_FRESH_PERIODS,
+  REPORT_BELIEVED_PERIODS,
+} from "../../src/core/allocation/heard.ts";
+import { CountedMembers } from "../../src/core/allocation/members.ts";
+import type { DemandGroup } from "../../src/core/allocation/report.ts";
+import { PartitionPolicy } from "../../src/core/partition.ts";
+import { Address } from "../../src/proto/mod.ts";
+
+const PERIOD_MS = 200;
+const BELIEVED_MS = REPORT_BELIEVED_PERIODS * PERIOD_MS;
+const peer = Address.parse("10.0.0.2:7946");
+const key = peer.id.toString();
+
+function members(state: "alive" | "suspect" | "dead", life: number): CountedMembers {
+  const m = new CountedMembers(PartitionPolicy.holdDown());
+  const member = { id: peer.id, address: peer, state, incarnation: 0, life };
+  m.apply({ member, previous: undefined, nowMs: 0 });
+  return m;
+}
+
+const group = (life: number, round: number, demand: number, ageMs = 0): DemandGroup => ({
+  origin: peer.id,
+  life,
+  round,
+  ageMs,
+  records: [{ hash: { hi: 0, lo: 1 }, demand }],
+});
+const demandOf = (heard: HeardReports) => [...heard.entries()][0]?.[1].demands.get(1);
+
+describe("the reports a node holds of its peers", () => {
+  it("takes reports only of a live member, of the life membership names", () => {
+    assert.equal(
+      new HeardReports(members("dead", 7), PERIOD_MS).take(key, group(7, 1, 5), 0),
+      undefined,
+    );
+    const heard = new HeardReports(members("suspect", 7), PERIOD_MS);
+    assert.equal(heard.take(key, group(8, 1, 5), 0), undefined, "another life");
+    assert.equal(heard.take("0000000000000001", group(7, 1, 5), 0), undefined, "a stranger");
+    assert.ok(heard.take(key, group(7, 1, 5), 0));
+  });
+
+  it("within a life, a later round replaces an earlier one, and a replay changes nothing", () => {
+    const heard = new HeardReports(members("alive", 7), PERIOD_MS);
+    heard.take(key, group(7, 10, 5), 0);
+    assert.equal(heard.take(key, group(7, 9, 50), 100), undefined, "an earlier round");
+    assert.equal(heard.take(key, group(7, 10, 50), 100), undefined, "the same round again");
+    heard.take(key, group(7, 11, 6), 200);
+    assert.equal(demandOf(heard), 6);
+  });
+
+  it("believes a report at the highest round only for its believed time, and never again", () => {
+    const heard = new HeardReports(members("alive", 7), PERIOD_MS);
+    heard.take(key, group(7, 0xffff_ffff, 1e9, 100), 0);
+    assert.equal(heard.take(key, group(7, 40, 5), BELIEVED_MS - 200), undefined, "still believed");
+    assert.ok(
+      heard.take(key, group(7, 41, 5), BELIEVED_MS - 99),
+      "past it, a real one replaces it",
+    );
+    assert.equal(demandOf(heard), 5);
+    assert.equal(
+      heard.take(key, group(7, 0xffff_ffff, 1e9, 100), BELIEVED_MS),
+      undefined,
+      "a copy of it that comes late is not taken again",
+    );
+    assert.equal(
+      heard.take(key, group(7, 0xffff_ffff, 1e9, BELIEVED_MS + 1), BELIEVED_MS),
+      undefined,
+      "and one older than that is not taken at all",
+    );
+  });
+
+  it("relays what is fresh, older by the time it was held, and not to its origin", () => {
+    const heard = new HeardReports(members("alive", 7), PERIOD_MS);
+    heard.take(key, group(7, 3, 5, 40), 1_000);
+    const [relayed] = heard.relayed(1_100, "0000000000000001", 1_000);
+    assert.equal(relayed.ageMs, 140);
+    assert.equal(heard.relayed(1_000, "0000000000000001", 1_000)[0].ageMs, 41, "a ms at least");
+    assert.deepEqual(heard.relayed(1_100, key, 1_000), [], "not back to its origin");
+    assert.deepEqual(heard.relayed(1_100, "0000000000000001", 10), [], "within the budget");
+    const staleMs = 1_000 + RELAY_FRESH_PERIODS * PERIOD_MS - 40 + 1;
+    assert.deepEqual(heard.relayed(staleMs, "0000000000000001", 1_000), [], "not once stale");
+  });
+});
