@@ -204,7 +204,7 @@ export class Enforcer {
     const slot = this.#slotFor(className, key, nowMs, nowUs);
     this.#refresh(slot, nowUs);
     const shadow = slot.rule.shadow;
-    const debt = slot.shadow?.debt ?? 0, atUs = slot.shadow?.atUs ?? -Infinity;
+    const debt = slot.shadow?.debt ?? 0, atUs = slot.shadow?.atUs ?? nowUs;
     const decision = this.#decide(slot, cost, nowUs);
     if (shadow === undefined) return { decision, shadow: undefined };
     // An admission moves the debt or its instant; a denial leaves both.
@@ -345,19 +345,14 @@ export class Enforcer {
   #runShadow(slot: Slot, cost: number, nowUs: number): void {
     const shadow = slot.rule.shadow;
     if (shadow === undefined) return;
-    const s = slot.shadow;
-    const next = s === undefined
-      ? admitDebt(0, nowUs, shadow, cost, nowUs)
-      : admitDebt(s.debt, s.atUs, shadow, cost, nowUs);
+    const s = slot.shadow ??= { debt: 0, atUs: nowUs, denied: 0 };
+    const next = admitDebt(s.debt, s.atUs, shadow, cost, nowUs);
     if (next === next) {
-      if (s === undefined) slot.shadow = { debt: next, atUs: nowUs };
-      else {
-        s.debt = next;
-        if (nowUs > s.atUs) s.atUs = nowUs;
-      }
+      s.debt = next;
+      if (nowUs > s.atUs) s.atUs = nowUs;
     } else {
       this.#shadowDenied++;
-      slot.shadowDenied += cost;
+      s.denied += cost;
       this.#note(slot);
     }
   }

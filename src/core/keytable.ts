@@ -51,6 +51,11 @@ export const RATES_TAU_MS = 10_000;
  */
 const RATES = new WeakMap<Slot, KeyRates>();
 
+/** Requests a slot's shadow would have denied, weighted by cost. */
+export function shadowDenied(slot: Slot): number {
+  return slot.shadow?.denied ?? 0;
+}
+
 /** Brings a slot's rates up to `nowMs` and returns them. */
 export function updateRates(slot: Slot, nowMs: number): KeyRates {
   const r = RATES.get(slot);
@@ -62,10 +67,10 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
       atMs: nowMs,
       seenRequests: slot.requests,
       seenDenied: slot.denied,
-      seenShadowDenied: slot.shadowDenied,
+      seenShadowDenied: shadowDenied(slot),
       requestsPerSec: perSec(slot.requests),
       deniedPerSec: perSec(slot.denied),
-      shadowDeniedPerSec: perSec(slot.shadowDenied),
+      shadowDeniedPerSec: perSec(shadowDenied(slot)),
     };
     RATES.set(slot, first);
     return first;
@@ -77,25 +82,28 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
   const blend = (old: number, count: number) => keep * old + (1 - keep) * (count * 1_000 / spanMs);
   r.requestsPerSec = blend(r.requestsPerSec, slot.requests - r.seenRequests);
   r.deniedPerSec = blend(r.deniedPerSec, slot.denied - r.seenDenied);
-  r.shadowDeniedPerSec = blend(r.shadowDeniedPerSec, slot.shadowDenied - r.seenShadowDenied);
+  r.shadowDeniedPerSec = blend(r.shadowDeniedPerSec, shadowDenied(slot) - r.seenShadowDenied);
   r.atMs = nowMs;
   r.seenRequests = slot.requests;
   r.seenDenied = slot.denied;
-  r.seenShadowDenied = slot.shadowDenied;
+  r.seenShadowDenied = shadowDenied(slot);
   return r;
 }
 
 /**
- * A debt under a shadow and the instant it is as of. It lives apart from
- * the slot, made on the first check under a shadow: a check on
- * JavaScriptCore slows by a sixth and more once a slot has over fifteen
- * fields, and the request path reads only a few of them.
+ * A key under its shadow: its debt, the instant that is as of, and what the
+ * shadow would have denied. It lives apart from the slot, made on the
+ * first check under a shadow: on JavaScriptCore a check costs a tenth to a
+ * fifth more for each field a slot has past fourteen (measured with
+ * `bench/check_bench.ts`), and most keys never run under a shadow.
  */
 export interface ShadowDebt {
   /** What the key owes under the shadow, in its rule's units. */
   debt: number;
   /** When `debt` was last brought up to date, µs of the time base. */
   atUs: number;
+  /** Requests the shadow would have denied, weighted by cost. */
+  denied: number;
 }
 
 /** The state of one key: its GCRA debts and the rule it runs under. */
@@ -112,14 +120,12 @@ export class Slot {
   debt = 0;
   /** When {@link debt} was last brought up to date, µs of the time base; never, at first. */
   atUs = -Infinity;
-  /** What the key owes under the shadow; undefined before its first check under one. */
+  /** The key under its shadow; undefined before its first check under one. */
   shadow: ShadowDebt | undefined = undefined;
   /** Requests checked, weighted by cost, since the slot was made: its demand. */
   requests = 0;
   /** Requests denied (in a dry run: that would have been), weighted by cost. */
   denied = 0;
-  /** Requests the shadow would have denied, weighted by cost. */
-  shadowDenied = 0;
   /** When the key took its place, ms. */
   bornMs = 0;
   /** The key's 64-bit hash, in a fleet; undefined for a standalone guard. */
@@ -157,7 +163,7 @@ export class Slot {
     const oldShadow = old.shadow, shadow = rule.shadow, s = this.shadow;
     if (s === undefined) return;
     if (shadow === undefined || oldShadow === undefined) {
-      this.shadow = undefined;
+      s.debt = 0; // a new shadow starts full; the count of its denials stays
       return;
     }
     if (nowUs > s.atUs) {
