@@ -109,6 +109,8 @@ describe("stats", () => {
       sinceLastRoundMs: 42,
       identityConflicts: 2,
       membersRefused: 7,
+      withheldDatagrams: 13,
+      withheldBytes: 14,
       malformed: 4,
       mismatchedRecords: 9,
     };
@@ -139,30 +141,5 @@ describe("stats", () => {
     });
     assert.equal(s.gossipAuth, "required");
     assert.equal(s.running, false);
-  });
-});
-
-describe("dry run on a live guard", () => {
-  it("the would-be denials of a dry run match the denials once enforcing, within a live clock's noise", async () => {
-    const guard = await Guard.builder().defaultLimit(Limit.perSecond(100).burst(5)).dryRun(true)
-      .spawn();
-    const offer = async (key: string) => {
-      // 300 a second for a second: about 200 over the limit.
-      for (let i = 0; i < 60; i++) {
-        for (let j = 0; j < 5; j++) guard.check(key);
-        await new Promise((r) => setTimeout(r, 1_000 / 60));
-      }
-    };
-    await offer("dry");
-    const wouldDeny = guard.stats().denied;
-    assert.equal(guard.stats().admitted + wouldDeny, 300);
-    guard.setDryRun(false);
-    await offer("enforced");
-    const denied = guard.stats().denied - wouldDeny;
-    assert.ok(wouldDeny > 50 && denied > 50, `${wouldDeny} and ${denied}`);
-    assert.ok(
-      Math.abs(wouldDeny - denied) <= 0.25 * denied,
-      `dry run ${wouldDeny} vs enforcing ${denied}`,
-    );
   });
 });

@@ -70,6 +70,19 @@ export const METRICS: readonly MetricDefinition[] = [
     series: (s) => one(s.membersRefused),
   },
   {
+    name: "rateguard_withheld_datagrams_total",
+    kind: "counter",
+    help:
+      "Datagrams not sent to an address not yet shown to receive, beyond the bytes sent in its name.",
+    series: (s) => one(s.withheldDatagrams),
+  },
+  {
+    name: "rateguard_withheld_bytes_total",
+    kind: "counter",
+    help: "Bytes of the datagrams withheld from addresses not yet shown to receive.",
+    series: (s) => one(s.withheldBytes),
+  },
+  {
     name: "rateguard_rejected_datagrams_total",
     kind: "counter",
     help: "Datagrams refused, by reason (mismatched_records counts records dropped alone).",

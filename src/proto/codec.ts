@@ -12,7 +12,7 @@
  * lives     = sender life u32 | one life u32 per record, in the records' order
  * ```
  *
- * Sections: records 1, extension 2, lives 4 (3 is reserved for padding).
+ * Sections: records 1, extension 2, padding 3 (zeros, skipped), lives 4.
  * A life of 0 is no life: a sender that does not send lives (a node of an
  * earlier release) leaves the section out, and a decoder leaves `life` out
  * of what it says.
@@ -48,7 +48,8 @@ export const FLAG_SIGNED = 0x01;
 /** Section kinds. Append-only; decoders skip kinds they do not know. */
 const SECTION_RECORDS = 1;
 const SECTION_EXTENSION = 2;
-/** Number 3 is reserved for padding (zeros that only lengthen a datagram). */
+/** Zeros that only lengthen a datagram, to pay for its answer; read by nobody. */
+const SECTION_PADDING = 3;
 const SECTION_LIVES = 4;
 /** Bytes of one life in the lives section. */
 const LIFE_BYTES = 4;
@@ -107,6 +108,7 @@ export function encodedSize(message: Message): number {
   if (hasLives(message)) {
     size += SECTION_HEADER_BYTES + LIFE_BYTES * (1 + message.records.length);
   }
+  if (message.padding) size += SECTION_HEADER_BYTES + message.padding;
   return size;
 }
 
@@ -129,6 +131,10 @@ export function encodedSize(message: Message): number {
  * ```
  */
 export function encode(message: Message): Uint8Array {
+  const padding = message.padding ?? 0;
+  if (!Number.isInteger(padding) || padding < 0) {
+    throw new RangeError(`padding must be a whole number of bytes, got ${padding}`);
+  }
   const size = encodedSize(message);
   if (size > MAX_MESSAGE_BYTES) {
     throw new RangeError(
@@ -171,6 +177,12 @@ export function encode(message: Message): Uint8Array {
     const start = w.section(SECTION_LIVES);
     w.u32(message.sender.life ?? 0, "sender.life");
     for (const record of message.records) w.u32(record.life ?? 0, "record.life");
+    w.endSection(start);
+  }
+  if (message.padding) {
+    // The buffer starts zeroed: the padding is only its length.
+    const start = w.section(SECTION_PADDING);
+    w.skip(message.padding);
     w.endSection(start);
   }
   return w.buffer;
@@ -332,6 +344,10 @@ class Writer {
   bytes(bytes: Uint8Array): void {
     this.buffer.set(bytes, this.#at);
     this.#at += bytes.length;
+  }
+
+  skip(n: number): void {
+    this.#at += n;
   }
 
   section(kind: number): number {

@@ -98,6 +98,12 @@ export interface Envelope {
    * probes and acks. Absent when there are none.
    */
   readonly extension?: Uint8Array;
+  /**
+   * Zero bytes that only lengthen the datagram, read by nobody: a joiner
+   * pays with them for the page it asks for, since a node sends an address
+   * it has not heard answer no more bytes than it received in its name.
+   */
+  readonly padding?: number;
 }
 
 /** A probe, an ack or a nack, matched by sequence number. */

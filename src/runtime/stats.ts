@@ -65,6 +65,13 @@ export interface Stats {
   readonly identityConflicts: number;
   /** News of newcomers refused because the member table was full. */
   readonly membersRefused: number;
+  /**
+   * Datagrams not sent to an address that has not shown it receives there,
+   * for want of bytes received in its name: a stranger named by a forger.
+   */
+  readonly withheldDatagrams: number;
+  /** Bytes of those datagrams. */
+  readonly withheldBytes: number;
   /** How this instance signs its gossip. */
   readonly gossipAuth: GossipAuthMode;
   /** Datagrams (and records) refused, by reason. */
@@ -116,6 +123,8 @@ export function collectStats(s: StatsSources): Stats {
     cutRecords: f?.cutRecords ?? 0,
     identityConflicts: f?.identityConflicts ?? 0,
     membersRefused: f?.membersRefused ?? 0,
+    withheldDatagrams: f?.withheldDatagrams ?? 0,
+    withheldBytes: f?.withheldBytes ?? 0,
     gossipAuth: s.gossipAuth,
     rejectedDatagrams: {
       unsigned: s.gossip?.unsigned ?? 0,

@@ -54,6 +54,8 @@ export interface Observed {
   readonly change: MemberChange;
 }
 
+const EMPTY_TRAFFIC: Traffic = { datagrams: 0, bytes: 0, largestBytes: 0 };
+
 interface Slot {
   readonly index: number;
   readonly address: Address;
@@ -100,6 +102,8 @@ export class Cluster {
   readonly #clockDrift: number;
   readonly #topology = new Topology();
   readonly #listeners: ((observed: Observed) => void)[] = [];
+  /** What every node together sent to each address, a stranger's included. */
+  #sentTo = new Map<string, { datagrams: number; bytes: number; largestBytes: number }>();
   #faults: NetworkFaults;
   #nowMs = 0;
 
@@ -181,7 +185,7 @@ export class Cluster {
       wakeLocalMs: Infinity,
       lastLocalMs: 0,
       generation: 0,
-      traffic: { datagrams: 0, bytes: 0, largestBytes: 0 },
+      traffic: { ...EMPTY_TRAFFIC },
     });
     this.#byAddress.set(address.toString(), index);
     this.#boot(this.#slots[index]);
@@ -298,9 +302,15 @@ export class Cluster {
     return { ...this.#slot(index).traffic };
   }
 
+  /** What all nodes together sent to `address` since the last `resetTraffic`, node or not. */
+  trafficTo(address: Address): Traffic {
+    return { ...(this.#sentTo.get(address.toString()) ?? EMPTY_TRAFFIC) };
+  }
+
   /** Zeroes every node's traffic counters. */
   resetTraffic(): void {
-    for (const slot of this.#slots) slot.traffic = { datagrams: 0, bytes: 0, largestBytes: 0 };
+    for (const slot of this.#slots) slot.traffic = { ...EMPTY_TRAFFIC };
+    this.#sentTo = new Map();
   }
 
   #slot(index: number): Slot {
@@ -371,14 +381,18 @@ export class Cluster {
       this.at(atMs, deliver);
     }
     for (let t = node.pollTransmit(); t; t = node.pollTransmit()) {
-      const { traffic } = slot;
-      traffic.datagrams++;
-      traffic.bytes += t.bytes.length;
-      traffic.largestBytes = Math.max(traffic.largestBytes, t.bytes.length);
+      const key = t.to.toString();
+      let toward = this.#sentTo.get(key);
+      if (!toward) this.#sentTo.set(key, toward = { ...EMPTY_TRAFFIC });
+      for (const traffic of [slot.traffic, toward]) {
+        traffic.datagrams++;
+        traffic.bytes += t.bytes.length;
+        traffic.largestBytes = Math.max(traffic.largestBytes, t.bytes.length);
+      }
       if (t.bytes.length > MAX_DATAGRAM_BYTES) {
         throw new Error(`node ${slot.index} sent ${t.bytes.length} bytes`);
       }
-      const to = this.#byAddress.get(t.to.toString());
+      const to = this.#byAddress.get(key);
       if (to === undefined || !this.#topology.connected(slot.index, to)) continue;
       for (const delayMs of deliveryDelays(this.#faults, this.#netPrng)) {
         this.#events.push({

@@ -194,8 +194,8 @@ export class Fleet {
     return "accepted";
   }
 
-  /** Hears every datagram sent, after signing: for captures to mutate. */
-  onSend: ((from: number, bytes: Uint8Array) => void) | undefined;
+  /** Hears every datagram sent, after signing, and where it goes: for captures to mutate. */
+  onSend: ((from: number, bytes: Uint8Array, to: Address) => void) | undefined;
 
   /** Stops node `index` from processing anything until `untilMs`; its requests queue meanwhile. */
   pause(index: number, untilMs: number): void {
@@ -302,7 +302,7 @@ export class Fleet {
     for (let t = node.pollTransmit(); t !== undefined; t = node.pollTransmit()) {
       const to = this.#byAddress.get(t.to.toString());
       const bytes = seal(m.auth, t.bytes, syncMac) as Uint8Array;
-      this.onSend?.(m.index, bytes);
+      this.onSend?.(m.index, bytes, t.to);
       if (to === undefined || !this.topology.connected(m.index, to)) continue;
       for (const delayMs of deliveryDelays(this.faults, this.#netPrng)) {
         this.#deliveries.push({

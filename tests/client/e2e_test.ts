@@ -50,6 +50,10 @@ if (currentRuntime === "node") {
         const bound = 1.2 * LIMIT_PER_SEC * elapsedSec + fleet.length * BURST;
         assert.ok(allowed <= bound, `admitted ${allowed} > ${bound.toFixed(1)}: ${summary}`);
         assert.ok(bound < 3 * LIMIT_PER_SEC * elapsedSec, summary);
+        // And the whole of it: every member wants more than its share, so
+        // the fleet admits about the rate, not a floor or a member's slice.
+        const least = 0.5 * LIMIT_PER_SEC * elapsedSec;
+        assert.ok(allowed >= least, `admitted ${allowed} < ${least.toFixed(1)}: ${summary}`);
       } finally {
         for (const s of fleet) s.process.kill();
       }

@@ -49,3 +49,18 @@ export function sent(node: Node): { to: string; message: Message }[] {
     return { to: t.to.toString(), message: result.value };
   });
 }
+
+/**
+ * Makes `node` take member `i` as proven: `i` asks it to probe `i` itself,
+ * which pays for the ping, and answers the ping with its sequence number.
+ */
+export function prove(node: Node, i: number, nowMs = 0): void {
+  const target = { id: addr(i).id, address: addr(i) };
+  const ask = encode({ type: "pingReq", seq: 0, target, sender: sender(i), records: [] });
+  node.handleDatagram(nowMs, addr(i), ask);
+  const ping = sent(node).find((s) => s.to === addr(i).toString() && s.message.type === "ping");
+  if (!ping || !("seq" in ping.message)) throw new Error(`the node did not ping ${i}`);
+  const ack = encode({ type: "ack", seq: ping.message.seq, sender: sender(i), records: [] });
+  node.handleDatagram(nowMs, addr(i), ack);
+  drain(node);
+}

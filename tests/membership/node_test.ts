@@ -1,9 +1,22 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { encode, MemberId, Node } from "../../src/core/membership/mod.ts";
-import { addr, gossip, record, sender, sent, suspect } from "./helpers.ts";
+import {
+  decode,
+  encode,
+  MAX_MESSAGE_BYTES,
+  MemberId,
+  Node,
+} from "../../src/core/membership/mod.ts";
+import { addr, drain, gossip, prove, record, sender, sent, suspect } from "./helpers.ts";
 
-/** Node 1, which already knows nodes 2 to `upTo`. */
+/** A join as a joiner sends it: padded to pay for the page it asks for. */
+function paddedJoin(from: number, page: number): Uint8Array {
+  const bare = encode({ type: "join", page, sender: sender(from), records: [] });
+  const padding = MAX_MESSAGE_BYTES - bare.length - 3;
+  return encode({ type: "join", page, sender: sender(from), records: [], padding });
+}
+
+/** Node 1, which already knows nodes 2 to `upTo`, each proven to receive at its address. */
 function nodeKnowing(upTo: number, options = {}): Node {
   const node = new Node(addr(1), { seed: 1, ...options });
   const records = [];
@@ -12,16 +25,18 @@ function nodeKnowing(upTo: number, options = {}): Node {
     node.handleDatagram(0, addr(2), gossip(2, records.slice(i, i + 50)));
   }
   sent(node);
+  for (let i = 2; i <= upTo; i++) prove(node, i);
   return node;
 }
 
 describe("Node", () => {
   it("answers a probe with an ack of the same sequence number, and learns the prober", () => {
     const node = new Node(addr(1), { seed: 1 });
+    // A bare ping from a member of this release, which sends its life, pays for a bare ack.
     node.handleDatagram(
       0,
       addr(2),
-      encode({ type: "ping", seq: 9, sender: sender(2), records: [] }),
+      encode({ type: "ping", seq: 9, sender: { ...sender(2), life: 7 }, records: [] }),
     );
     const [reply] = sent(node);
     assert.equal(reply.to, "10.0.0.2:7946");
@@ -174,11 +189,17 @@ describe("Node", () => {
     const told = new Set<string>();
     let pages = 1;
     for (let page = 0; page < pages; page++) {
-      const join = encode({ type: "join", page, sender: sender(200), records: [] });
+      const join = paddedJoin(200, page);
       node.handleDatagram(0, addr(200), join);
-      const replies = sent(node);
-      assert.equal(replies.length, 1, "one datagram per request");
-      const { message } = replies[0];
+      const out = drain(node);
+      const bytes = out.reduce((sum, t) => sum + t.bytes.length, 0);
+      assert.ok(bytes <= join.length, `${bytes} bytes answered a join of ${join.length}`);
+      const replies = out.map((t) => decode(t.bytes)).filter((d) =>
+        d.ok && d.value.type === "state"
+      );
+      assert.equal(replies.length, 1, "one page per request");
+      const message = replies[0].ok ? replies[0].value : undefined;
+      assert.ok(message);
       assert.ok(message.type === "state" && message.page === page);
       pages = message.pages;
       for (const r of message.records) told.add(r.address.toString());
@@ -230,10 +251,12 @@ describe("Node", () => {
     const node = nodeKnowing(4);
     node.handleDatagram(0, addr(2), gossip(2, [record(3, "dead", 0)]));
     sent(node);
+    // Death took its proof away; its ping, news and all, pays for the answer.
+    const news = [record(2, "alive"), record(4, "alive")];
     node.handleDatagram(
       10,
       addr(3),
-      encode({ type: "ping", seq: 5, sender: sender(3, 0), records: [] }),
+      encode({ type: "ping", seq: 5, sender: sender(3, 0), records: news }),
     );
     const [ack] = sent(node);
     assert.deepEqual(ack.message.records[0], record(3, "dead", 0));

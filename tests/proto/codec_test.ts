@@ -91,6 +91,16 @@ describe("encode and decode", () => {
     assert.deepEqual(decode(bytes), { ok: true, value: ping });
   });
 
+  it("pads with a section of zeros that counts in the size and that decode drops", () => {
+    const padded = encode({ ...ping, padding: 100 });
+    assert.equal(padded.length, encodedSize(ping) + 3 + 100);
+    assert.equal(encodedSize({ ...ping, padding: 100 }), padded.length);
+    assert.ok(padded.subarray(padded.length - 100).every((b) => b === 0));
+    assert.deepEqual(decode(padded), { ok: true, value: ping });
+    assert.throws(() => encode({ ...ping, padding: -1 }), /padding/);
+    assert.throws(() => encode({ ...ping, padding: MAX_MESSAGE_BYTES }), RangeError);
+  });
+
   it("carries lives in a section of their own, which a datagram without lives leaves out", () => {
     const b = Address.parse("10.0.0.2:7946");
     const withLives: Message = {

@@ -51,21 +51,54 @@ export class Composer {
    * Encodes a message to `to`: the extension's bytes on probes and acks,
    * then as many records as fit.
    *
-   * @param peer What `to` claimed of itself, when answering it.
+   * @param limits `peer`, what `to` claimed of itself, when answering
+   *   it; `maxBytes`, the most the datagram may take (an address
+   *   not proven: then it is `lean`, carrying only what this node believes
+   *   of `to`, which `to` may need to refute); `padTo`, the length to pad
+   *   it to, within `maxBytes`, to pay for the answer it asks for.
+   * @returns The datagram, or undefined when even the bare message exceeds `maxBytes`.
    */
-  compose(nowMs: number, to: Address, fields: SendFields, peer?: Sender): Uint8Array {
+  compose(
+    nowMs: number,
+    to: Address,
+    fields: SendFields,
+    limits: { peer?: Sender; maxBytes?: number; lean?: boolean; padTo?: number } = {},
+  ): Uint8Array | undefined {
     const { extension } = this.#parts;
-    const base = { ...fields, sender: this.#parts.sender(), records: [] } as Message;
-    let room = MAX_MESSAGE_BYTES - encodedSize(base) - SECTION_HEADER_BYTES;
+    const base = this.#bare(fields);
+    const maxBytes = Math.min(MAX_MESSAGE_BYTES, limits.maxBytes ?? Infinity);
+    const bare = encodedSize(base);
+    if (bare > maxBytes) return undefined;
+    let room = maxBytes - bare - SECTION_HEADER_BYTES;
     let payload: Uint8Array | undefined;
-    if (extension?.outgoing && (fields.type === "ping" || fields.type === "ack")) {
+    const probe = fields.type === "ping" || fields.type === "ack";
+    if (extension?.outgoing && probe && !limits.lean) {
       const maxBytes = room - SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
       payload = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
       if (payload && payload.length > maxBytes) payload = undefined;
       if (payload) room -= SECTION_HEADER_BYTES + payload.length;
     }
-    const records = this.#piggyback(to, room, peer);
-    return encode({ ...base, records, ...(payload ? { extension: payload } : {}) } as Message);
+    const records = limits.lean
+      ? this.#leanRecords(to, room, limits.peer)
+      : this.#piggyback(to, room, limits.peer);
+    const message = { ...base, records, ...(payload ? { extension: payload } : {}) } as Message;
+    const padTo = Math.min(maxBytes, limits.padTo ?? 0);
+    const padding = padTo - encodedSize(message) - SECTION_HEADER_BYTES;
+    return encode(padding > 0 ? { ...message, padding } : message);
+  }
+
+  /** Bytes of `fields` with no records: the least a datagram of them takes. */
+  bareSize(fields: SendFields): number {
+    return encodedSize(this.#bare(fields));
+  }
+
+  #bare(fields: SendFields): Message {
+    return { ...fields, sender: this.#parts.sender(), records: [] } as Message;
+  }
+
+  #leanRecords(to: Address, budgetBytes: number, peer?: Sender): MemberRecord[] {
+    const about = this.#newsFor(to, peer);
+    return about && recordSize(about) <= budgetBytes ? [about] : [];
   }
 
   /**
@@ -84,7 +117,9 @@ export class Composer {
     }
     const sender = this.#parts.sender();
     const empty = { type: "state", sender, page, pages: 1, records: [] } as const;
-    const room = MAX_MESSAGE_BYTES - encodedSize(empty) - SECTION_HEADER_BYTES;
+    // A page leaves room, in what a padded join paid, for a ping that proves the joiner.
+    const room = MAX_MESSAGE_BYTES - this.bareSize({ type: "ping", seq: 0 }) -
+      encodedSize(empty) - SECTION_HEADER_BYTES;
     const starts = [0];
     for (let i = 0, used = 0; i < records.length; i++) {
       const size = recordSize(records[i]);

@@ -21,16 +21,12 @@ import { Composer, recordOf } from "./compose.ts";
 import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
 import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } from "./table.ts";
-import { Prober, type SendFields } from "./prober.ts";
+import { Prober } from "./prober.ts";
+import { Gate } from "./gate.ts";
+import { Outbox, type Transmit } from "./outbox.ts";
 import { type ResolveRequest, Seeds } from "./seeds.ts";
 
-/** A datagram the node wants sent. */
-export interface Transmit {
-  /** Where to. */
-  readonly to: Address;
-  /** What, at most `MAX_DATAGRAM_BYTES` once signed. */
-  readonly bytes: Uint8Array;
-}
+export type { Transmit } from "./outbox.ts";
 
 /** What a node knows of the cluster and what it has refused, for `guard.stats()`. */
 export interface MembershipStats {
@@ -58,6 +54,13 @@ export interface MembershipStats {
   readonly malformed: number;
   /** Whether `leave()` was called. */
   readonly left: boolean;
+  /**
+   * Datagrams not sent to an address that has not shown it receives there,
+   * as they would have exceeded the bytes received in its name.
+   */
+  readonly withheldDatagrams: number;
+  /** Bytes of those datagrams, at the least each could have taken. */
+  readonly withheldBytes: number;
 }
 
 /** Times a page of a membership transfer is asked for again before giving up. */
@@ -100,11 +103,12 @@ export class Node {
   readonly #broadcasts = new Broadcasts();
   readonly #prober: Prober;
   readonly #composer: Composer;
-  readonly #outbox: Transmit[] = [];
-  #outboxHead = 0;
+  readonly #gate: Gate;
+  readonly #outbox: Outbox;
   readonly #seeds: Seeds;
   /** Reached a live member once, or found itself the first of its fleet: joining is over for good. */
   #joined = false;
+  #introduced = false;
   #incarnation = 0;
   readonly #life: number;
   #nextTickMs = 0;
@@ -136,10 +140,13 @@ export class Node {
     // choices are what they would be without it. Never 0, which is no life.
     this.#life = new Prng((seed ^ LIFE_STREAM) >>> 0).nextU32() || 1;
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
+    this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
-      send: (nowMs, to, fields) => this.#send(nowMs, to, fields),
+      send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
+      reachable: (member) => this.#outbox.reachable(member),
+      helperRank: (member) => this.#outbox.helperRank(member),
     });
     this.#composer = new Composer({
       config: this.#config,
@@ -148,6 +155,12 @@ export class Node {
       broadcasts: this.#broadcasts,
       randomMember: () => this.#prober.randomMember(),
       sender: () => this.#sender(),
+    });
+    this.#outbox = new Outbox({
+      gate: this.#gate,
+      composer: this.#composer,
+      isSeed: (address) => this.#seeds.has(address),
+      nextSeq: () => this.#prober.nextSeq(),
     });
   }
 
@@ -229,6 +242,7 @@ export class Node {
       this.#aboutSelf({ state: "alive", ...sender });
       return;
     }
+    this.#gate.credit(sender.address.toString(), bytes.length);
     let refuted = false;
     const records = [{ state: "alive", ...sender } as const, ...message.records];
     for (let i = 0; i < records.length; i++) {
@@ -237,7 +251,8 @@ export class Node {
       else if (this.#apply(record, nowMs, i === 0) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
-    this.#dispatch(nowMs, message);
+    this.#dispatch(nowMs, message, bytes.length);
+    this.#outbox.challenge(nowMs, sender.address);
     if (refuted) this.#spreadRefutation(nowMs, message);
   }
 
@@ -251,26 +266,34 @@ export class Node {
     const teller = cause.sender.address;
     // A ping or a join is answered anyway, and the answer carries the news.
     if (cause.type !== "ping" && cause.type !== "join") {
-      this.#send(nowMs, teller, { type: "gossip" });
+      this.#outbox.send(nowMs, teller, { type: "gossip" });
     }
     const others = [...this.#table.values()].filter(
       (m) => m.state === "alive" && !m.address.equals(teller),
     );
     for (const member of this.#prng.shuffle(others).slice(0, this.#config.indirectProbes)) {
-      this.#send(nowMs, member.address, { type: "gossip" });
+      this.#outbox.send(nowMs, member.address, { type: "gossip" });
     }
   }
 
-  #dispatch(nowMs: number, message: Message): void {
+  #dispatch(nowMs: number, message: Message, size: number): void {
     const to = message.sender.address;
     const peer = message.sender;
     switch (message.type) {
       case "ping":
-        this.#send(nowMs, to, { type: "ack", seq: message.seq }, peer);
+        this.#outbox.send(nowMs, to, { type: "ack", seq: message.seq }, peer);
         return;
-      case "ack":
-        this.#prober.acked(nowMs, message.seq);
+      case "ack": {
+        this.#gate.acked(message.seq, to.toString());
+        const target = this.#prober.acked(nowMs, message.seq);
+        // A helper's relay: it spent these bytes for the target, which may
+        // be a member only heard of, so this node may now probe it directly.
+        if (target && !target.address.equals(to)) {
+          this.#gate.credit(target.key, size);
+          this.#outbox.challenge(nowMs, target.address);
+        }
         return;
+      }
       case "nack":
         this.#prober.nacked(message.seq);
         return;
@@ -285,10 +308,7 @@ export class Node {
         }
         return;
       case "join":
-        this.#outbox.push({
-          to,
-          bytes: this.#composer.statePage(to, peer, message.page),
-        });
+        this.#outbox.transmit(to, this.#composer.statePage(to, peer, message.page));
         return;
       case "state":
         this.#nextPage(nowMs, to, message);
@@ -310,6 +330,7 @@ export class Node {
       this.#contactSeed(nowMs, () => true);
       return;
     }
+    if (!this.#introduced) this.#introduce(nowMs);
     this.#prober.probeNext(nowMs, this.#nextTickMs);
     this.#retryPage(nowMs);
     if (nowMs - this.#seeds.lastContactMs >= this.#config.seedIntervalMs) {
@@ -322,13 +343,7 @@ export class Node {
 
   /** The next datagram to send, if any. */
   pollTransmit(): Transmit | undefined {
-    if (this.#outboxHead === this.#outbox.length) return undefined;
-    const transmit = this.#outbox[this.#outboxHead++];
-    if (this.#outboxHead === this.#outbox.length) {
-      this.#outbox.length = 0;
-      this.#outboxHead = 0;
-    }
-    return transmit;
+    return this.#outbox.poll();
   }
 
   /** When `handleTimeout` is next due (0 before the first call), or undefined once left. */
@@ -355,10 +370,10 @@ export class Node {
       m.state === "alive" || m.state === "suspect"
     );
     for (const member of this.#prng.shuffle(live).slice(0, LEAVE_FANOUT)) {
-      this.#outbox.push({
-        to: member.address,
-        bytes: encode({ type: "gossip", sender: this.#sender(), records: [goodbye] }),
-      });
+      this.#outbox.transmit(
+        member.address,
+        encode({ type: "gossip", sender: this.#sender(), records: [goodbye] }),
+      );
     }
     this.#left = true;
   }
@@ -389,6 +404,8 @@ export class Node {
       mismatchedRecords: this.#mismatched,
       malformed: this.#malformed,
       left: this.#left,
+      withheldDatagrams: this.#gate.withheldDatagrams,
+      withheldBytes: this.#gate.withheldBytes,
     };
   }
 
@@ -429,6 +446,12 @@ export class Node {
 
   #suspect(nowMs: number, member: Member): void {
     if (member.state !== "alive" && member.state !== "suspect") return;
+    // Nobody could ping a member only heard of lately, for want of credit:
+    // a newcomer not yet proven to anyone asked, not yet one that failed.
+    // Past `suspicionMaxMs` it is suspected like any other, a forger's
+    // stranger included.
+    const unproven = this.#outbox.helperRank(member) === 0 && !this.#outbox.reachable(member);
+    if (unproven && nowMs - member.changedAtMs < this.#config.suspicionMaxMs) return;
     const { address, id, incarnation } = member;
     const record: MemberRecord = {
       state: "suspect",
@@ -441,10 +464,14 @@ export class Node {
     if (this.#apply(record, nowMs) === "stale") return;
     // Lifeguard's buddy system: the suspect hears it first, so that it
     // refutes before the news has gone round and the timeouts run out.
-    this.#send(nowMs, address, { type: "gossip" });
+    this.#outbox.send(nowMs, address, { type: "gossip" });
   }
 
   #changed(change: MemberChange, member: Member): void {
+    const state = change.member.state;
+    if (state === "dead" || state === "left" || state === "forgotten") {
+      this.#gate.forget(member.key);
+    }
     if (change.member.state !== "forgotten") {
       this.#broadcasts.push(member.key, recordOf(member));
       const wasLive = change.previous === "alive" || change.previous === "suspect";
@@ -456,7 +483,19 @@ export class Node {
 
   #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {
     const seed = this.#seeds.next(nowMs, wanted);
-    if (seed !== undefined) this.#send(nowMs, seed, { type: "join", page: 0 });
+    if (seed !== undefined) this.#outbox.send(nowMs, seed, { type: "join", page: 0 });
+  }
+
+  /**
+   * Once joined, pings every seed, which answers with a ping that proves
+   * this node to it: members pick seeds first to help probe a member they
+   * have only heard of, so a newcomer every seed knows is reached at once.
+   */
+  #introduce(nowMs: number): void {
+    this.#introduced = true;
+    for (const seed of this.#seeds.addresses) {
+      this.#outbox.send(nowMs, seed, { type: "ping", seq: this.#prober.nextSeq() });
+    }
   }
 
   /**
@@ -473,7 +512,7 @@ export class Node {
       return;
     }
     this.#sync = { from, page: next, askedAtMs: nowMs, tries: 0 };
-    this.#send(nowMs, from, { type: "join", page: next });
+    this.#outbox.send(nowMs, from, { type: "join", page: next });
   }
 
   /** Asks again for a page that did not come within a period; gives up after a few tries. */
@@ -486,10 +525,6 @@ export class Node {
     }
     sync.tries++;
     sync.askedAtMs = nowMs;
-    this.#send(nowMs, sync.from, { type: "join", page: sync.page });
-  }
-
-  #send(nowMs: number, to: Address, fields: SendFields, peer?: Sender): void {
-    this.#outbox.push({ to, bytes: this.#composer.compose(nowMs, to, fields, peer) });
+    this.#outbox.send(nowMs, sync.from, { type: "join", page: sync.page });
   }
 }

@@ -28,6 +28,13 @@ export interface ProberHost {
   suspect(nowMs: number, member: Member): void;
   /** Every member held. */
   live(): Iterable<Member>;
+  /** Whether a ping may go to `member` now (see `gate.ts`); if not, helpers probe it at once. */
+  reachable(member: Member): boolean;
+  /**
+   * How fit `member` is to help: 0 if it has not shown it receives (it is
+   * not asked), 2 for a seed (which met every joiner), 1 for the others.
+   */
+  helperRank(member: Member): number;
 }
 
 interface Probe {
@@ -66,19 +73,17 @@ export class Prober {
   #cursor = 0;
   #probe: Probe | undefined;
   readonly #relays = new Map<number, Relay>();
-  #seq: number;
   #awareness = 0;
 
   /**
    * @param config The node's configuration.
-   * @param prng The node's generator; sequence numbers start at random.
+   * @param prng The node's generator, sequence numbers included.
    * @param host The node.
    */
   constructor(config: MembershipConfig, prng: Prng, host: ProberHost) {
     this.#config = config;
     this.#prng = prng;
     this.#host = host;
-    this.#seq = prng.nextU32();
   }
 
   /** Lifeguard's local health score, from 0 (healthy) to `maxAwareness`. */
@@ -124,24 +129,34 @@ export class Prober {
   probeNext(nowMs: number, deadlineMs: number): void {
     const target = this.#nextTarget();
     if (!target) return;
-    const seq = this.#nextSeq();
+    const seq = this.nextSeq();
     const timeoutMs = this.#config.probeTimeoutMs * (this.#awareness + 1);
     const indirectAtMs = nowMs + timeoutMs;
-    this.#probe = { target, seq, indirectAtMs, deadlineMs, indirect: false, helpers: 0, nacks: 0 };
-    this.#host.send(nowMs, target.address, { type: "ping", seq });
+    const probe = { target, seq, indirectAtMs, deadlineMs, indirect: false, helpers: 0, nacks: 0 };
+    this.#probe = probe;
+    // A member only heard of, that has sent nothing to pay for a ping, is
+    // probed through helpers that know it; their ack lets the next probe go direct.
+    if (this.#host.reachable(target)) this.#host.send(nowMs, target.address, { type: "ping", seq });
+    else this.#askHelpers(nowMs, probe);
   }
 
-  /** An ack arrived: it ends this node's probe, or is passed on to whom this node helps. */
-  acked(nowMs: number, seq: number): void {
-    if (this.#probe?.seq === seq) {
+  /**
+   * An ack arrived: it ends this node's probe, or is passed on to whom this node helps.
+   *
+   * @returns The target of the probe it ended, if it ended one.
+   */
+  acked(nowMs: number, seq: number): Member | undefined {
+    const probe = this.#probe;
+    if (probe?.seq === seq) {
       this.#probe = undefined;
       this.#awareness = Math.max(0, this.#awareness - 1);
-      return;
+      return probe.target;
     }
     const relay = this.#relays.get(seq);
-    if (!relay) return;
+    if (!relay) return undefined;
     this.#relays.delete(seq);
     this.#host.send(nowMs, relay.requester, { type: "ack", seq: relay.seq });
+    return undefined;
   }
 
   /** A helper could not reach the target: so this node's own link is fine. */
@@ -152,7 +167,7 @@ export class Prober {
   /** Probes `target` for `requester`, who will hear an ack or, failing it, a nack. */
   relay(nowMs: number, request: { requester: Address; seq: number; target: Address }): void {
     if (this.#relays.size >= MAX_RELAYS) return;
-    const seq = this.#nextSeq();
+    const seq = this.nextSeq();
     // The requester gives up at the end of its period, a probe timeout after
     // asking: the nack must reach it before then to count, so it leaves early.
     const nackAtMs = nowMs + this.#config.probeTimeoutMs * NACK_AT;
@@ -179,10 +194,20 @@ export class Prober {
   }
 
   #askHelpers(nowMs: number, probe: Probe): void {
-    const candidates = [...this.#host.live()].filter(
-      (m) => m.state === "alive" && m !== probe.target,
-    );
-    const helpers = this.#prng.shuffle(candidates).slice(0, this.#config.indirectProbes);
+    const candidates: Member[] = [];
+    for (const m of this.#host.live()) {
+      if (m.state === "alive" && m !== probe.target && this.#host.helperRank(m) > 0) {
+        candidates.push(m);
+      }
+    }
+    // Shuffled, then the seeds first, each group in its shuffled order.
+    const shuffled = this.#prng.shuffle(candidates);
+    const seeds = shuffled.filter((m) => this.#host.helperRank(m) > 1);
+    const helpers = seeds.length === 0 ? shuffled : [
+      ...seeds,
+      ...shuffled.filter((m) => this.#host.helperRank(m) === 1),
+    ];
+    helpers.length = Math.min(helpers.length, this.#config.indirectProbes);
     probe.indirect = true;
     probe.helpers = helpers.length;
     const target = { id: probe.target.id, address: probe.target.address };
@@ -191,7 +216,9 @@ export class Prober {
     }
     // A second direct try, as memberlist's fallback: on a lossy link it
     // halves the probes that fail, at one datagram only when one went missing.
-    this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
+    if (this.#host.reachable(probe.target)) {
+      this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
+    }
   }
 
   #nextTarget(): Member | undefined {
@@ -207,8 +234,16 @@ export class Prober {
     return undefined;
   }
 
-  #nextSeq(): number {
-    this.#seq = (this.#seq + 1) >>> 0;
-    return this.#seq;
+  /**
+   * A fresh sequence number, drawn at random rather than counted: an ack
+   * carrying it back is what proves an address receives (see `gate.ts`), so
+   * whoever saw one must not get the next by adding one. The generator is
+   * not cryptographic; signing is what stops a determined forger.
+   */
+  nextSeq(): number {
+    for (;;) {
+      const seq = this.#prng.nextU32();
+      if (seq !== this.#probe?.seq && !this.#relays.has(seq)) return seq;
+    }
   }
 }

@@ -87,6 +87,8 @@ export class Seeds {
   readonly #names = new Map<string, SeedName>();
   readonly #queue: ResolveRequest[] = [];
   #addresses: Address[] = [];
+  /** The canonical text of each of `#addresses`, for {@link has}. */
+  #keys = new Set<string>();
   #cursor = 0;
   #lastContactMs = -Infinity;
 
@@ -134,6 +136,11 @@ export class Seeds {
   /** Every address the seeds name now, this node left out. */
   get addresses(): readonly Address[] {
     return this.#addresses;
+  }
+
+  /** Whether the seeds name `address` now: the operator named it, so it is sent to freely. */
+  has(address: Address): boolean {
+    return this.#keys.has(address.toString());
   }
 
   /** Queues the lookups due at `nowMs`; a lookup not answered within {@link RESOLVE_EVERY_MS} is asked again. */
@@ -239,6 +246,7 @@ export class Seeds {
       }
     }
     this.#addresses = all;
+    this.#keys = seen;
     if (this.#cursor >= all.length) this.#cursor = 0;
   }
 }

@@ -1,0 +1,124 @@
+/**
+ * The reflection gate. Every datagram names the address its answers go to,
+ * and without signing anyone can write someone else's there; a node that
+ * answered and probed whatever address it was told would send a stranger
+ * many times what the forger spent. So, until an address has shown that it
+ * receives there, this node sends it no more bytes than datagrams naming it
+ * brought, in all; what does not fit is withheld and counted.
+ *
+ * An address shows it receives by answering a ping with the ping's sequence
+ * number, drawn at random, from that address. A proven helper's relayed ack
+ * for a probe of it counts as bytes sent in its name (the helper spent them),
+ * so members that only heard of each other by rumour can start talking; the
+ * direct probe that follows proves the address.
+ *
+ * Bounded: `maxProven` proven addresses, `MAX_UNPROVEN` credits and
+ * `MAX_CHALLENGES` pings awaiting their ack, each dropping its oldest entry
+ * when full. A forgotten credit only withholds more.
+ *
+ * @module
+ */
+
+/** Unproven addresses whose credit is remembered. */
+export const MAX_UNPROVEN = 4_096;
+
+/** Pings to unproven addresses whose ack would prove them. */
+const MAX_CHALLENGES = 1_024;
+
+/** One node's gate. */
+export class Gate {
+  readonly #proven = new Set<string>();
+  /** Bytes received in an unproven address's name and not yet spent on it. */
+  readonly #credit = new Map<string, number>();
+  /** Ping sequence number → the unproven address it went to. */
+  readonly #challenges = new Map<number, string>();
+  readonly #maxProven: number;
+  #withheldDatagrams = 0;
+  #withheldBytes = 0;
+
+  /** @param maxProven Proven addresses kept: the member table's size is enough. */
+  constructor(maxProven: number) {
+    this.#maxProven = maxProven;
+  }
+
+  /** Datagrams withheld for want of credit. */
+  get withheldDatagrams(): number {
+    return this.#withheldDatagrams;
+  }
+
+  /** Bytes of the datagrams withheld. */
+  get withheldBytes(): number {
+    return this.#withheldBytes;
+  }
+
+  /** Whether `key` has shown it receives at its address. */
+  isProven(key: string): boolean {
+    return this.#proven.has(key);
+  }
+
+  /** Bytes this node may still send `key`: Infinity once proven. */
+  room(key: string): number {
+    return this.#proven.has(key) ? Infinity : this.#credit.get(key) ?? 0;
+  }
+
+  /** `bytes` arrived in the name of `key` (or were spent for it by a proven helper). */
+  credit(key: string, bytes: number): void {
+    if (this.#proven.has(key)) return;
+    const credit = this.#credit.get(key);
+    if (credit === undefined) keepRoom(this.#credit, MAX_UNPROVEN);
+    this.#credit.set(key, (credit ?? 0) + bytes);
+  }
+
+  /**
+   * Sends `bytes` to `key` if there is room, charging an unproven address.
+   *
+   * @returns Whether they may go.
+   */
+  spend(key: string, bytes: number): boolean {
+    if (this.#proven.has(key)) return true;
+    const credit = this.#credit.get(key) ?? 0;
+    if (bytes > credit) {
+      this.withhold(bytes);
+      return false;
+    }
+    this.#credit.set(key, credit - bytes);
+    return true;
+  }
+
+  /** Counts a datagram that was not sent. */
+  withhold(bytes: number): void {
+    this.#withheldDatagrams++;
+    this.#withheldBytes += bytes;
+  }
+
+  /** A ping with sequence number `seq` goes to unproven `key`: its ack would prove it. */
+  challenge(seq: number, key: string): void {
+    if (this.#proven.has(key)) return;
+    this.#challenges.delete(seq);
+    keepRoom(this.#challenges, MAX_CHALLENGES);
+    this.#challenges.set(seq, key);
+  }
+
+  /** An ack of `seq` came from `key`: proven, if that is where the ping went. */
+  acked(seq: number, key: string): void {
+    if (this.#challenges.get(seq) !== key) return;
+    this.#challenges.delete(seq);
+    this.#credit.delete(key);
+    this.#proven.delete(key);
+    keepRoom(this.#proven, this.#maxProven);
+    this.#proven.add(key);
+  }
+
+  /** `key` is gone (dead, departed, forgotten): whoever is there next proves itself anew. */
+  forget(key: string): void {
+    this.#proven.delete(key);
+  }
+}
+
+/** Drops the oldest entries of `entries` until one more fits within `max`. */
+function keepRoom(entries: Map<unknown, unknown> | Set<unknown>, max: number): void {
+  for (const key of entries.keys()) {
+    if (entries.size < max) return;
+    entries.delete(key);
+  }
+}

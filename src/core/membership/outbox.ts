@@ -1,0 +1,129 @@
+/**
+ * What a node sends, through the reflection gate (`gate.ts`): to a seed or a
+ * proven address as composed, to any other only lean datagrams that fit in
+ * what it sent, the rest withheld. Also the pings that prove an address, and
+ * which members may go unasked or help with an indirect probe.
+ *
+ * @module
+ */
+
+import { type Address, MAX_MESSAGE_BYTES, type Sender } from "../../proto/mod.ts";
+import type { Composer } from "./compose.ts";
+import type { Gate } from "./gate.ts";
+import type { SendFields } from "./prober.ts";
+import type { Member } from "./table.ts";
+
+/** A datagram the node wants sent. */
+export interface Transmit {
+  /** Where to. */
+  readonly to: Address;
+  /** What, at most `MAX_DATAGRAM_BYTES` once signed. */
+  readonly bytes: Uint8Array;
+}
+
+/** What the outbox reads from its node. */
+export interface OutboxParts {
+  readonly gate: Gate;
+  readonly composer: Composer;
+  /** Whether the operator named `address` a seed. */
+  readonly isSeed: (address: Address) => boolean;
+  /** A fresh, random ping sequence number. */
+  readonly nextSeq: () => number;
+}
+
+const SECTION_HEADER_BYTES = 3;
+
+/** One node's queue of datagrams to send. */
+export class Outbox {
+  readonly #parts: OutboxParts;
+  readonly #queue: Transmit[] = [];
+  #head = 0;
+
+  /** @param parts The node's state the outbox reads. */
+  constructor(parts: OutboxParts) {
+    this.#parts = parts;
+  }
+
+  /**
+   * Composes `fields` for `to` and queues them, if they may go.
+   *
+   * @param peer What `to` claimed of itself, when answering it.
+   * @param padTo Length to pad to, to pay for the answer: a join, in full.
+   */
+  send(
+    nowMs: number,
+    to: Address,
+    fields: SendFields,
+    peer?: Sender,
+    padTo = fields.type === "join" ? MAX_MESSAGE_BYTES : 0,
+  ): void {
+    const { gate, composer } = this.#parts;
+    const key = to.toString();
+    const open = this.#open(to, key);
+    const limits = open ? { peer, padTo } : { peer, padTo, maxBytes: gate.room(key), lean: true };
+    const bytes = composer.compose(nowMs, to, fields, limits);
+    if (!bytes) {
+      gate.withhold(composer.bareSize(fields));
+      return;
+    }
+    if (!open && fields.type === "ping") gate.challenge(fields.seq, key);
+    this.transmit(to, bytes, open);
+  }
+
+  /** Queues `bytes` for `to`, unless `to` is neither open nor has credit for them. */
+  transmit(to: Address, bytes: Uint8Array, open = this.#open(to, to.toString())): void {
+    if (open || this.#parts.gate.spend(to.toString(), bytes.length)) {
+      this.#queue.push({ to, bytes });
+    }
+  }
+
+  /**
+   * Pings `address` to prove it, if it is not proven and what it sent pays
+   * for a ping. Padded, when there is credit, to pay for a ping back: two
+   * members that only heard of each other prove each other in one exchange.
+   */
+  challenge(nowMs: number, address: Address): void {
+    const key = address.toString();
+    if (this.#open(address, key)) return;
+    const bare = this.#barePing();
+    if (this.#parts.gate.room(key) < bare) return;
+    const seq = this.#parts.nextSeq();
+    this.send(nowMs, address, { type: "ping", seq }, undefined, 2 * bare + SECTION_HEADER_BYTES);
+  }
+
+  /** Whether a bare ping may go to `member`: a seed, proven, or paid for. */
+  reachable(member: Member): boolean {
+    return this.#parts.isSeed(member.address) ||
+      this.#parts.gate.room(member.key) >= this.#barePing();
+  }
+
+  /** 2 for a seed, which met every joiner; 1 for a proven member; 0 for one not to ask. */
+  helperRank(member: Member): number {
+    if (this.#parts.isSeed(member.address)) return 2;
+    return Number(this.#parts.gate.isProven(member.key));
+  }
+
+  /** The next datagram to send, if any. */
+  poll(): Transmit | undefined {
+    if (this.#head === this.#queue.length) return undefined;
+    const transmit = this.#queue[this.#head++];
+    if (this.#head === this.#queue.length) {
+      this.#queue.length = 0;
+      this.#head = 0;
+    }
+    return transmit;
+  }
+
+  /**
+   * Seeds are open: the operator named them, and what goes to them is
+   * bounded by the protocol's own pace (a join a period while alone, one
+   * every `seedIntervalMs` after), not by what anyone else writes.
+   */
+  #open(address: Address, key: string): boolean {
+    return this.#parts.isSeed(address) || this.#parts.gate.isProven(key);
+  }
+
+  #barePing(): number {
+    return this.#parts.composer.bareSize({ type: "ping", seq: 0 });
+  }
+}

@@ -1,0 +1,167 @@
+// The reflection gate, by hand: what a node sends an address that has not
+// shown it receives there, and how such an address proves itself.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { encode, MAX_MESSAGE_BYTES, type Message, Node } from "../../src/core/membership/mod.ts";
+import { Gate, MAX_UNPROVEN } from "../../src/core/membership/gate.ts";
+import { addr, drain, gossip, prove, record, sender, sent } from "./helpers.ts";
+
+const seqOf = (m: Message) => ("seq" in m ? m.seq : -1);
+/** The `i` of `10.0.0.i:7946`. */
+const indexOf = (to: string) => Number(to.split(".")[3].split(":")[0]);
+/** A member of this release: every datagram it sends carries its life. */
+const member = (i: number, life = 1_000 + i) => ({ ...sender(i), life });
+const ping = (from: number, seq: number, life?: number) =>
+  encode({ type: "ping", seq, sender: member(from, life), records: [] });
+const ack = (from: number, seq: number, life?: number) =>
+  encode({ type: "ack", seq, sender: member(from, life), records: [] });
+
+/** Node 1 with members 2 to 5, proven. */
+function withMembers(): Node {
+  const node = new Node(addr(1), { seed: 1 });
+  node.handleDatagram(0, addr(2), gossip(2, [3, 4, 5].map((i) => record(i, "alive"))));
+  for (let i = 2; i <= 5; i++) prove(node, i);
+  drain(node);
+  return node;
+}
+
+/**
+ * The proven members answer the node's pings, so that they stay alive; with
+ * `nack`, the helpers asked say they could not reach the target.
+ */
+function answer(
+  node: Node,
+  nowMs: number,
+  out: { to: string; message: Message }[],
+  options = { nack: false },
+): void {
+  for (const { to, message } of out) {
+    const from = indexOf(to);
+    if (message.type === "ping") node.handleDatagram(nowMs, addr(from), ack(from, seqOf(message)));
+    if (options.nack && message.type === "pingReq") {
+      const nack = { type: "nack", seq: message.seq, sender: member(from), records: [] } as const;
+      node.handleDatagram(nowMs, addr(from), encode(nack));
+    }
+  }
+  drain(node);
+}
+
+/** Bytes of everything the node has to send `to`. */
+function bytesTo(node: Node, to: number): number {
+  return drain(node).filter((t) => t.to.equals(addr(to))).reduce((n, t) => n + t.bytes.length, 0);
+}
+
+describe("the reflection gate", () => {
+  it("answers an unpadded join from a stranger with nothing, and counts what it withheld", () => {
+    const node = withMembers();
+    node.handleDatagram(
+      0,
+      addr(200),
+      encode({ type: "join", page: 0, sender: sender(200), records: [] }),
+    );
+    assert.deepEqual(sent(node), []);
+    const stats = node.stats(0);
+    assert.equal(stats.withheldDatagrams, 1);
+    assert.ok(stats.withheldBytes > 24, "the page it would have sent");
+  });
+
+  it("a joiner pads its join to pay for the page; its ack of the ping that follows opens it", () => {
+    const joiner = new Node(addr(200), { seed: 2, seeds: [addr(1).toString()] });
+    joiner.handleTimeout(0);
+    const [join] = drain(joiner);
+    assert.equal(join.bytes.length, MAX_MESSAGE_BYTES, "joins to a seed are padded in full");
+    const node = withMembers();
+    node.handleDatagram(0, addr(200), join.bytes);
+    const reply = sent(node);
+    assert.deepEqual(reply.map((s) => s.message.type), ["state", "ping"]);
+    // Before the proof, a bare ping gets a bare ack; after it, news rides along.
+    node.handleDatagram(1, addr(200), ping(200, 7, joiner.life));
+    assert.equal(sent(node)[0].message.records.length, 0);
+    node.handleDatagram(2, addr(200), ack(200, seqOf(reply[1].message), joiner.life));
+    node.handleDatagram(3, addr(200), ping(200, 8, joiner.life));
+    assert.ok(sent(node)[0].message.records.length > 0, "a proven address hears the news");
+  });
+
+  it("probes a member heard of by rumour through proven helpers; their ack leads to the proof", () => {
+    const node = withMembers();
+    node.handleDatagram(0, addr(2), gossip(2, [record(9, "alive")]));
+    drain(node);
+    let asked: { to: string; message: Message }[] = [];
+    for (let nowMs = 1_000; asked.length === 0 && nowMs < 60_000; nowMs += 200) {
+      node.handleTimeout(nowMs);
+      const out = sent(node);
+      assert.ok(out.every((s) => s.to !== "10.0.0.9:7946"), "nothing goes to it directly");
+      answer(node, nowMs, out);
+      asked = out.filter((s) => s.message.type === "pingReq");
+    }
+    assert.ok(asked.length > 0, "it asked helpers about member 9");
+    const helper = indexOf(asked[0].to);
+    node.handleDatagram(70_000, addr(helper), ack(helper, seqOf(asked[0].message)));
+    const [challenge] = sent(node);
+    assert.deepEqual([challenge.to, challenge.message.type], ["10.0.0.9:7946", "ping"]);
+    node.handleDatagram(70_001, addr(9), ack(9, seqOf(challenge.message)));
+    node.handleDatagram(70_002, addr(9), ping(9, 3));
+    assert.ok(sent(node)[0].message.records.length > 0, "member 9 is proven");
+  });
+
+  it("suspects a member nobody could reach only once it is past suspicionMaxMs", () => {
+    const node = withMembers();
+    node.handleDatagram(1_000, addr(2), gossip(2, [record(9, "alive")]));
+    drain(node);
+    const stateOf9 = () => node.members().find((m) => m.address.equals(addr(9)))?.state;
+    let suspectedAtMs: number | undefined;
+    for (let nowMs = 1_000; nowMs < 12_000 && suspectedAtMs === undefined; nowMs += 100) {
+      node.handleTimeout(nowMs);
+      answer(node, nowMs, sent(node), { nack: true });
+      if (stateOf9() !== "alive") suspectedAtMs = nowMs;
+    }
+    assert.ok(suspectedAtMs !== undefined, "a stranger is suspected in the end");
+    assert.ok(
+      suspectedAtMs - 1_000 >= 6_000,
+      `suspected ${suspectedAtMs - 1_000} ms after it was heard of`,
+    );
+  });
+
+  it("takes no forged ack as proof, whatever sequence number the forger saw last", () => {
+    const node = withMembers();
+    // The forger learns a sequence number: it asks the node to probe its own address.
+    const target = (i: number) => ({ id: addr(i).id, address: addr(i) });
+    const ask = (i: number) =>
+      encode({ type: "pingReq", seq: 0, target: target(i), sender: sender(66), records: [] });
+    node.handleDatagram(0, addr(66), ask(66));
+    const seen = seqOf(sent(node).find((s) => s.to === "10.0.0.66:7946")!.message);
+    // Then pays for a ping to the victim in its name, and has the node ping it.
+    const paid = gossip(99, [], 0);
+    node.handleDatagram(1, addr(99), paid);
+    node.handleDatagram(2, addr(66), ask(99));
+    let spent = bytesTo(node, 99);
+    let received = paid.length;
+    for (let guess = seen - 8; guess <= seen + 8; guess++) {
+      const forged = ack(99, guess >>> 0);
+      received += forged.length;
+      node.handleDatagram(3, addr(99), forged);
+    }
+    for (let i = 0; i < 20; i++) {
+      const poke = ping(99, i);
+      received += poke.length;
+      node.handleDatagram(4 + i, addr(99), poke);
+      spent += bytesTo(node, 99);
+    }
+    assert.ok(spent <= received, `${spent} bytes to the victim for ${received} in its name`);
+  });
+
+  it("keeps its tables bounded, dropping the oldest", () => {
+    const gate = new Gate(4);
+    for (let i = 0; i < MAX_UNPROVEN + 10; i++) gate.credit(`k${i}`, 100);
+    assert.equal(gate.room("k0"), 0, "the oldest credit went first");
+    assert.equal(gate.room(`k${MAX_UNPROVEN + 9}`), 100);
+    for (let i = 0; i < 6; i++) {
+      gate.challenge(i, `p${i}`);
+      gate.acked(i, `p${i}`);
+    }
+    assert.equal(gate.isProven("p0"), false);
+    assert.equal(gate.isProven("p5"), true);
+    gate.forget("p5");
+    assert.equal(gate.room("p5"), 0, "forgotten, it proves itself anew");
+  });
+});
