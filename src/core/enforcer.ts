@@ -2,17 +2,20 @@
  * Local enforcement: the request path. A check finds the key's slot (or
  * gives it one), brings its rule up to date if the book changed, runs the
  * shadow beside it, and decides by GCRA. It is synchronous and does no I/O;
- * the time is an argument.
+ * the time is an argument, read on the caller's clock in milliseconds and
+ * brought into the core's time base (whole microseconds since the
+ * enforcer's origin, see `time.ts`) once per check.
  *
  * @module
  */
 
-import { admitTat, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
+import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs, owedAt } from "./gcra.ts";
 import { hashId, type HashKey, keyHash64 } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe, MAX_COST } from "./limit.ts";
 import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
+import { toUs } from "./time.ts";
 
 export type { BatchItem } from "./options.ts";
 
@@ -65,14 +68,20 @@ export interface EnforcerOptions {
    * @default {4096}
    */
   readonly maxNoted?: number;
+  /**
+   * Where time counts from, ms on the caller's clock: the guard passes its
+   * clock's reading when it is built.
+   *
+   * @default {0}
+   */
+  readonly originMs?: number;
 }
 
 /** Keys nearing their cold share queued at most between two ticks. */
 const MAX_CANDIDATES = 256;
 
 /**
- * A key whose TAT runs more than this fraction of its burst ahead of now is
- * spending at about its rate: nearing its cold share, it is nominated to be
+ * A key owing more than this fraction of its burst is spending at about its rate: nearing its cold share, it is nominated to be
  * coordinated. Lower nominates keys sooner (more of the hot set spent on
  * keys that stay cold); 1 would wait until the burst is gone.
  */
@@ -109,21 +118,24 @@ export class Enforcer {
   #candidates: Slot[] = [];
   readonly #noted = new Set<Slot>();
   readonly #maxNoted: number;
+  readonly #originMs: number;
 
   /**
    * An enforcer over `book`, keeping state for at most `capacity` keys. Keys
    * beyond that share one allowance at `overflowScale` times the strictest
    * class's rate (or at the book's scale, if lower). With `fleet`, keys are
    * hashed when they take a place, and keys nearing their share are queued
-   * for the allocator.
+   * for the allocator. Time counts from `originMs` on the caller's clock
+   * (0 when left out); the guard takes its clock's reading when it is built.
    *
    * @param book The limits.
-   * @param options The bounds, and the fleet's key hashing.
+   * @param options The bounds, the fleet's key hashing, and the time origin.
    */
   constructor(
     book: LimitBook,
     options: EnforcerOptions,
   ) {
+    this.#originMs = options.originMs ?? 0;
     this.#book = book;
     this.#fleet = options.fleet;
     // An evicted slot leaves every index of slots: a key that comes back
@@ -163,14 +175,19 @@ export class Enforcer {
     this.#table.lean = on;
     if (on) return;
     const book = this.#book;
+    const nowUs = toUs(nowMs, this.#originMs);
     for (const slot of this.#table.slots()) {
       if (!slot.lean) continue;
       slot.lean = false;
-      if (slot.denied === 0 && slot.tatMs > nowMs) slot.tatMs -= slot.leanDebtMs();
+      if (slot.denied === 0) {
+        const owed = owedAt(slot.debt, slot.atUs, slot.rule, nowUs);
+        slot.debt = owed > slot.leanDebt() ? owed - slot.leanDebt() : 0;
+        if (nowUs > slot.atUs) slot.atUs = nowUs;
+      }
       // At the rate it runs at from now, so that it frees its place as soon
       // as a key made now would (a rule is otherwise refreshed on a check).
       if (slot.epoch !== book.epoch && slot.hot === undefined) {
-        slot.setRule(book.resolve(slot.className, slot.key), nowMs);
+        slot.setRule(book.resolve(slot.className, slot.key), nowUs);
         slot.epoch = book.epoch;
       }
     }
@@ -230,7 +247,8 @@ export class Enforcer {
    */
   check(className: string, key: string, cost: number, nowMs: number): Decision {
     if (cost !== 1) checkCost(cost);
-    return this.#decide(this.#slotFor(className, key, nowMs), cost, nowMs);
+    const nowUs = toUs(nowMs, this.#originMs);
+    return this.#decide(this.#slotFor(className, key, nowMs, nowUs), cost, nowUs);
   }
 
   /**
@@ -246,18 +264,20 @@ export class Enforcer {
    */
   checkTraced(className: string, key: string, cost: number, nowMs: number): Traced {
     if (cost !== 1) checkCost(cost);
-    const slot = this.#slotFor(className, key, nowMs);
-    this.#refresh(slot, nowMs);
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slot = this.#slotFor(className, key, nowMs, nowUs);
+    this.#refresh(slot, nowUs);
     const shadow = slot.rule.shadow;
-    const before = slot.shadowTatMs;
-    const decision = this.#decide(slot, cost, nowMs);
+    const debt = slot.shadow?.debt ?? 0, atUs = slot.shadow?.atUs ?? nowUs;
+    const decision = this.#decide(slot, cost, nowUs);
     if (shadow === undefined) return { decision, shadow: undefined };
-    const admitted = slot.shadowTatMs !== before;
+    // An admission moves the debt or its instant; a denial leaves both.
+    const s = slot.shadow;
     return {
       decision,
-      shadow: admitted
-        ? allowedDecision(slot.shadowTatMs, shadow, nowMs)
-        : deniedDecision(before, shadow, cost, nowMs),
+      shadow: s !== undefined && (s.debt !== debt || s.atUs !== atUs)
+        ? allowedDecision(s.debt, s.atUs, shadow, nowUs)
+        : deniedDecision(debt, atUs, shadow, cost, nowUs),
     };
   }
 
@@ -272,14 +292,16 @@ export class Enforcer {
    */
   peek(className: string, key: string, nowMs: number): Decision {
     this.#book.checkKey(className, key, "peek");
+    const nowUs = toUs(nowMs, this.#originMs);
     const slot = this.#table.get(className, key);
     const rule = this.#ruleOf(slot, className, key);
-    const tat = slot ? slot.tatMs : -Infinity;
-    const next = admitTat(tat, rule, 1, nowMs);
-    if (next === next) return allowedDecision(next, rule, nowMs);
+    const debt = slot ? slot.debt : 0;
+    const atUs = slot ? slot.atUs : nowUs;
+    const next = admitDebt(debt, atUs, rule, 1, nowUs);
+    if (next === next) return allowedDecision(next, Math.max(atUs, nowUs), rule, nowUs);
     return this.dryRun
-      ? new Decision(true, 0, 0, Math.max(0, tat - nowMs))
-      : deniedDecision(tat, rule, 1, nowMs);
+      ? new Decision(true, 0, 0, fullInMs(debt, atUs, rule, nowUs))
+      : deniedDecision(debt, atUs, rule, 1, nowUs);
   }
 
   /**
@@ -293,28 +315,39 @@ export class Enforcer {
    * @throws {RangeError} when a cost is out of range.
    */
   checkAll(items: readonly BatchItem[], nowMs: number): BatchDecision {
-    const slots = this.#batchSlots(items, nowMs);
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slots = this.#batchSlots(items, nowMs, nowUs);
     // Two keys of a batch may share the overflow slot: track each slot's
-    // TAT as the batch would leave it.
+    // debt as the batch would leave it, as of the later of its instant and now.
     const pending = new Map<Slot, number>();
     const next: number[] = [];
     let allAllowed = true;
+    const at = (slot: Slot) => Math.max(slot.atUs, nowUs);
     for (let i = 0; i < items.length; i++) {
       const slot = slots[i];
       const cost = items[i].cost ?? 1;
-      this.#runShadow(slot, cost, nowMs);
-      const tat = admitTat(pending.get(slot) ?? slot.tatMs, slot.rule, cost, nowMs);
-      next.push(tat);
-      if (tat === tat) pending.set(slot, tat);
+      this.#runShadow(slot, cost, nowUs);
+      const owed = pending.get(slot);
+      const debt = owed === undefined
+        ? admitDebt(slot.debt, slot.atUs, slot.rule, cost, nowUs)
+        : admitDebt(owed, at(slot), slot.rule, cost, nowUs);
+      next.push(debt);
+      if (debt === debt) pending.set(slot, debt);
       else allAllowed = false;
     }
     const decisions = slots.map((slot, i) => {
-      const tat = next[i];
-      if (tat === tat) return allowedDecision(tat, slot.rule, nowMs);
-      return deniedDecision(pending.get(slot) ?? slot.tatMs, slot.rule, items[i].cost ?? 1, nowMs);
+      const debt = next[i];
+      if (debt === debt) return allowedDecision(debt, at(slot), slot.rule, nowUs);
+      const owed = pending.get(slot);
+      return owed === undefined
+        ? deniedDecision(slot.debt, slot.atUs, slot.rule, items[i].cost ?? 1, nowUs)
+        : deniedDecision(owed, at(slot), slot.rule, items[i].cost ?? 1, nowUs);
     });
     if (allAllowed) {
-      for (const [slot, tat] of pending) slot.tatMs = tat;
+      for (const [slot, debt] of pending) {
+        slot.debt = debt;
+        slot.atUs = at(slot);
+      }
       this.#admitted += items.length;
     } else {
       this.#denied += items.length;
@@ -339,7 +372,7 @@ export class Enforcer {
    */
   currentRate(className: string, key: string): number {
     this.#book.checkKey(className, key, "share");
-    return 1_000 / this.#ruleOf(this.#table.get(className, key), className, key).intervalMs;
+    return this.#ruleOf(this.#table.get(className, key), className, key).perSec;
   }
 
   /**
@@ -349,29 +382,39 @@ export class Enforcer {
    * @returns Slots freed.
    */
   prune(nowMs: number): number {
-    return this.#table.prune(nowMs);
+    return this.#table.prune(toUs(nowMs, this.#originMs));
   }
 
-  #decide(slot: Slot, cost: number, nowMs: number): Decision {
-    this.#refresh(slot, nowMs);
+  /**
+   * Moves a key's slot to `rule` (a hot key's new share), keeping its debt in requests.
+   *
+   * @internal For the allocator.
+   */
+  setSlotRule(slot: Slot, rule: Rule, nowMs: number): void {
+    slot.setRule(rule, toUs(nowMs, this.#originMs));
+  }
+
+  #decide(slot: Slot, cost: number, nowUs: number): Decision {
+    this.#refresh(slot, nowUs);
     const rule = slot.rule;
     slot.requests += cost;
-    if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowMs);
-    const next = admitTat(slot.tatMs, rule, cost, nowMs);
+    if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowUs);
+    const next = admitDebt(slot.debt, slot.atUs, rule, cost, nowUs);
     if (next === next) { // not NaN: admitted
-      slot.tatMs = next;
+      slot.debt = next;
+      if (nowUs > slot.atUs) slot.atUs = nowUs;
       this.#admitted++;
-      if (!slot.candidate && next - nowMs > NOMINATE_FRACTION * rule.toleranceMs) {
-        this.#nominate(slot);
-      }
-      return allowedDecision(next, rule, nowMs);
+      // A key owing more than NOMINATE_FRACTION of its burst is spending at
+      // about its rate: nearing its cold share, it asks to be coordinated.
+      if (!slot.candidate && next > NOMINATE_FRACTION * rule.toleranceUnits) this.#nominate(slot);
+      return allowedDecision(next, slot.atUs, rule, nowUs);
     }
     this.#denied++;
     slot.denied += cost;
     this.#note(slot);
     if (!slot.candidate) this.#nominate(slot);
-    if (this.dryRun) return new Decision(true, 0, 0, Math.max(0, slot.tatMs - nowMs));
-    return deniedDecision(slot.tatMs, rule, cost, nowMs);
+    if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
+    return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
   }
 
   /**
@@ -397,14 +440,17 @@ export class Enforcer {
     this.#candidates.push(slot);
   }
 
-  #runShadow(slot: Slot, cost: number, nowMs: number): void {
+  #runShadow(slot: Slot, cost: number, nowUs: number): void {
     const shadow = slot.rule.shadow;
     if (shadow === undefined) return;
-    const next = admitTat(slot.shadowTatMs, shadow, cost, nowMs);
-    if (next === next) slot.shadowTatMs = next;
-    else {
+    const s = slot.shadow ??= { debt: 0, atUs: nowUs, denied: 0 };
+    const next = admitDebt(s.debt, s.atUs, shadow, cost, nowUs);
+    if (next === next) {
+      s.debt = next;
+      if (nowUs > s.atUs) s.atUs = nowUs;
+    } else {
       this.#shadowDenied++;
-      slot.shadowDenied += cost;
+      s.denied += cost;
       this.#note(slot);
     }
   }
@@ -423,15 +469,15 @@ export class Enforcer {
     return slot.hot?.rule ?? this.#book.resolve(className, key);
   }
 
-  #refresh(slot: Slot, nowMs: number): void {
+  #refresh(slot: Slot, nowUs: number): void {
     if (slot.epoch !== this.#book.epoch) {
-      slot.setRule(this.#ruleOf(slot, slot.className, slot.key), nowMs);
+      slot.setRule(this.#ruleOf(slot, slot.className, slot.key), nowUs);
       slot.epoch = this.#book.epoch;
     }
     if (slot.rule.unknownClass) this.#unknownClass++;
   }
 
-  #slotFor(className: string, key: string, nowMs: number): Slot {
+  #slotFor(className: string, key: string, nowMs: number, nowUs: number): Slot {
     const found = this.#table.get(className, key);
     if (found !== undefined) return found;
     this.#book.checkKey(className, key, "check");
@@ -440,9 +486,10 @@ export class Enforcer {
     slot.bornMs = nowMs;
     if (this.#table.lean) {
       slot.lean = true;
-      slot.tatMs = nowMs + slot.leanDebtMs();
+      slot.debt = slot.leanDebt();
+      slot.atUs = nowUs;
     }
-    if (this.#table.insert(slot, nowMs)) {
+    if (this.#table.insert(slot, nowUs)) {
       if (this.#fleet) {
         slot.hash = keyHash64(this.#fleet.hashKey, className, key);
         this.#byHash.set(hashId(slot.hash), slot);
@@ -456,7 +503,7 @@ export class Enforcer {
     return this.#overflow;
   }
 
-  #batchSlots(items: readonly BatchItem[], nowMs: number): Slot[] {
+  #batchSlots(items: readonly BatchItem[], nowMs: number, nowUs: number): Slot[] {
     if (!Array.isArray(items) || items.length === 0) {
       throw new TypeError(
         `checkAll: expected a non-empty array of { key, class?, cost? }, got ${describe(items)}`,
@@ -483,8 +530,8 @@ export class Enforcer {
       seen.add(id);
     }
     return items.map((item) => {
-      const slot = this.#slotFor(item.class ?? "", item.key, nowMs);
-      this.#refresh(slot, nowMs);
+      const slot = this.#slotFor(item.class ?? "", item.key, nowMs, nowUs);
+      this.#refresh(slot, nowUs);
       return slot;
     });
   }

@@ -1,13 +1,29 @@
 /**
- * The generic cell rate algorithm (GCRA) over a single number per key: the
- * theoretical arrival time (TAT), the moment at which the key will have
- * fully paid off what it was admitted. Time is passed in; nothing here reads
- * a clock, so a decision is a pure function of (state, rule, cost, now), and
- * the read-modify-write of a check has no await in it: the race of reading a
- * state, yielding, and writing it back cannot happen.
+ * The generic cell rate algorithm (GCRA) in integer arithmetic. A key's
+ * state is a debt: what it was admitted and has not yet paid back, as of an
+ * instant of the time base (whole microseconds, see `time.ts`); its
+ * theoretical arrival time is that instant plus the debt's worth of time.
+ * Time is passed in; nothing here reads a clock, so a decision is a pure
+ * function of (state, rule, cost, now), and the read-modify-write of a
+ * check has no await in it: the race of reading a state, yielding, and
+ * writing it back cannot happen.
+ *
+ * Debts are counted in units: one request costs `unitsPerRequest` units
+ * and the clock pays back `unitsPerUs` a microsecond. For a limit at its
+ * own rate both are integers (a count per period, over their greatest
+ * common divisor, scaled up as far as a debt of twice the burst stays
+ * below 2^51), so its decisions are exact: no float sum drifts, and no
+ * slack is needed anywhere. A share of a limit (its rate times a fraction,
+ * in a fleet) pays back a fractional number of units a microsecond, rounded
+ * down, the strict way: each admission forgoes less than one unit, at most
+ * 2^-27 of a request, and the durations it reports may run a microsecond
+ * long, never short. (So does a per-hour limit whose burst is so large
+ * that its integer units would not fit, over 312,000 requests.)
  *
  * @module
  */
+
+import { US_PER_MS, usToMs } from "./time.ts";
 
 /**
  * What a check decided.
@@ -28,11 +44,15 @@
 export class Decision {
   /** Whether the request is admitted. */
   readonly allowed: boolean;
-  /** How long to wait before this request would be admitted; 0 when allowed, `Infinity` if never (a cost above the burst). */
+  /**
+   * How long to wait before this request would be admitted, in whole
+   * microseconds rounded up (so waiting this long is never early); 0 when
+   * allowed, `Infinity` if never (a cost above the burst).
+   */
   readonly retryAfterMs: number;
   /** How many more requests of cost 1 would be admitted back to back right now. */
   readonly remaining: number;
-  /** How long until the full burst is available again. */
+  /** How long until the full burst is available again, in whole microseconds rounded up. */
   readonly resetMs: number;
 
   /**
@@ -52,73 +72,155 @@ export class Decision {
 }
 
 /**
- * A limit resolved into what the algorithm needs: the emission interval
- * (time one request costs) and the tolerance (the burst, as time).
+ * A limit resolved into what the algorithm needs: what a request costs and
+ * what a microsecond pays back, in units of debt, and the tolerance (the
+ * burst, as debt).
  */
 export interface Rate {
-  /** Milliseconds one request of cost 1 costs: period / count. */
-  readonly intervalMs: number;
-  /** Requests per millisecond, 1 / intervalMs, so the request path multiplies. */
-  readonly perMs: number;
-  /** `burst × intervalMs`: how far ahead of now the TAT may run. */
-  readonly toleranceMs: number;
+  /** Requests a second. */
+  readonly perSec: number;
   /** Requests admitted back to back from a full bucket. */
   readonly burst: number;
-}
-
-/** Builds a {@link Rate} from a rate in requests per second and a burst. */
-export function rateOf(perSec: number, burst: number): Rate {
-  const intervalMs = 1_000 / perSec;
-  return { intervalMs, perMs: perSec / 1_000, toleranceMs: burst * intervalMs, burst };
+  /** The debt one request of cost 1 adds: a whole number. */
+  readonly unitsPerRequest: number;
+  /** The debt a microsecond pays back: whole at a limit's own rate. */
+  readonly unitsPerUs: number;
+  /** `burst × unitsPerRequest`: the most a key may owe after an admission. */
+  readonly toleranceUnits: number;
+  /** `1 / unitsPerRequest`, so the request path multiplies (and corrects the rounding). */
+  readonly requestsPerUnit: number;
+  /** `1 / unitsPerUs`, likewise. */
+  readonly usPerUnit: number;
+  /**
+   * The half unit by which durations are computed (see `paidInUs`): -1/2
+   * when `unitsPerUs` is whole, as at a limit's own rate, which makes them
+   * exact; +1/2 for a share, which makes them at most a microsecond long.
+   */
+  readonly halfUnit: number;
+  /** How long one request takes to pay back, ms: the `resetMs` of a first request. */
+  readonly oneRequestMs: number;
 }
 
 /**
- * Slack for comparing float64 milliseconds: a few units in the last place of
- * the clock reading. Without it, three admissions at a third of a
- * millisecond could sum to a hair over one millisecond and deny the last
- * request of a burst. It is the resolution of the arithmetic, far below a
- * nanosecond for the first century of a process's uptime.
+ * The largest tolerance in units: twice it (a debt up to the tolerance plus
+ * a cost up to the burst) stays below 2^51, where the quotients of the
+ * decisions' durations and rooms are exact.
  */
-function slack(nowMs: number): number {
-  return (nowMs < 0 ? -nowMs : nowMs) * 1e-15 + 1e-12;
+const MAX_TOLERANCE_UNITS = 2 ** 50;
+
+/**
+ * The {@link Rate} of `count` requests per `periodMs` with a burst, scaled
+ * by `scale` (1 at the limit's own rate, a fraction for a share of it).
+ */
+export function rateOf(count: number, periodMs: number, burst: number, scale = 1): Rate {
+  const periodUs = periodMs * US_PER_MS;
+  const g = gcd(periodUs, count);
+  const base = periodUs / g;
+  const times = Math.floor(MAX_TOLERANCE_UNITS / (burst * base));
+  let unitsPerRequest: number, unitsPerUs: number;
+  if (times >= 1) {
+    unitsPerRequest = base * times;
+    unitsPerUs = (count / g) * times * scale;
+  } else {
+    unitsPerRequest = Math.floor(MAX_TOLERANCE_UNITS / burst);
+    unitsPerUs = (unitsPerRequest * count * scale) / periodUs;
+  }
+  const rate = {
+    perSec: (count * 1_000 * scale) / periodMs,
+    burst,
+    unitsPerRequest,
+    unitsPerUs,
+    toleranceUnits: burst * unitsPerRequest,
+    requestsPerUnit: 1 / unitsPerRequest,
+    usPerUnit: 1 / unitsPerUs,
+    halfUnit: Number.isInteger(unitsPerUs) ? -0.5 : 0.5,
+    oneRequestMs: 0,
+  };
+  rate.oneRequestMs = usToMs(paidInUs(unitsPerRequest, rate));
+  return rate;
+}
+
+function gcd(a: number, b: number): number {
+  while (b !== 0) [a, b] = [b, a % b];
+  return a;
+}
+
+/** What a debt of `debt` as of `atUs` has come down to at `nowUs` (not before `atUs`). */
+export function owedAt(debt: number, atUs: number, rate: Rate, nowUs: number): number {
+  if (nowUs <= atUs) return debt;
+  const paid = (nowUs - atUs) * rate.unitsPerUs;
+  return paid >= debt ? 0 : debt - Math.floor(paid);
 }
 
 /**
- * The TAT after admitting `cost` now, or `NaN` if the request is denied.
- * Consumes nothing: the caller stores the result to commit it.
+ * The debt after admitting `cost` now, as of `max(atUs, nowUs)`, or `NaN` if
+ * the request is denied. Consumes nothing: the caller stores the result
+ * (and the later of the two instants) to commit it.
  */
-export function admitTat(tatMs: number, rate: Rate, cost: number, nowMs: number): number {
-  const next = (tatMs > nowMs ? tatMs : nowMs) + cost * rate.intervalMs;
-  return next - nowMs <= rate.toleranceMs + slack(nowMs) ? next : NaN;
+export function admitDebt(
+  debt: number,
+  atUs: number,
+  rate: Rate,
+  cost: number,
+  nowUs: number,
+): number {
+  const next = owedAt(debt, atUs, rate, nowUs) + cost * rate.unitsPerRequest;
+  return next <= rate.toleranceUnits ? next : NaN;
 }
 
-/** How many requests of cost 1 fit before `tatMs` reaches the tolerance. */
-export function remainingAt(tatMs: number, rate: Rate, nowMs: number): number {
-  const base = tatMs > nowMs ? tatMs : nowMs;
-  const room = (nowMs + rate.toleranceMs - base) / rate.intervalMs;
-  const n = Math.floor(room + 1e-9);
-  return n > 0 ? n : 0;
+/**
+ * The microseconds after which the clock has paid back `units` (whole, and
+ * at most 2^50), by the test {@link owedAt} takes: floor(us × v) ≥ units,
+ * which for whole units is us × v ≥ units. With a whole refill v,
+ * ceil((units - 1/2) / v) is the fewest such, exactly: the half unit is
+ * margin for the reciprocal's rounding, below half a unit at these sizes.
+ * With a share's fractional v, ceil((units + 1/2) / v) passes the test by
+ * that margin, at most a microsecond later than the fewest: never early.
+ */
+function paidInUs(units: number, rate: Rate): number {
+  return units > 0 ? Math.ceil((units + rate.halfUnit) * rate.usPerUnit) : 0;
 }
 
-/** The decision for an admission that moved the TAT to `newTatMs`. */
-export function allowedDecision(newTatMs: number, rate: Rate, nowMs: number): Decision {
-  // After an admission the TAT is within the tolerance, so the room is
-  // non-negative (up to the slack) and at most the burst, under 2^31:
-  // truncation by `| 0` is the floor, without a call.
-  const remaining = ((nowMs + rate.toleranceMs - newTatMs) * rate.perMs + 1e-9) | 0;
-  return new Decision(true, 0, remaining, newTatMs - nowMs);
+/** How many requests of cost 1 fit on top of a debt. */
+function roomFor(owed: number, rate: Rate): number {
+  const room = rate.toleranceUnits - owed;
+  // floor((room + 1/2) / u) is floor(room / u) for whole room and u, with
+  // the half unit as margin for the reciprocal; at most the burst, so `| 0`
+  // truncates, which is the floor for what is not negative.
+  return room > 0 ? ((room + 0.5) * rate.requestsPerUnit) | 0 : 0;
 }
 
-/** The decision for a request of `cost` that was denied at `tatMs`. */
-export function deniedDecision(tatMs: number, rate: Rate, cost: number, nowMs: number): Decision {
-  const base = tatMs > nowMs ? tatMs : nowMs;
-  const retryAfterMs = cost > rate.burst
-    ? Infinity
-    : Math.max(0, base + cost * rate.intervalMs - rate.toleranceMs - nowMs);
+/** The decision for an admission that left the debt `next` as of `atUs` (not before now). */
+export function allowedDecision(next: number, atUs: number, rate: Rate, nowUs: number): Decision {
+  // The most common admission, one request of a key that owed nothing,
+  // needs no arithmetic.
+  if (next === rate.unitsPerRequest && atUs === nowUs) {
+    return new Decision(true, 0, rate.burst - 1, rate.oneRequestMs);
+  }
+  return new Decision(true, 0, roomFor(next, rate), usToMs(atUs - nowUs + paidInUs(next, rate)));
+}
+
+/** The decision for a request of `cost` that was denied with the debt `debt` as of `atUs`. */
+export function deniedDecision(
+  debt: number,
+  atUs: number,
+  rate: Rate,
+  cost: number,
+  nowUs: number,
+): Decision {
+  const retryAfterMs = cost > rate.burst ? Infinity : usToMs(Math.max(
+    0,
+    atUs + paidInUs(debt + cost * rate.unitsPerRequest - rate.toleranceUnits, rate) - nowUs,
+  ));
   return new Decision(
     false,
     retryAfterMs,
-    remainingAt(tatMs, rate, nowMs),
-    Math.max(0, tatMs - nowMs),
+    roomFor(owedAt(debt, atUs, rate, nowUs), rate),
+    fullInMs(debt, atUs, rate, nowUs),
   );
+}
+
+/** How long until a debt of `debt` as of `atUs` is paid back in full, from `nowUs`. */
+export function fullInMs(debt: number, atUs: number, rate: Rate, nowUs: number): number {
+  return usToMs(Math.max(0, atUs + paidInUs(debt, rate) - nowUs));
 }

@@ -13,6 +13,7 @@
  * @module
  */
 
+import { owedAt, type Rate } from "./gcra.ts";
 import type { Hash64 } from "./hash.ts";
 import type { Rule } from "./rules.ts";
 
@@ -44,22 +45,35 @@ export interface KeyRates {
 /** The time constant of a key's rates: "the last ten seconds or so". */
 export const RATES_TAU_MS = 10_000;
 
+/**
+ * Each slot's rates, once someone asked (stats, keyStats): off the request
+ * path, so off the slot, whose fields stay few (see {@link ShadowDebt}).
+ */
+const RATES = new WeakMap<Slot, KeyRates>();
+
+/** Requests a slot's shadow would have denied, weighted by cost. */
+export function shadowDenied(slot: Slot): number {
+  return slot.shadow?.denied ?? 0;
+}
+
 /** Brings a slot's rates up to `nowMs` and returns them. */
 export function updateRates(slot: Slot, nowMs: number): KeyRates {
-  const r = slot.rates;
+  const r = RATES.get(slot);
   if (r === undefined) {
     // A first read: the averages over the key's life so far.
     const lifeMs = Math.max(1, nowMs - slot.bornMs);
     const perSec = (count: number) => (count * 1_000) / lifeMs;
-    return slot.rates = {
+    const first = {
       atMs: nowMs,
       seenRequests: slot.requests,
       seenDenied: slot.denied,
-      seenShadowDenied: slot.shadowDenied,
+      seenShadowDenied: shadowDenied(slot),
       requestsPerSec: perSec(slot.requests),
       deniedPerSec: perSec(slot.denied),
-      shadowDeniedPerSec: perSec(slot.shadowDenied),
+      shadowDeniedPerSec: perSec(shadowDenied(slot)),
     };
+    RATES.set(slot, first);
+    return first;
   }
   const spanMs = nowMs - r.atMs;
   if (spanMs <= 0) return r;
@@ -68,15 +82,31 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
   const blend = (old: number, count: number) => keep * old + (1 - keep) * (count * 1_000 / spanMs);
   r.requestsPerSec = blend(r.requestsPerSec, slot.requests - r.seenRequests);
   r.deniedPerSec = blend(r.deniedPerSec, slot.denied - r.seenDenied);
-  r.shadowDeniedPerSec = blend(r.shadowDeniedPerSec, slot.shadowDenied - r.seenShadowDenied);
+  r.shadowDeniedPerSec = blend(r.shadowDeniedPerSec, shadowDenied(slot) - r.seenShadowDenied);
   r.atMs = nowMs;
   r.seenRequests = slot.requests;
   r.seenDenied = slot.denied;
-  r.seenShadowDenied = slot.shadowDenied;
+  r.seenShadowDenied = shadowDenied(slot);
   return r;
 }
 
-/** The state of one key: its GCRA arrival times and the rule it runs under. */
+/**
+ * A key under its shadow: its debt, the instant that is as of, and what the
+ * shadow would have denied. It lives apart from the slot, made on the
+ * first check under a shadow: on JavaScriptCore a check costs a tenth to a
+ * fifth more for each field a slot has past fourteen (measured with
+ * `bench/check_bench.ts`), and most keys never run under a shadow.
+ */
+export interface ShadowDebt {
+  /** What the key owes under the shadow, in its rule's units. */
+  debt: number;
+  /** When `debt` was last brought up to date, µs of the time base. */
+  atUs: number;
+  /** Requests the shadow would have denied, weighted by cost. */
+  denied: number;
+}
+
+/** The state of one key: its GCRA debts and the rule it runs under. */
 export class Slot {
   /** The key's class (`""` for the default class). */
   readonly className: string;
@@ -86,18 +116,16 @@ export class Slot {
   rule: Rule;
   /** The book's epoch when `rule` was resolved. */
   epoch: number;
-  /** Theoretical arrival time under the real limit, ms. */
-  tatMs: number = -Infinity;
-  /** Theoretical arrival time under the shadow, ms. */
-  shadowTatMs: number = -Infinity;
+  /** What the key owes under the real limit, in the rule's units, as of {@link atUs}. */
+  debt = 0;
+  /** When {@link debt} was last brought up to date, µs of the time base; never, at first. */
+  atUs = -Infinity;
+  /** The key under its shadow; undefined before its first check under one. */
+  shadow: ShadowDebt | undefined = undefined;
   /** Requests checked, weighted by cost, since the slot was made: its demand. */
   requests = 0;
   /** Requests denied (in a dry run: that would have been), weighted by cost. */
   denied = 0;
-  /** Requests the shadow would have denied, weighted by cost. */
-  shadowDenied = 0;
-  /** The key's recent rates, once someone asked (stats, keyStats). */
-  rates: KeyRates | undefined = undefined;
   /** When the key took its place, ms. */
   bornMs = 0;
   /** The key's 64-bit hash, in a fleet; undefined for a standalone guard. */
@@ -121,37 +149,60 @@ export class Slot {
    * Moves the slot to `rule`, keeping its debt in requests rather than in
    * time: a key that owes ten requests owes ten under the new rate too. Kept
    * in time, a key held at a tiny share would owe seconds at a larger one,
-   * and a share that grows would deny it for just as long.
+   * and a share that grows would deny it for just as long. A debt beyond the
+   * new burst is cut to it: the bucket is spent, no more.
    */
-  setRule(rule: Rule, nowMs: number): void {
+  setRule(rule: Rule, nowUs: number): void {
     const old = this.rule;
     this.rule = rule;
-    if (old.intervalMs === rule.intervalMs) return;
-    if (this.tatMs > nowMs) {
-      this.tatMs = nowMs + (this.tatMs - nowMs) * (rule.intervalMs / old.intervalMs);
+    if (nowUs > this.atUs) {
+      this.debt = owedAt(this.debt, this.atUs, old, nowUs);
+      this.atUs = nowUs;
     }
-    const oldShadow = old.shadow, shadow = rule.shadow;
-    if (this.shadowTatMs > nowMs && oldShadow !== undefined && shadow !== undefined) {
-      this.shadowTatMs = nowMs +
-        (this.shadowTatMs - nowMs) * (shadow.intervalMs / oldShadow.intervalMs);
+    this.debt = carry(this.debt, old, rule);
+    const oldShadow = old.shadow, shadow = rule.shadow, s = this.shadow;
+    if (s === undefined) return;
+    if (shadow === undefined || oldShadow === undefined) {
+      s.debt = 0; // a new shadow starts full; the count of its denials stays
+      return;
     }
+    if (nowUs > s.atUs) {
+      s.debt = owedAt(s.debt, s.atUs, oldShadow, nowUs);
+      s.atUs = nowUs;
+    }
+    s.debt = carry(s.debt, oldShadow, shadow);
   }
 
   /**
-   * Whether the slot is as good as a fresh one at `nowMs` and can be
+   * Whether the slot is as good as a fresh one at `nowUs` and can be
    * forgotten: replenished, or, while fresh slots start lean, down to the
    * one request a fresh slot would have. A hot key never is: the allocator
    * holds it until it cools down.
    */
-  replenished(nowMs: number, lean = false): boolean {
-    return this.tatMs <= nowMs + (lean ? this.leanDebtMs() : 0) && this.shadowTatMs <= nowMs &&
-      this.hot === undefined;
+  replenished(nowUs: number, lean = false): boolean {
+    if (this.hot !== undefined) return false;
+    if (
+      this.debt !== 0 &&
+      owedAt(this.debt, this.atUs, this.rule, nowUs) > (lean ? this.leanDebt() : 0)
+    ) {
+      return false;
+    }
+    const shadow = this.rule.shadow, s = this.shadow;
+    return s === undefined || shadow === undefined || owedAt(s.debt, s.atUs, shadow, nowUs) === 0;
   }
 
-  /** What starting lean costs, in arrival time: the burst less one request. */
-  leanDebtMs(): number {
-    return this.rule.toleranceMs - this.rule.intervalMs;
+  /** What starting lean costs, in the rule's units: the burst less one request. */
+  leanDebt(): number {
+    return this.rule.toleranceUnits - this.rule.unitsPerRequest;
   }
+}
+
+/** A debt under `from` as the same number of requests under `to`, rounded up, at most its burst. */
+function carry(debt: number, from: Rate, to: Rate): number {
+  if (debt === 0 || from.unitsPerRequest === to.unitsPerRequest) {
+    return Math.min(debt, to.toleranceUnits);
+  }
+  return Math.min(Math.ceil((debt / from.unitsPerRequest) * to.unitsPerRequest), to.toleranceUnits);
 }
 
 /** How many slots one insertion into a full table examines at most. */
@@ -198,8 +249,8 @@ export class KeyTable {
    * Returns false when no place could be found: the key has no state of its
    * own and must use the overflow allowance.
    */
-  insert(slot: Slot, nowMs: number): boolean {
-    if (this.#size >= this.#capacity && !this.#sweep(nowMs)) return false;
+  insert(slot: Slot, nowUs: number): boolean {
+    if (this.#size >= this.#capacity && !this.#sweep(nowUs)) return false;
     let map = slot.className === "" ? this.#default : this.#byClass.get(slot.className);
     if (!map) this.#byClass.set(slot.className, map = new Map());
     map.set(slot.key, slot);
@@ -208,11 +259,11 @@ export class KeyTable {
   }
 
   /** Forgets every replenished key; returns how many were freed. */
-  prune(nowMs: number): number {
+  prune(nowUs: number): number {
     let freed = 0;
     for (const [className, map] of this.#byClass) {
       for (const [key, slot] of map) {
-        if (slot.replenished(nowMs, this.lean)) {
+        if (slot.replenished(nowUs, this.lean)) {
           map.delete(key);
           this.#onEvict?.(slot);
           freed++;
@@ -236,11 +287,11 @@ export class KeyTable {
    * the cost is amortised over the whole table rather than rescanning the
    * busy keys at its front every time.
    */
-  #sweep(nowMs: number): boolean {
+  #sweep(nowUs: number): boolean {
     for (let examined = 0; examined < SWEEP_BUDGET; examined++) {
       const next = this.#nextSlot();
       if (next === undefined) continue;
-      if (next.replenished(nowMs, this.lean)) {
+      if (next.replenished(nowUs, this.lean)) {
         this.#cursorMap!.delete(next.key);
         this.#onEvict?.(next);
         this.#size--;

@@ -5,6 +5,8 @@
  * @module
  */
 
+import { US_PER_MS } from "./time.ts";
+
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -12,7 +14,7 @@ const HOUR_MS = 60 * MINUTE_MS;
 /** The largest burst a limit may have; a larger one is refused. */
 export const MAX_BURST = 4_194_303;
 /** The largest count a limit may have (an unsigned 32-bit integer). */
-const MAX_COUNT = 4_294_967_295;
+export const MAX_COUNT = 4_294_967_295;
 /**
  * The largest cost one check may carry: the largest count, as a cost is a
  * number of requests too (and travels as the same u32 in a batch).
@@ -39,6 +41,13 @@ const UNITS: Readonly<Record<string, number>> = {
  * admit the same but are different values, so a config read back prints
  * as it was written.
  *
+ * The guard keeps time in whole microseconds, and a key's bucket refills
+ * at most once a microsecond: a limit must not pay back more than its
+ * burst in one, so at most `burst × 1,000,000` a second. The default burst
+ * (a twentieth of the count) always holds; a faster limit with a burst too
+ * small for it is a `RangeError` naming the bound, whichever way it is
+ * built.
+ *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
@@ -56,7 +65,8 @@ export class Limit {
   readonly #periodMs: number;
   readonly #burst: number | undefined;
 
-  private constructor(count: number, periodMs: number, burst: number | undefined) {
+  private constructor(count: number, periodMs: number, burst: number | undefined, what: string) {
+    checkHoldable(count, periodMs, burst ?? defaultBurst(count), what);
     this.#count = count;
     this.#periodMs = periodMs;
     this.#burst = burst;
@@ -70,7 +80,7 @@ export class Limit {
    * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up.
    */
   static perSecond(count: number): Limit {
-    return new Limit(checkCount(count, "Limit.perSecond"), SECOND_MS, undefined);
+    return new Limit(checkCount(count, "Limit.perSecond"), SECOND_MS, undefined, "Limit.perSecond");
   }
 
   /**
@@ -81,7 +91,7 @@ export class Limit {
    * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up.
    */
   static perMinute(count: number): Limit {
-    return new Limit(checkCount(count, "Limit.perMinute"), MINUTE_MS, undefined);
+    return new Limit(checkCount(count, "Limit.perMinute"), MINUTE_MS, undefined, "Limit.perMinute");
   }
 
   /**
@@ -92,7 +102,7 @@ export class Limit {
    * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up.
    */
   static perHour(count: number): Limit {
-    return new Limit(checkCount(count, "Limit.perHour"), HOUR_MS, undefined);
+    return new Limit(checkCount(count, "Limit.perHour"), HOUR_MS, undefined, "Limit.perHour");
   }
 
   /**
@@ -117,20 +127,22 @@ export class Limit {
           `like "1000", "1000/s", "1000/min" or "5000/h"`,
       );
     }
-    const count = checkCount(Number(match[1]), `limit ${JSON.stringify(text)}`);
-    return new Limit(count, periodMs, undefined);
+    const what = `limit ${JSON.stringify(text)}`;
+    return new Limit(checkCount(Number(match[1]), what), periodMs, undefined, what);
   }
 
   /**
    * The same limit with a burst of `size` requests admitted back to back.
-   * 0 is taken as 1; more than {@link MAX_BURST} is a `RangeError`.
+   * 0 is taken as 1; more than {@link MAX_BURST} is a `RangeError`, and so
+   * is a burst the rate spends in less than a microsecond (see the class).
    *
    * @param size Requests admitted back to back, 0 (taken as 1) to {@link MAX_BURST}.
    * @returns A new limit; this one is unchanged.
-   * @throws {RangeError} when `size` is not a whole number in that range.
+   * @throws {RangeError} when `size` is not a whole number in that range, or
+   *   the rate spends it in less than a microsecond.
    */
   burst(size: number): Limit {
-    return new Limit(this.#count, this.#periodMs, checkBurst(size));
+    return new Limit(this.#count, this.#periodMs, checkBurst(size), "Limit.burst");
   }
 
   /**
@@ -262,9 +274,7 @@ export class KeyLimit {
 
 /** `1000/min`: a limit's count and period as `Limit.parse` reads them, without the burst. */
 export function rateText(limit: Limit): string {
-  const periodMs = limit.periodMs();
-  const unit = periodMs === SECOND_MS ? "s" : periodMs === MINUTE_MS ? "min" : "h";
-  return `${limit.count()}/${unit}`;
+  return `${limit.count()}/${unitOf(limit.periodMs())}`;
 }
 
 /** A twentieth of the count, at least 1, at most {@link MAX_BURST}. */
@@ -278,6 +288,24 @@ export function checkClassName(name: unknown, what: string): string {
     throw new TypeError(`${what}: a class name must be a string, got ${describe(name)}`);
   }
   return name;
+}
+
+function unitOf(periodMs: number): string {
+  return periodMs === SECOND_MS ? "s" : periodMs === MINUTE_MS ? "min" : "h";
+}
+
+/** Refuses a limit that pays back more than its burst in a microsecond: the time base cannot hold it. */
+function checkHoldable(count: number, periodMs: number, burst: number, what: string): void {
+  const periodUs = periodMs * US_PER_MS;
+  if (burst * periodUs >= count) return;
+  const perSec = burst * US_PER_MS * SECOND_MS;
+  throw new RangeError(
+    `${what}: ${count}/${unitOf(periodMs)} with a burst of ${burst} pays back more than the ` +
+      `burst in a microsecond, the resolution of the guard's clock: at most ${perSec} a second ` +
+      `with a burst of ${burst}; this rate needs a burst of at least ${
+        Math.ceil(count / periodUs)
+      }`,
+  );
 }
 
 function checkCount(count: number, what: string): number {

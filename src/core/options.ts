@@ -234,6 +234,13 @@ export interface GuardOptions {
    */
   readonly maxKeyBytes?: number;
   /**
+   * The clock the guard reads: monotonic milliseconds, for tests and
+   * simulations on virtual time; the guard counts from its reading at spawn.
+   *
+   * @default {the runtime's monotonic clock, performance.now()}
+   */
+  readonly clock?: () => number;
+  /**
    * How gossip is signed: a mode and at most two secrets, the first signs
    * and either verifies.
    *
@@ -284,6 +291,8 @@ export interface ResolvedGuardOptions {
   readonly auth: AuthConfig;
   /** The salt, if any. */
   readonly keySalt?: Uint8Array<ArrayBuffer>;
+  /** The clock, if not the runtime's. */
+  readonly clock?: () => number;
 }
 
 /**
@@ -338,6 +347,7 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
     seeds: checkSeeds(options.seeds ?? []),
     auth: authConfig(auth.mode, auth.secrets),
     ...(options.keySalt === undefined ? {} : { keySalt: checkSalt(options.keySalt) }),
+    ...(options.clock === undefined ? {} : { clock: checkClock(options.clock) }),
   };
 }
 
@@ -368,6 +378,22 @@ export function checkClass(name: unknown, limit: unknown): void {
     throw new TypeError(`class: the name must be a non-empty string, got ${describe(name)}`);
   }
   checkLimit(limit, `class(${JSON.stringify(name)})`);
+}
+
+/**
+ * Checks the clock option.
+ *
+ * @param clock What the caller gave.
+ * @returns The clock.
+ * @throws {TypeError} when it is not a function.
+ */
+export function checkClock(clock: unknown): () => number {
+  if (typeof clock !== "function") {
+    throw new TypeError(
+      `clock: expected a function returning milliseconds, got ${describe(clock)}`,
+    );
+  }
+  return clock as () => number;
 }
 
 /**

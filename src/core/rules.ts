@@ -424,7 +424,12 @@ export function ruleOf(
   unknownClass: boolean,
   scale = 1,
 ): Rule {
-  return { ...rateOf(limit.ratePerSec() * scale, limit.burstSize()), limit, shadow, unknownClass };
+  return {
+    ...rateOf(limit.count(), limit.periodMs(), limit.burstSize(), scale),
+    limit,
+    shadow,
+    unknownClass,
+  };
 }
 
 function checkLimit(limit: Limit, what: string): Limit {

@@ -176,7 +176,12 @@ export function parseLimit(body: unknown, at = ""): Limit {
   ) {
     throw new BadRequest(`burst must be a whole number from 0 to ${MAX_BURST}`, `${at}/burst`);
   }
-  return limit.burst(o.burst);
+  try {
+    return limit.burst(o.burst);
+  } catch (e) {
+    // A burst the limit spends in under a microsecond: the Limit names the bound.
+    throw new BadRequest((e as Error).message, `${at}/burst`);
+  }
 }
 
 /** Reads a key's limit: `{"limit": "2000/s", "burst"?}` or `{"follows": "pro"}`. */

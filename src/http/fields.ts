@@ -66,18 +66,18 @@ function sfInteger(n: number): string {
 }
 
 /**
- * Whole milliseconds, rounded up: a client waiting this long is not early. A
- * nanosecond of slack absorbs float error in a difference of two clock
- * readings (30,000.000000004 ms is 30,000 ms, not 30,001), far below what
- * any clock or network can tell apart.
+ * Whole milliseconds, rounded up: a client waiting this long is not early.
+ * No slack: a decision's durations are whole microseconds (the core's time
+ * base), so a third of a second is 333.334 ms and three of them 1000 ms
+ * exactly, and rounding them up is exact.
  */
 export function ceilMs(ms: number): number {
-  return Math.max(0, Math.ceil(ms - 1e-6));
+  return Math.max(0, Math.ceil(ms));
 }
 
-/** Whole seconds, rounded up, with the same slack as {@link ceilMs}. */
+/** Whole seconds, rounded up, as exact as {@link ceilMs}. */
 export function ceilSeconds(ms: number): number {
-  return Math.ceil(ceilMs(ms) / 1_000);
+  return Math.max(0, Math.ceil(ms / 1_000));
 }
 
 /**

@@ -10,13 +10,14 @@ import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
 import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
-import { Limit } from "../core/limit.ts";
+import { describe, Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
 import {
   checkAddress,
   checkAdvertise,
   checkBoolean,
   checkClass,
+  checkClock,
   checkLimit,
   checkOption,
   checkPolicy,
@@ -285,6 +286,40 @@ export class GuardBuilder {
   }
 
   /**
+   * The clock the guard reads: a function returning monotonic milliseconds,
+   * fractional or not, that never goes backwards. By default the runtime's
+   * monotonic clock (`performance.now()`). Give one to drive a guard on
+   * virtual time in tests and simulations, or to start it as if it had been
+   * up for years. The guard counts time from the clock's reading at
+   * `spawn()`, in whole microseconds.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard, Limit } from "@rateguard/guard";
+   *
+   * let nowMs = 365 * 86_400_000; // a year of uptime
+   * const guard = await Guard.builder()
+   *   .defaultLimit(Limit.perSecond(3).burst(3))
+   *   .clock(() => nowMs)
+   *   .spawn();
+   * for (let i = 0; i < 3; i++) assert(guard.check("k").allowed);
+   * const denied = guard.check("k");
+   * assert(!denied.allowed && denied.retryAfterMs === 333.334 && denied.resetMs === 1_000);
+   * nowMs += 333.334;
+   * assert(guard.check("k").allowed);
+   * ```
+   *
+   * @param clock Monotonic milliseconds.
+   * @returns This builder.
+   * @throws {TypeError} when `clock` is not a function.
+   */
+  clock(clock: () => number): this {
+    this.#options.clock = checkClock(clock);
+    return this;
+  }
+
+  /**
    * Signs the gossip. See the README's Security section.
    *
    * @param mode `GossipAuth.Off` (the default), `Transitional` or `Required`.
@@ -382,16 +417,22 @@ function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
     maxKeyBytes: options.maxKeyBytes,
   });
   book.setClasses(options.classes);
+  const clock = options.clock ?? monotonicClock;
+  const originMs = clock();
+  if (typeof originMs !== "number" || !Number.isFinite(originMs)) {
+    throw new TypeError(`clock: it must return finite milliseconds, got ${describe(originMs)}`);
+  }
   const enforcer = new Enforcer(book, {
     capacity: 2 * options.trackedKeys,
     overflowScale: COLD_FRACTION,
     fleet: options.bind ? { hashKey } : undefined,
+    originMs,
   });
   enforcer.dryRun = options.dryRun;
   return {
     book,
     enforcer,
-    clock: monotonicClock,
+    clock,
     partitionPolicy: options.partitionPolicy,
     auth: options.auth,
     hashKey,

@@ -127,16 +127,18 @@ describe("Hono middleware", () => {
     );
   });
 
-  it("rounds seconds up, past float error in the milliseconds", () => {
-    assert.deepEqual([30_000.000000004, 30_000.01, 0, 1, 999.9].map(ceilSeconds), [
+  it("rounds whole microseconds up to seconds, exactly, with no slack", () => {
+    // A decision's durations are whole microseconds: one more is one more second.
+    assert.deepEqual([30_000, 30_000.001, 0, 0.001, 999.999, 1_000].map(ceilSeconds), [
       30,
       31,
       0,
       1,
       1,
+      1,
     ]);
     // Retry-After is never 0: that would invite the retry at once.
-    assert.deepEqual([30_000.000000004, 0.5, 0].map(retryAfterSeconds), [30, 1, 1]);
+    assert.deepEqual([30_000, 0.001, 0].map(retryAfterSeconds), [30, 1, 1]);
   });
 
   it("serializes policy names as RFC 9651 strings", () => {

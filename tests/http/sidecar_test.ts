@@ -197,6 +197,8 @@ describe("sidecar API: admin", () => {
     const cases: Array<[string, string, unknown, string]> = [
       ["PUT", "/v1/classes?class=free", { limit: "ten" }, "/limit"],
       ["PUT", "/v1/classes?class=free", { limit: "1/s", burst: -1 }, "/burst"],
+      // A burst the rate spends in under a microsecond, the time base's resolution.
+      ["PUT", "/v1/classes?class=free", { limit: "2000000/s", burst: 1 }, "/burst"],
       [
         "PUT",
         "/v1/classes",

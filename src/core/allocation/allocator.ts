@@ -410,7 +410,7 @@ export class Allocator implements MembershipExtension {
     const scale = share / limitPerSec;
     const shadow = resolved.shadow && ruleOf(resolved.shadow.limit, undefined, false, scale);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale);
-    slot.setRule(hot.rule, nowMs);
+    this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
   }
 
   #ownGroup(): DemandGroup {

@@ -21,7 +21,7 @@ import { Composer, recordOf } from "./compose.ts";
 import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
 import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } from "./table.ts";
-import { Prober, type SendFields } from "./prober.ts";
+import { Prober } from "./prober.ts";
 import { Gate } from "./gate.ts";
 import { Outbox, type Transmit } from "./outbox.ts";
 import { type ResolveRequest, Seeds } from "./seeds.ts";
