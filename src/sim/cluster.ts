@@ -1,22 +1,23 @@
 /**
  * A cluster of membership nodes on virtual time over an in-memory network,
- * every random choice drawn from one seed: the same seed, the same run.
+ * every random choice drawn from one seed: the same seed, the same run. A
+ * thin layer over the simulator's driver, which owns time, the network and
+ * the faults; the cluster starts membership nodes and reports what they
+ * observe.
  *
  * @module
  */
 
 import {
-  Address,
-  MAX_DATAGRAM_BYTES,
+  type Address,
   type MemberChange,
   type MembershipOptions,
   type MemberState,
   Node,
-  Prng,
 } from "../core/membership/mod.ts";
-import { EventHeap } from "./heap.ts";
-import { answer, type SeedLookup, seedName } from "./names.ts";
-import { deliveryDelays, type NetworkFaults, Topology } from "./network.ts";
+import { Driver } from "./driver.ts";
+import { addressOf, type SeedLookup } from "./names.ts";
+import type { NetworkFaults, Topology, Traffic } from "./network.ts";
 
 /** How a cluster starts. */
 export interface ClusterOptions {
@@ -54,16 +55,6 @@ export interface ClusterOptions {
   readonly clockDrift?: number;
 }
 
-/** What a node sent since the counters were last reset. */
-export interface Traffic {
-  /** Datagrams sent. */
-  readonly datagrams: number;
-  /** Bytes sent. */
-  readonly bytes: number;
-  /** The largest datagram. */
-  readonly largestBytes: number;
-}
-
 /** A change seen by one node, as the simulator reports it. */
 export interface Observed {
   /** Virtual time. */
@@ -73,31 +64,6 @@ export interface Observed {
   /** The change. */
   readonly change: MemberChange;
 }
-
-const EMPTY_TRAFFIC: Traffic = { datagrams: 0, bytes: 0, largestBytes: 0 };
-
-interface Slot {
-  readonly index: number;
-  readonly address: Address;
-  node: Node | undefined;
-  seeds: number[];
-  readonly seedLookup: SeedLookup;
-  readonly rate: number;
-  pausedUntilMs: number;
-  inbox: { from: Address; bytes: Uint8Array }[];
-  wakeAtMs: number;
-  /** The node's deadline, on its own clock, that `wakeAtMs` stands for. */
-  wakeLocalMs: number;
-  /** The node's clock never runs backwards, rounding included. */
-  lastLocalMs: number;
-  generation: number;
-  traffic: { datagrams: number; bytes: number; largestBytes: number };
-}
-
-type SimEvent =
-  | { atMs: number; kind: "deliver"; to: number; from: Address; bytes: Uint8Array }
-  | { atMs: number; kind: "wake"; node: number; generation: number }
-  | { atMs: number; kind: "do"; run: () => void };
 
 /**
  * A deterministic cluster.
@@ -112,59 +78,49 @@ type SimEvent =
  * ```
  */
 export class Cluster {
-  readonly #slots: Slot[] = [];
-  readonly #byAddress = new Map<string, number>();
-  readonly #events = new EventHeap<SimEvent>();
-  readonly #prng: Prng;
-  readonly #netPrng: Prng;
-  readonly #membership: Omit<MembershipOptions, "seed" | "seeds" | "extension">;
-  readonly #seedLookup: SeedLookup;
-  readonly #clockDrift: number;
-  readonly #topology = new Topology();
+  readonly #driver: Driver<Node>;
   readonly #listeners: ((observed: Observed) => void)[] = [];
-  /** What every node together sent to each address, a stranger's included. */
-  #sentTo = new Map<string, { datagrams: number; bytes: number; largestBytes: number }>();
-  #faults: NetworkFaults;
-  #nowMs = 0;
 
   /**
-   * A cluster of `size` nodes, all started at time 0.
+   * A cluster of `size` nodes, all started at time 0: node 0 joins through
+   * node 1, the others through node 0.
    *
    * @throws {RangeError} if `size` or `clockDrift` is out of range.
    *
    * @param options The seed, the size, the faults and the membership tunables.
    */
   constructor(options: ClusterOptions) {
-    const size = options.size ?? 0;
-    if (!Number.isInteger(size) || size < 0 || size > 60_000) {
-      throw new RangeError(`size must be an integer from 0 to 60000, got ${size}`);
-    }
-    const drift = options.clockDrift ?? 0;
-    if (!(drift >= 0 && drift < 0.5)) {
-      throw new RangeError(`clockDrift must be from 0 to 0.5, got ${drift}`);
-    }
-    this.#prng = new Prng(options.seed);
-    this.#netPrng = this.#prng.fork();
-    this.#membership = options.membership ?? {};
-    this.#seedLookup = options.seedLookup ?? {};
-    this.#faults = options.faults ?? {};
-    this.#clockDrift = drift;
-    for (let i = 0; i < size; i++) this.addNode({ seeds: [i === 0 ? 1 : 0] });
+    const membership = options.membership ?? {};
+    this.#driver = new Driver<Node>(options, {
+      start: (observer, address, seeds, seed) =>
+        new Node(address, {
+          ...membership,
+          seed,
+          seeds,
+          extension: {
+            memberChanged: (change) => {
+              const atMs = this.#driver.nowMs;
+              for (const listener of this.#listeners) listener({ atMs, observer, change });
+            },
+          },
+        }),
+    });
+    this.#driver.populate(options.size ?? 0);
   }
 
   /** Virtual time, in milliseconds. */
   get nowMs(): number {
-    return this.#nowMs;
+    return this.#driver.nowMs;
   }
 
   /** Nodes ever added, running or not. */
   get size(): number {
-    return this.#slots.length;
+    return this.#driver.size;
   }
 
   /** Partitions and one-way links. */
   get topology(): Topology {
-    return this.#topology;
+    return this.#driver.topology;
   }
 
   /**
@@ -173,7 +129,7 @@ export class Cluster {
    * @param faults The faults from now on.
    */
   setFaults(faults: NetworkFaults): void {
-    this.#faults = faults;
+    this.#driver.faults = faults;
   }
 
   /**
@@ -192,42 +148,18 @@ export class Cluster {
    * @returns Its address.
    */
   static addressOf(index: number): Address {
-    const n = index + 1;
-    return Address.of(new Uint8Array([10, 0, (n >> 8) & 0xff, n & 0xff]), 7946);
+    return addressOf(index);
   }
 
   /**
-   * Starts a node now, joining through `seeds` (indices; default node 0),
-   * which it is given by name and looks up as `seedLookup` says (default:
-   * the cluster's).
+   * Starts a node now, joining through `seeds`, which it is given by name
+   * and looks up as `seedLookup` says (default: the cluster's).
    *
-   * @returns Its index.
-   *
-   * @param options `seeds`: the indexes it joins through (by default node 0, or node 1 for node 0).
+   * @param options `seeds`: the indexes it joins through (default node 0); `seedLookup`: how its lookups are answered.
    * @returns Its index.
    */
   addNode(options: { seeds?: readonly number[]; seedLookup?: SeedLookup } = {}): number {
-    const index = this.#slots.length;
-    const address = Cluster.addressOf(index);
-    const drift = (this.#prng.nextFloat() * 2 - 1) * this.#clockDrift;
-    this.#slots.push({
-      index,
-      address,
-      node: undefined,
-      seeds: [...(options.seeds ?? [0])].filter((s) => s !== index),
-      seedLookup: options.seedLookup ?? this.#seedLookup,
-      rate: 1 + drift,
-      pausedUntilMs: -Infinity,
-      inbox: [],
-      wakeAtMs: Infinity,
-      wakeLocalMs: Infinity,
-      lastLocalMs: 0,
-      generation: 0,
-      traffic: { ...EMPTY_TRAFFIC },
-    });
-    this.#byAddress.set(address.toString(), index);
-    this.#boot(this.#slots[index]);
-    return index;
+    return this.#driver.add(options);
   }
 
   /**
@@ -237,7 +169,7 @@ export class Cluster {
    * @returns The node, or `undefined` when it does not run.
    */
   node(index: number): Node | undefined {
-    return this.#slot(index).node;
+    return this.#driver.node(index);
   }
 
   /**
@@ -247,7 +179,7 @@ export class Cluster {
    * @returns Whether it runs.
    */
   isRunning(index: number): boolean {
-    return this.#slot(index).node !== undefined;
+    return this.#driver.node(index) !== undefined;
   }
 
   /**
@@ -257,7 +189,7 @@ export class Cluster {
    * @param run What to do then.
    */
   at(atMs: number, run: () => void): void {
-    this.#events.push({ atMs: Math.max(atMs, this.#nowMs), kind: "do", run });
+    this.#driver.at(atMs, run);
   }
 
   /**
@@ -266,16 +198,7 @@ export class Cluster {
    * @param untilMs The virtual time to stop at, ms.
    */
   runUntil(untilMs: number): void {
-    for (
-      let event = this.#events.peek();
-      event && event.atMs <= untilMs;
-      event = this.#events.peek()
-    ) {
-      this.#events.pop();
-      this.#nowMs = event.atMs;
-      this.#process(event);
-    }
-    this.#nowMs = Math.max(this.#nowMs, untilMs);
+    this.#driver.runUntil(untilMs);
   }
 
   /**
@@ -284,7 +207,7 @@ export class Cluster {
    * @param durationMs How long, ms of virtual time.
    */
   runFor(durationMs: number): void {
-    this.runUntil(this.#nowMs + durationMs);
+    this.#driver.runUntil(this.#driver.nowMs + durationMs);
   }
 
   /**
@@ -293,22 +216,18 @@ export class Cluster {
    * @param index The node's index.
    */
   crash(index: number): void {
-    const slot = this.#slot(index);
-    slot.node = undefined;
-    slot.inbox = [];
-    slot.generation++;
+    this.#driver.crash(index);
   }
 
   /**
    * Starts a fresh node at the address of node `index`, which must not run.
    *
+   * @throws {RangeError} if node `index` runs.
+   *
    * @param index The node's index.
    */
   restart(index: number): void {
-    const slot = this.#slot(index);
-    if (slot.node) throw new RangeError(`node ${index} is running; crash it first`);
-    slot.pausedUntilMs = -Infinity;
-    this.#boot(slot);
+    this.#driver.restart(index);
   }
 
   /**
@@ -317,11 +236,7 @@ export class Cluster {
    * @param index The node's index.
    */
   leave(index: number): void {
-    const slot = this.#slot(index);
-    if (!slot.node) return;
-    slot.node.leave();
-    this.#flush(slot);
-    this.crash(index);
+    this.#driver.leave(index);
   }
 
   /**
@@ -332,19 +247,7 @@ export class Cluster {
    * @param durationMs How long it hears and does nothing, ms.
    */
   pause(index: number, durationMs: number): void {
-    const slot = this.#slot(index);
-    slot.pausedUntilMs = this.#nowMs + durationMs;
-    const generation = slot.generation;
-    this.at(slot.pausedUntilMs, () => {
-      if (slot.generation !== generation || !slot.node) return;
-      const inbox = slot.inbox;
-      slot.inbox = [];
-      for (const { from, bytes } of inbox) {
-        slot.node?.handleDatagram(this.#localMs(slot), from, bytes);
-      }
-      slot.node.handleTimeout(this.#localMs(slot));
-      this.#flush(slot);
-    });
+    this.#driver.pause(index, durationMs);
   }
 
   /**
@@ -355,7 +258,7 @@ export class Cluster {
    * @param bytes The datagram, any bytes.
    */
   inject(index: number, from: Address, bytes: Uint8Array): void {
-    this.#events.push({ atMs: this.#nowMs, kind: "deliver", to: index, from, bytes });
+    this.#driver.inject(index, from, bytes);
   }
 
   /**
@@ -365,11 +268,11 @@ export class Cluster {
    * @returns Each member's address, as text, with its state.
    */
   view(index: number): Map<string, MemberState> {
-    const slot = this.#slot(index);
+    const node = this.#driver.node(index);
     const view = new Map<string, MemberState>();
-    if (!slot.node) return view;
-    view.set(slot.address.toString(), "alive");
-    for (const member of slot.node.members()) view.set(member.address.toString(), member.state);
+    if (!node) return view;
+    view.set(node.address.toString(), "alive");
+    for (const member of node.members()) view.set(member.address.toString(), member.state);
     return view;
   }
 
@@ -379,13 +282,19 @@ export class Cluster {
    * @returns Whether the views agree with what runs.
    */
   converged(): boolean {
-    const running = this.#slots.filter((s) => s.node).map((s) => s.address.toString());
-    return this.#slots.every((slot) => {
-      if (!slot.node) return true;
-      const view = this.view(slot.index);
+    const running: string[] = [];
+    for (let i = 0; i < this.size; i++) {
+      if (this.isRunning(i)) running.push(addressOf(i).toString());
+    }
+    for (let i = 0; i < this.size; i++) {
+      if (!this.isRunning(i)) continue;
+      const view = this.view(i);
       const alive = [...view].filter(([, state]) => state === "alive").map(([key]) => key);
-      return alive.length === running.length && running.every((key) => view.get(key) === "alive");
-    });
+      if (alive.length !== running.length || running.some((key) => view.get(key) !== "alive")) {
+        return false;
+      }
+    }
+    return true;
   }
 
   /**
@@ -395,7 +304,7 @@ export class Cluster {
    * @returns Its counters.
    */
   traffic(index: number): Traffic {
-    return { ...this.#slot(index).traffic };
+    return this.#driver.traffic(index);
   }
 
   /**
@@ -405,116 +314,11 @@ export class Cluster {
    * @returns What the nodes sent there.
    */
   trafficTo(address: Address): Traffic {
-    return { ...(this.#sentTo.get(address.toString()) ?? EMPTY_TRAFFIC) };
+    return this.#driver.trafficTo(address);
   }
 
   /** Zeroes every node's traffic counters. */
   resetTraffic(): void {
-    for (const slot of this.#slots) slot.traffic = { ...EMPTY_TRAFFIC };
-    this.#sentTo = new Map();
-  }
-
-  #slot(index: number): Slot {
-    const slot = this.#slots[index];
-    if (!slot) throw new RangeError(`no node ${index} (the cluster has ${this.#slots.length})`);
-    return slot;
-  }
-
-  #boot(slot: Slot): void {
-    slot.generation++;
-    const observer = slot.index;
-    const node = new Node(slot.address, {
-      ...this.#membership,
-      seed: this.#prng.nextU32(),
-      seeds: slot.seeds.map(seedName),
-      extension: {
-        memberChanged: (change) => {
-          for (const listener of this.#listeners) listener({ atMs: this.#nowMs, observer, change });
-        },
-      },
-    });
-    slot.node = node;
-    slot.wakeAtMs = Infinity;
-    this.#reschedule(slot);
-  }
-
-  /**
-   * A node's own clock, which may run fast or slow; woken for a deadline, it
-   * reads at least that deadline, whatever the rounding of the conversion.
-   */
-  #localMs(slot: Slot, atLeastMs = 0): number {
-    slot.lastLocalMs = Math.max(slot.lastLocalMs, this.#nowMs * slot.rate, atLeastMs);
-    return slot.lastLocalMs;
-  }
-
-  #process(event: SimEvent): void {
-    if (event.kind === "do") return event.run();
-    const slot = this.#slots[event.kind === "wake" ? event.node : event.to];
-    if (!slot.node) return;
-    if (event.kind === "wake") {
-      if (event.generation !== slot.generation || event.atMs !== slot.wakeAtMs) return;
-      slot.wakeAtMs = Infinity;
-      if (this.#nowMs < slot.pausedUntilMs) return;
-      slot.node.handleTimeout(this.#localMs(slot, slot.wakeLocalMs));
-    } else if (this.#nowMs < slot.pausedUntilMs) {
-      slot.inbox.push({ from: event.from, bytes: event.bytes });
-      return;
-    } else {
-      slot.node.handleDatagram(this.#localMs(slot), event.from, event.bytes);
-    }
-    this.#flush(slot);
-  }
-
-  /** Sends what the node has to send, and schedules its next timeout. */
-  #flush(slot: Slot): void {
-    const node = slot.node;
-    if (!node) return;
-    for (let r = node.pollResolve(); r; r = node.pollResolve()) {
-      const { name } = r;
-      const { atMs, ips } = answer(slot.seedLookup, this.#nowMs, r.host, Cluster.addressOf);
-      const deliver = () => {
-        if (slot.node !== node) return; // asked by an earlier life
-        if (this.#nowMs < slot.pausedUntilMs) return this.at(slot.pausedUntilMs, deliver);
-        if (ips === undefined) node.handleResolveFailed(this.#localMs(slot), name);
-        else node.handleResolved(this.#localMs(slot), name, ips);
-        this.#flush(slot);
-      };
-      this.at(atMs, deliver);
-    }
-    for (let t = node.pollTransmit(); t; t = node.pollTransmit()) {
-      const key = t.to.toString();
-      let toward = this.#sentTo.get(key);
-      if (!toward) this.#sentTo.set(key, toward = { ...EMPTY_TRAFFIC });
-      for (const traffic of [slot.traffic, toward]) {
-        traffic.datagrams++;
-        traffic.bytes += t.bytes.length;
-        traffic.largestBytes = Math.max(traffic.largestBytes, t.bytes.length);
-      }
-      if (t.bytes.length > MAX_DATAGRAM_BYTES) {
-        throw new Error(`node ${slot.index} sent ${t.bytes.length} bytes`);
-      }
-      const to = this.#byAddress.get(key);
-      if (to === undefined || !this.#topology.connected(slot.index, to)) continue;
-      for (const delayMs of deliveryDelays(this.#faults, this.#netPrng)) {
-        this.#events.push({
-          atMs: this.#nowMs + delayMs,
-          kind: "deliver",
-          to,
-          from: slot.address,
-          bytes: t.bytes,
-        });
-      }
-    }
-    this.#reschedule(slot);
-  }
-
-  #reschedule(slot: Slot): void {
-    const deadline = slot.node?.pollTimeout();
-    if (deadline === undefined) return;
-    const atMs = Math.max(this.#nowMs, deadline / slot.rate);
-    if (atMs === slot.wakeAtMs) return;
-    slot.wakeAtMs = atMs;
-    slot.wakeLocalMs = deadline;
-    this.#events.push({ atMs, kind: "wake", node: slot.index, generation: slot.generation });
+    this.#driver.resetTraffic();
   }
 }

@@ -2,7 +2,10 @@
  * A fleet of rateguard instances on virtual time: membership, allocation
  * and enforcement of every node, an in-memory network with named faults,
  * and traffic offered to one key at a rate per node. Deterministic from one
- * seed. The accuracy table is made from its runs.
+ * seed. The accuracy table is made from its runs. A layer over the
+ * simulator's driver, which owns time, the network, the faults and each
+ * node's clock; the fleet starts fleet nodes, signs their gossip and offers
+ * them traffic.
  *
  * @module
  */
@@ -15,12 +18,15 @@ import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
 import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/options.ts";
-import { Prng } from "../core/prng.ts";
+import type { Prng } from "../core/prng.ts";
 import { LimitBook } from "../core/rules.ts";
-import { Address } from "../proto/mod.ts";
-import { EventHeap } from "./heap.ts";
-import { answer, type SeedLookup, seedName } from "./names.ts";
-import { deliveryDelays, type NetworkFaults, Topology } from "./network.ts";
+import type { Address } from "../proto/mod.ts";
+import { Driver } from "./driver.ts";
+import { Offered, type Served } from "./offered.ts";
+import type { SeedLookup } from "./names.ts";
+import type { NetworkFaults, Topology } from "./network.ts";
+
+export { addressOf } from "./names.ts";
 
 /** How a fleet is set up. */
 export interface FleetOptions {
@@ -76,72 +82,65 @@ export interface FleetOptions {
    * @default {at once, with the address}
    */
   readonly seedLookup?: SeedLookup;
+  /**
+   * Largest clock drift of a node, as a fraction: 0.01 lets clocks run 1%
+   * fast or slow. Each node's drift is drawn from the seed; its traffic
+   * keeps to virtual time.
+   *
+   * @default {0}
+   */
+  readonly clockDrift?: number;
 }
 
 /** The key every node's traffic goes to. */
 export const KEY = "api:tenant-42";
 
+/** A node's signing, what it refused, its limits, and its traffic. */
 interface Member {
-  readonly index: number;
-  readonly address: Address;
-  node: FleetNode | undefined;
-  book: LimitBook | undefined;
-  /** Requests a second this node is offered. */
-  demand: number;
-  nextRequestMs: number;
-  pausedUntilMs: number;
-  /** Requests that arrived during a pause, checked when it ends. */
-  queued: number;
-  admitted: number;
-  denied: number;
-  shadowDenied: number;
   auth: AuthConfig;
-  rejected: { unsigned: number; badTag: number };
-  seedLookup: SeedLookup;
+  readonly rejected: { unsigned: number; badTag: number };
+  /** The limits of its current life. */
+  book: LimitBook | undefined;
+  readonly offered: Offered;
 }
-
-type Delivery = { atMs: number; to: number; from: Address; bytes: Uint8Array };
-type Answer = {
-  atMs: number;
-  to: number;
-  node: FleetNode;
-  name: string;
-  ips: string[] | undefined;
-};
 
 /** Nodes of a fleet, the network between them, and their traffic, on virtual time. */
 export class Fleet {
+  readonly #driver: Driver<FleetNode>;
   readonly #members: Member[] = [];
-  readonly #byAddress = new Map<string, number>();
-  readonly #deliveries = new EventHeap<Delivery>();
-  readonly #answers = new EventHeap<Answer>();
-  readonly #netPrng: Prng;
-  readonly #prng: Prng;
+  /** The requests' phases: a stream of their own, so that they do not move the nodes' seeds. */
+  readonly #phases: Prng;
   readonly #options: FleetOptions;
-  /** Which node reaches which: cut and heal links here. */
-  readonly topology: Topology = new Topology();
-  /** The network's faults now; change them at any time. */
-  faults: NetworkFaults;
-  #nowMs = 0;
-  #limit: Limit;
 
   /**
    * A fleet of `size` nodes, all started at time 0.
+   *
+   * @throws {RangeError} if `size` or `clockDrift` is out of range.
    *
    * @param options The seed, the size, the limit, the policy and the faults.
    */
   constructor(options: FleetOptions) {
     this.#options = options;
-    this.#prng = new Prng(options.seed);
-    this.#netPrng = this.#prng.fork();
-    this.faults = options.faults ?? {};
-    this.#limit = options.limit;
-    for (let i = 0; i < options.size; i++) this.add();
+    this.#driver = new Driver<FleetNode>(options, {
+      start: (index, address, seeds, seed) => this.#start(index, address, seeds, seed),
+      send: (index, bytes, to) => {
+        const sealed = seal(this.#members[index].auth, bytes, syncMac) as Uint8Array;
+        this.onSend?.(index, sealed, to);
+        return sealed;
+      },
+      receive: (index, _from, bytes) => {
+        const verdict = this.#open(index, bytes);
+        return verdict.accept ? verdict.bytes : undefined;
+      },
+      resumed: (index) => this.#members[index].offered.drain(),
+    });
+    this.#phases = this.#driver.fork();
+    this.#driver.populate(options.size);
   }
 
   /** Virtual time, ms. */
   get nowMs(): number {
-    return this.#nowMs;
+    return this.#driver.nowMs;
   }
 
   /** The key every node's traffic goes to: the one to ask {@link Fleet.share} about. */
@@ -151,39 +150,34 @@ export class Fleet {
 
   /** How many nodes were ever added. */
   get size(): number {
-    return this.#members.length;
+    return this.#driver.size;
+  }
+
+  /** Which node reaches which: cut and heal links here. */
+  get topology(): Topology {
+    return this.#driver.topology;
+  }
+
+  /** The network's faults now; change them at any time. */
+  get faults(): NetworkFaults {
+    return this.#driver.faults;
+  }
+
+  set faults(faults: NetworkFaults) {
+    this.#driver.faults = faults;
   }
 
   /**
-   * Adds a node (started now), signing as `auth` and looking its seed up as
-   * `seedLookup` (defaults: the fleet's), and returns its index.
+   * Adds a node (started now, joining through node 0), signing as `auth`
+   * and looking its seed up as `seedLookup` (defaults: the fleet's), and
+   * returns its index.
    *
    * @param options `auth`: how it signs; `seedLookup`: how its seed's name is answered.
    * @returns Its index.
    */
   add(options: { auth?: AuthConfig; seedLookup?: SeedLookup } = {}): number {
-    const index = this.#members.length;
-    const address = addressOf(index);
-    const member: Member = {
-      index,
-      address,
-      node: undefined,
-      book: undefined,
-      demand: 0,
-      nextRequestMs: 0,
-      pausedUntilMs: 0,
-      queued: 0,
-      admitted: 0,
-      denied: 0,
-      shadowDenied: 0,
-      auth: options.auth ?? this.#options.auth ?? authConfig("off"),
-      rejected: { unsigned: 0, badTag: 0 },
-      seedLookup: options.seedLookup ?? this.#options.seedLookup ?? {},
-    };
-    this.#members.push(member);
-    this.#byAddress.set(address.toString(), index);
-    this.#start(member);
-    return index;
+    this.#members[this.size] = this.#member(this.size, options.auth);
+    return this.#driver.add({ seedLookup: options.seedLookup });
   }
 
   /**
@@ -193,10 +187,8 @@ export class Fleet {
    * @param perSec Requests a second, 0 for none.
    */
   setDemand(index: number, perSec: number): void {
-    const m = this.#members[index];
-    m.demand = perSec;
-    // A phase of its own per node, so the nodes' requests do not line up.
-    m.nextRequestMs = this.#nowMs + (perSec > 0 ? this.#prng.nextFloat() * (1_000 / perSec) : 0);
+    const phase = perSec > 0 ? this.#phases.nextFloat() : 0;
+    this.#of(index).offered.set(perSec, this.nowMs, phase);
   }
 
   /**
@@ -206,7 +198,7 @@ export class Fleet {
    * @param limit The new limit.
    */
   setLimit(index: number, limit: Limit): void {
-    this.#members[index].book?.setLimit(limit);
+    if (this.#driver.node(index)) this.#of(index).book?.setLimit(limit);
   }
 
   /**
@@ -215,7 +207,7 @@ export class Fleet {
    * @param limit The shadow, or `null` to remove it.
    */
   setShadow(limit: Limit | null): void {
-    for (const m of this.#members) m.book?.setShadow("", limit);
+    this.#members.forEach((m, i) => this.#driver.node(i) && m.book?.setShadow("", limit));
   }
 
   /**
@@ -225,7 +217,7 @@ export class Fleet {
    * @param auth Its new signing configuration.
    */
   setAuth(index: number, auth: AuthConfig): void {
-    this.#members[index].auth = auth;
+    this.#of(index).auth = auth;
   }
 
   /**
@@ -235,12 +227,13 @@ export class Fleet {
    * @returns Datagrams refused unsigned, and with a bad tag.
    */
   rejected(index: number): { unsigned: number; badTag: number } {
-    return { ...this.#members[index].rejected };
+    return { ...this.#of(index).rejected };
   }
 
   /**
-   * Hands node `index` a datagram as if `from` had sent it: through its
-   * signature check, then to its node. Returns what became of it.
+   * Hands node `index` a datagram as if `from` had sent it, now: through
+   * its signature check, then to its node (when its pause ends, if it is
+   * paused). Returns what became of it.
    *
    * @param index The receiving node's index.
    * @param from The source address it sees.
@@ -252,15 +245,10 @@ export class Fleet {
     from: Address,
     bytes: Uint8Array,
   ): "accepted" | "unsigned" | "badTag" | "down" {
-    const m = this.#members[index];
-    if (!m.node) return "down";
-    const verdict = judge(m.auth, bytes, syncMac) as Verdict;
-    if (!verdict.accept) {
-      m.rejected[verdict.reason]++;
-      return verdict.reason;
-    }
-    m.node.handleDatagram(this.#nowMs, from, verdict.bytes);
-    this.#flush(m);
+    if (!this.#driver.node(index)) return "down";
+    const verdict = this.#open(index, bytes);
+    if (!verdict.accept) return verdict.reason;
+    this.#driver.hand(index, from, verdict.bytes);
     return "accepted";
   }
 
@@ -268,13 +256,14 @@ export class Fleet {
   onSend: ((from: number, bytes: Uint8Array, to: Address) => void) | undefined;
 
   /**
-   * Stops node `index` from processing anything until `untilMs`; its requests queue meanwhile.
+   * Stops node `index` from processing anything until `untilMs`: what it
+   * hears and the requests it is offered queue meanwhile.
    *
    * @param index The node's index.
    * @param untilMs The virtual time it resumes at, ms.
    */
   pause(index: number, untilMs: number): void {
-    this.#members[index].pausedUntilMs = untilMs;
+    this.#driver.pause(index, untilMs - this.nowMs);
   }
 
   /**
@@ -283,17 +272,18 @@ export class Fleet {
    * @param index The node's index.
    */
   crash(index: number): void {
-    this.#members[index].node = undefined;
-    this.#members[index].book = undefined;
+    this.#driver.crash(index);
   }
 
   /**
    * Starts node `index` again at the same address with fresh state.
    *
+   * @throws {RangeError} if node `index` runs.
+   *
    * @param index The node's index.
    */
   restart(index: number): void {
-    this.#start(this.#members[index]);
+    this.#driver.restart(index);
   }
 
   /**
@@ -302,23 +292,22 @@ export class Fleet {
    * @param index The node's index.
    */
   leave(index: number): void {
-    const m = this.#members[index];
-    if (!m.node) return;
-    m.node.leave();
-    this.#flush(m);
-    m.node = undefined;
-    m.book = undefined;
+    this.#driver.leave(index);
   }
 
   /**
    * The rate node `index` admits `key` at now, per second.
+   *
+   * @throws {RangeError} if node `index` does not run.
    *
    * @param index The node's index.
    * @param key The key; the fleet's traffic goes to {@link Fleet.key}.
    * @returns Requests a second.
    */
   share(index: number, key: string): number {
-    return this.#members[index].node!.share("", key);
+    const node = this.#driver.node(index);
+    if (!node) throw new RangeError(`node ${index} does not run`);
+    return node.share("", key);
   }
 
   /**
@@ -329,7 +318,11 @@ export class Fleet {
    * @returns Whether it was admitted; `undefined` if the node is down.
    */
   check(index: number, key: string): boolean | undefined {
-    return this.#members[index].node?.check("", key, 1, this.#nowMs).allowed;
+    const node = this.#driver.node(index);
+    if (!node) return undefined;
+    const allowed = node.check("", key, 1, this.#driver.localMs(index)).allowed;
+    this.#driver.flush(index);
+    return allowed;
   }
 
   /**
@@ -339,7 +332,7 @@ export class Fleet {
    * @returns Its stats, or `undefined` when it does not run.
    */
   stats(index: number): FleetStats | undefined {
-    return this.#members[index].node?.stats(this.#nowMs);
+    return this.#driver.node(index)?.stats(this.#driver.localMs(index));
   }
 
   /**
@@ -349,119 +342,76 @@ export class Fleet {
    * @returns The counts.
    */
   take(index: number): { admitted: number; denied: number; shadowDenied: number } {
-    const m = this.#members[index];
-    const out = { admitted: m.admitted, denied: m.denied, shadowDenied: m.shadowDenied };
-    m.admitted = m.denied = m.shadowDenied = 0;
-    return out;
+    return this.#of(index).offered.take();
   }
 
   /**
-   * Runs the fleet until `untilMs`, a millisecond at a time.
+   * Runs the fleet until `untilMs`: everything due by then happens.
    *
    * @param untilMs The virtual time to stop at, ms.
    */
   runUntil(untilMs: number): void {
-    while (this.#nowMs < untilMs) {
-      const now = this.#nowMs;
-      for (let d = this.#deliveries.popDue(now); d; d = this.#deliveries.popDue(now)) {
-        const m = this.#members[d.to];
-        if (m.node && m.pausedUntilMs <= now) this.inject(d.to, d.from, d.bytes);
-      }
-      for (let a = this.#answers.popDue(now); a; a = this.#answers.popDue(now)) {
-        const m = this.#members[a.to];
-        if (m.node !== a.node) continue; // asked by an earlier life
-        if (a.ips === undefined) a.node.handleResolveFailed(now, a.name);
-        else a.node.handleResolved(now, a.name, a.ips);
-        this.#flush(m);
-      }
-      for (const m of this.#members) this.#step(m, now);
-      this.#nowMs = now + 1;
-    }
+    this.#driver.runUntil(untilMs);
   }
 
-  #step(m: Member, now: number): void {
-    const node = m.node;
-    if (!node) return;
-    if (m.pausedUntilMs > now) {
-      // Paused: requests arrive and wait; nothing is processed.
-      while (m.demand > 0 && m.nextRequestMs <= now) {
-        m.queued++;
-        m.nextRequestMs += 1_000 / m.demand;
-      }
-      return;
-    }
-    if ((node.pollTimeout() ?? Infinity) <= now) node.handleTimeout(now);
-    for (; m.queued > 0; m.queued--) this.#check(m, node, now);
-    while (m.demand > 0 && m.nextRequestMs <= now) {
-      this.#check(m, node, now);
-      m.nextRequestMs += 1_000 / m.demand;
-    }
-    this.#flush(m);
+  /** Node `index`'s record; a `RangeError` for a node that was never added. */
+  #of(index: number): Member {
+    this.#driver.node(index);
+    return this.#members[index];
   }
 
-  #check(m: Member, node: FleetNode, now: number): void {
-    const { decision, shadow } = node.checkTraced("", KEY, 1, now);
-    if (decision.allowed) m.admitted++;
-    else m.denied++;
-    if (shadow !== undefined && !shadow.allowed) m.shadowDenied++;
+  /** One request of the offered traffic reaches node `index`. */
+  #serve(index: number): Served {
+    const node = this.#driver.node(index);
+    if (!node) return "down";
+    if (this.#driver.isPaused(index)) return "paused";
+    const { decision, shadow } = node.checkTraced("", KEY, 1, this.#driver.localMs(index));
+    this.#driver.flush(index);
+    return { allowed: decision.allowed, shadowDenied: shadow !== undefined && !shadow.allowed };
   }
 
-  #flush(m: Member): void {
-    const node = m.node!;
-    for (let r = node.pollResolve(); r !== undefined; r = node.pollResolve()) {
-      const { atMs, ips } = answer(m.seedLookup, this.#nowMs, r.host, addressOf);
-      this.#answers.push({ atMs, to: m.index, node, name: r.name, ips });
-    }
-    for (let t = node.pollTransmit(); t !== undefined; t = node.pollTransmit()) {
-      const to = this.#byAddress.get(t.to.toString());
-      const bytes = seal(m.auth, t.bytes, syncMac) as Uint8Array;
-      this.onSend?.(m.index, bytes, t.to);
-      if (to === undefined || !this.topology.connected(m.index, to)) continue;
-      for (const delayMs of deliveryDelays(this.faults, this.#netPrng)) {
-        this.#deliveries.push({
-          atMs: this.#nowMs + Math.max(1, Math.round(delayMs)),
-          to,
-          from: m.address,
-          bytes,
-        });
-      }
-    }
+  /** Node `index`'s signature check of a datagram, counted when it refuses. */
+  #open(index: number, bytes: Uint8Array): Verdict {
+    const m = this.#members[index];
+    const verdict = judge(m.auth, bytes, syncMac) as Verdict;
+    if (!verdict.accept) m.rejected[verdict.reason]++;
+    return verdict;
   }
 
-  #start(m: Member): void {
-    const book = new LimitBook(this.#limit, {
+  /** Node `index` before it first starts, signing as `auth` (default: the fleet's). */
+  #member(index: number, auth?: AuthConfig): Member {
+    return {
+      auth: auth ?? this.#options.auth ?? authConfig("off"),
+      rejected: { unsigned: 0, badTag: 0 },
+      book: undefined,
+      offered: new Offered((atMs, run) => this.#driver.at(atMs, run), () => this.#serve(index)),
+    };
+  }
+
+  #start(index: number, address: Address, seeds: string[], seed: number): FleetNode {
+    const options = this.#options;
+    this.#members[index] ??= this.#member(index);
+    const book = new LimitBook(options.limit, {
       maxClasses: GUARD_BOUNDS.maxClasses.default,
       maxKeyLimits: GUARD_BOUNDS.maxKeyLimits.default,
     });
     const enforcer = new Enforcer(book, {
       capacity: 2 * GUARD_BOUNDS.trackedKeys.default,
       overflowScale: COLD_FRACTION,
-      fleet: { hashKey: this.#options.hashKey ?? PUBLIC_HASH_KEY },
+      fleet: { hashKey: options.hashKey ?? PUBLIC_HASH_KEY },
     });
-    const seed = m.index === 0 ? 1 : 0;
-    const node = new FleetNode({
-      address: m.address,
-      seeds: seed < Math.max(this.#options.size, this.#members.length) ? [seedName(seed)] : [],
+    this.#members[index].book = book;
+    return new FleetNode({
+      address,
+      seeds,
       book,
       enforcer,
-      policy: this.#options.policy ?? DEFAULT_PARTITION_POLICY,
-      relay: this.#options.relay,
+      policy: options.policy ?? DEFAULT_PARTITION_POLICY,
+      relay: options.relay,
       membership: {
-        seed: this.#prng.nextU32(),
-        protocolPeriodMs: this.#options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,
+        seed,
+        protocolPeriodMs: options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,
       },
     });
-    m.node = node;
-    m.book = book;
   }
-}
-
-/**
- * The address of node `index`: 10.0.x.y:7946.
- *
- * @param index The node's index.
- * @returns Its address.
- */
-export function addressOf(index: number): Address {
-  return Address.parse(`10.0.${index >> 8}.${(index & 255) + 1}:7946`);
 }

@@ -20,9 +20,9 @@
  * @module
  */
 
-export { Cluster, type ClusterOptions, type Observed, type Traffic } from "./cluster.ts";
-export { type NetworkFaults, Topology } from "./network.ts";
+export { Cluster, type ClusterOptions, type Observed } from "./cluster.ts";
+export { type NetworkFaults, Topology, type Traffic } from "./network.ts";
 export { replayCommand, type ScenarioResult, summarize, waitFor } from "./report.ts";
 export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
-export { addressOf, Fleet, type FleetOptions } from "./fleet.ts";
-export { type SeedLookup, seedName } from "./names.ts";
+export { Fleet, type FleetOptions } from "./fleet.ts";
+export { addressOf, type SeedLookup, seedName } from "./names.ts";

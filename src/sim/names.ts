@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Address } from "../proto/mod.ts";
+import { Address } from "../proto/mod.ts";
 
 /** How the lookups of a node's seed names are answered. */
 export interface SeedLookup {
@@ -23,6 +23,17 @@ export interface SeedLookup {
 }
 
 /**
+ * The address of node `index`: 10.0.x.y:7946, counting from 10.0.0.1.
+ *
+ * @param index The node's index, from 0 to 65,534.
+ * @returns Its address.
+ */
+export function addressOf(index: number): Address {
+  const n = index + 1;
+  return Address.of(new Uint8Array([10, 0, (n >> 8) & 0xff, n & 0xff]), 7946);
+}
+
+/**
  * The seed name under which node `index` is found: `node-<index>.sim:7946`.
  *
  * @param index The node's index.
@@ -34,19 +45,17 @@ export function seedName(index: number): string {
 
 /**
  * The answer to a lookup of `host` asked at `nowMs`: when it arrives, and the
- * IPs it gives (undefined for a failure). `addressOf` finds a node's address.
+ * IPs it gives (undefined for a failure).
  */
 export function answer(
   lookup: SeedLookup,
   nowMs: number,
   host: string,
-  addressOf: (index: number) => Address,
 ): { atMs: number; ips: string[] | undefined } {
   const atMs = nowMs + Math.max(1, lookup.delayMs ?? 1);
   const kind = atMs >= (lookup.untilMs ?? Infinity) ? "addresses" : lookup.answer ?? "addresses";
   if (kind === "fail") return { atMs, ips: undefined };
   const m = /^node-(\d+)\.sim$/.exec(host);
   if (kind === "nothing" || !m) return { atMs, ips: [] };
-  const text = addressOf(Number(m[1])).toString();
-  return { atMs, ips: [text.slice(0, text.lastIndexOf(":"))] };
+  return { atMs, ips: [addressOf(Number(m[1])).host] };
 }

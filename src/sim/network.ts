@@ -87,3 +87,50 @@ export function deliveryDelays(faults: NetworkFaults, prng: Prng): number[] {
   }
   return delays;
 }
+
+/** What a node sent since the counters were last reset. */
+export interface Traffic {
+  /** Datagrams sent. */
+  readonly datagrams: number;
+  /** Bytes sent. */
+  readonly bytes: number;
+  /** The largest datagram. */
+  readonly largestBytes: number;
+}
+
+type Counter = { datagrams: number; bytes: number; largestBytes: number };
+const EMPTY_TRAFFIC: Traffic = { datagrams: 0, bytes: 0, largestBytes: 0 };
+
+/** What each node sent, and what all of them sent to each address, a stranger's included. */
+export class TrafficLog {
+  #from: Counter[] = [];
+  #to = new Map<string, Counter>();
+
+  /** Counts a datagram of `bytes` bytes from node `from` to the address `to` (as text). */
+  count(from: number, to: string, bytes: number): void {
+    let toward = this.#to.get(to);
+    if (!toward) this.#to.set(to, toward = { ...EMPTY_TRAFFIC });
+    const counters = [this.#from[from] ??= { ...EMPTY_TRAFFIC }, toward];
+    for (const traffic of counters) {
+      traffic.datagrams++;
+      traffic.bytes += bytes;
+      traffic.largestBytes = Math.max(traffic.largestBytes, bytes);
+    }
+  }
+
+  /** What node `index` sent. */
+  from(index: number): Traffic {
+    return { ...(this.#from[index] ?? EMPTY_TRAFFIC) };
+  }
+
+  /** What all nodes sent to `address` (as text). */
+  to(address: string): Traffic {
+    return { ...(this.#to.get(address) ?? EMPTY_TRAFFIC) };
+  }
+
+  /** Zeroes every counter. */
+  reset(): void {
+    this.#from = [];
+    this.#to = new Map();
+  }
+}
