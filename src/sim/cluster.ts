@@ -16,13 +16,12 @@ import {
   Node,
 } from "../core/membership/mod.ts";
 import { Driver } from "./driver.ts";
+import type { SimOptions } from "./face.ts";
 import { addressOf, type SeedLookup } from "./names.ts";
 import type { NetworkFaults, Topology, Traffic } from "./network.ts";
 
 /** How a cluster starts. */
-export interface ClusterOptions {
-  /** Decides the whole run. */
-  readonly seed: number;
+export interface ClusterOptions extends SimOptions {
   /**
    * Nodes started at time 0, each joining through node 0 (node 0 through node 1).
    *
@@ -35,24 +34,6 @@ export interface ClusterOptions {
    * @default {the defaults of MembershipOptions}
    */
   readonly membership?: Omit<MembershipOptions, "seed" | "seeds" | "extension">;
-  /**
-   * How the nodes' lookups of their seed names are answered.
-   *
-   * @default {at once, with the address}
-   */
-  readonly seedLookup?: SeedLookup;
-  /**
-   * Network faults from the start.
-   *
-   * @default {none}
-   */
-  readonly faults?: NetworkFaults;
-  /**
-   * Largest clock drift of a node, as a fraction: 0.01 lets clocks run 1% fast or slow.
-   *
-   * @default {0}
-   */
-  readonly clockDrift?: number;
 }
 
 /** A change seen by one node, as the simulator reports it. */

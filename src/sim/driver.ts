@@ -2,7 +2,7 @@
  * The simulator's one driver: virtual time, the event heap, the in-memory
  * network and its faults, each node's own clock (which may drift), crashes,
  * restarts, pauses, leaves, late joins, injected datagrams and the lookups
- * of seed names, for any node with the core's sans-I/O face. `Cluster`
+ * of seed names, for any node with the core's sans-I/O face (`SimNode`). `Cluster`
  * drives membership nodes with it, `Fleet` whole fleet nodes and their
  * traffic: both are thin layers that say how a node starts and what it
  * does beside the protocol. The same seed gives the same run.
@@ -17,6 +17,7 @@ import {
   type ResolveRequest,
   type Transmit,
 } from "../core/membership/mod.ts";
+import type { DriverHooks, SimNode, SimOptions } from "./face.ts";
 import { EventHeap } from "./heap.ts";
 import { addressOf, answer, type SeedLookup, seedName } from "./names.ts";
 import {
@@ -26,50 +27,6 @@ import {
   type Traffic,
   TrafficLog,
 } from "./network.ts";
-
-/** The core's face that the driver drives: a membership `Node`'s and a `FleetNode`'s. */
-export interface SimNode {
-  /** A datagram arrived from `from`. */
-  handleDatagram(nowMs: number, from: Address, bytes: Uint8Array): void;
-  /** What `pollTimeout` named is due. */
-  handleTimeout(nowMs: number): void;
-  /** The next datagram to send. */
-  pollTransmit(): Transmit | undefined;
-  /** When `handleTimeout` is next due, on the node's clock. */
-  pollTimeout(): number | undefined;
-  /** The next name to look up. */
-  pollResolve(): ResolveRequest | undefined;
-  /** A lookup's answer. */
-  handleResolved(nowMs: number, name: string, ips: readonly string[]): void;
-  /** A lookup's failure. */
-  handleResolveFailed(nowMs: number, name: string): void;
-  /** Says goodbye; what it sends is drained at once. */
-  leave(): void;
-}
-
-/** What the layer over the driver decides about its nodes. */
-export interface DriverHooks<N extends SimNode> {
-  /** A fresh node `index` at `address`, joining through `seeds` (names), its randomness from `seed`. */
-  start(index: number, address: Address, seeds: string[], seed: number): N;
-  /** The bytes put on the wire for a datagram node `index` sends to `to` (signed, say). */
-  send?(index: number, bytes: Uint8Array, to: Address): Uint8Array;
-  /** What node `index` is handed of a datagram that reached it; `undefined` drops it. */
-  receive?(index: number, from: Address, bytes: Uint8Array): Uint8Array | undefined;
-  /** Node `index` is back from a pause and has worked through what it heard meanwhile. */
-  resumed?(index: number): void;
-}
-
-/** How the driver starts. */
-export interface DriverOptions {
-  /** Decides the whole run. */
-  readonly seed: number;
-  /** Network faults from the start (default none). */
-  readonly faults?: NetworkFaults;
-  /** Largest clock drift of a node, as a fraction (default 0). */
-  readonly clockDrift?: number;
-  /** How nodes' lookups of their seed names are answered (default: at once, with the address). */
-  readonly seedLookup?: SeedLookup;
-}
 
 interface Slot<N> {
   readonly index: number;
@@ -118,7 +75,7 @@ export class Driver<N extends SimNode> {
    *
    * @throws {RangeError} if `clockDrift` is out of range.
    */
-  constructor(options: DriverOptions, hooks: DriverHooks<N>) {
+  constructor(options: SimOptions, hooks: DriverHooks<N>) {
     const drift = options.clockDrift ?? 0;
     if (!(drift >= 0 && drift < 0.5)) {
       throw new RangeError(`clockDrift must be from 0 to 0.5, got ${drift}`);

@@ -22,6 +22,7 @@ import type { Prng } from "../core/prng.ts";
 import { LimitBook } from "../core/rules.ts";
 import type { Address } from "../proto/mod.ts";
 import { Driver } from "./driver.ts";
+import type { SimOptions } from "./face.ts";
 import { Offered, type Served } from "./offered.ts";
 import type { SeedLookup } from "./names.ts";
 import type { NetworkFaults, Topology } from "./network.ts";
@@ -29,9 +30,7 @@ import type { NetworkFaults, Topology } from "./network.ts";
 export { addressOf } from "./names.ts";
 
 /** How a fleet is set up. */
-export interface FleetOptions {
-  /** Decides the whole run. */
-  readonly seed: number;
+export interface FleetOptions extends SimOptions {
   /**
    * Nodes started at time 0; node 0 joins through node 1, the others through
    * node 0, each by its seed name (see `seedLookup`).
@@ -52,12 +51,6 @@ export interface FleetOptions {
    */
   readonly protocolPeriodMs?: number;
   /**
-   * Network faults from the start.
-   *
-   * @default {none}
-   */
-  readonly faults?: NetworkFaults;
-  /**
    * Whether nodes relay each other's demand reports.
    *
    * @default {true}
@@ -76,20 +69,6 @@ export interface FleetOptions {
    * @default {PUBLIC_HASH_KEY}
    */
   readonly hashKey?: HashKey;
-  /**
-   * How every node's lookups of its seed name are answered.
-   *
-   * @default {at once, with the address}
-   */
-  readonly seedLookup?: SeedLookup;
-  /**
-   * Largest clock drift of a node, as a fraction: 0.01 lets clocks run 1%
-   * fast or slow. Each node's drift is drawn from the seed; its traffic
-   * keeps to virtual time.
-   *
-   * @default {0}
-   */
-  readonly clockDrift?: number;
 }
 
 /** The key every node's traffic goes to. */
