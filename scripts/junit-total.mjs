@@ -1,20 +1,25 @@
 // Totals the JUnit reports of the three runtimes into one line,
-// "N passed, N failed", counting leaf test cases only: Deno reports a
+// "N passed, N failed, N skipped", counting leaf test cases only: Deno reports a
 // node:test `describe` both as a case and as the parent of its steps
 // ("group > one"), so a case that has steps is not counted itself.
 // A runner that exited non-zero without reporting a failure (a file that
 // failed to load, a crash) counts as one failed test, so nothing passes
-// silently.
+// silently. A skipped case (a PostgreSQL test with no server, say) is
+// neither passed nor failed, but counted and shown, so a skip cannot pass for
+// a test that ran.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const [dir, ...runtimes] = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
+let skipped = 0;
 for (const rt of runtimes) {
   const xmlPath = join(dir, `${rt}.xml`);
   const rc = Number(readFileSync(join(dir, `${rt}.rc`), "utf8").trim());
-  const cases = existsSync(xmlPath) ? parseCases(readFileSync(xmlPath, "utf8")) : [];
+  const all = existsSync(xmlPath) ? parseCases(readFileSync(xmlPath, "utf8")) : [];
+  const s = all.filter((c) => c.skipped).length;
+  const cases = all.filter((c) => !c.skipped);
   const names = new Set(cases.map((c) => c.name));
   const leaves = cases.filter((c) =>
     rt !== "deno" || ![...names].some((n) => n.startsWith(`${c.name} > `))
@@ -24,7 +29,8 @@ for (const rt of runtimes) {
   let extra = 0;
   if (rc !== 0 && f === 0) extra = 1;
   if (leaves.length === 0 && rc === 0) extra = 1, p = 0; // no report at all is a failure
-  console.log(`${rt}: ${p} passed, ${f + extra} failed`);
+  console.log(`${rt}: ${p} passed, ${f + extra} failed, ${s} skipped`);
+  skipped += s;
   passed += p;
   failed += f + extra;
 }
@@ -36,7 +42,7 @@ if (existsSync(checksDir)) {
   passed += rcs.length - bad.length;
   failed += bad.length;
 }
-console.log(`${passed} passed, ${failed} failed`);
+console.log(`${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 ? 0 : 1);
 
 function parseCases(xml) {
@@ -47,7 +53,7 @@ function parseCases(xml) {
     const body = m[3] ?? "";
     const failed = /<(failure|error)\b/.test(body) || /\bfailure="/.test(m[1]);
     const skipped = /<skipped\b/.test(body);
-    if (!skipped) out.push({ name, failed });
+    out.push({ name, failed, skipped });
   }
   return out;
 }

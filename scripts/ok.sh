@@ -3,7 +3,7 @@
 # alone), a grep for runtime globals in the core, the documentation lint
 # (scripts/doc_lint.ts), the suite on Deno, Bun and
 # Node, and `deno publish --dry-run`. Each check counts as one test in the
-# final "N passed, N failed" line, so a lint error cannot hide behind a green
+# final "N passed, N failed, N skipped" line, so a lint error cannot hide behind a green
 # suite.
 set -u
 cd "$(dirname "$0")/.."

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the one test suite under Deno, Bun and Node (via tsx), each writing a
-# JUnit report, then prints a single total line: "N passed, N failed".
+# JUnit report, then prints a single total line: "N passed, N failed, N skipped".
 # Exit status is non-zero when any test failed or any runner crashed.
 set -u
 cd "$(dirname "$0")/.."

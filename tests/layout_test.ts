@@ -13,7 +13,9 @@ test("jsr.json and deno.json describe the same package", () => {
     assert.deepEqual(jsr[field], deno[field], field);
   }
   assert.equal(jsr.name, "@rateguard/guard");
-  assert.equal(json("package.json").version, jsr.version);
+  const npm = json("package.json");
+  assert.equal(npm.version, jsr.version);
+  assert.deepEqual(npm.exports, deno.exports, "package.json exports the same entry points");
 });
 
 test("the README's test command is what CI runs", () => {
