@@ -11,11 +11,11 @@
 
 import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs, owedAt } from "./gcra.ts";
 import { hashId, type HashKey, keyHash64 } from "./hash.ts";
-import { KeyTable, Slot } from "./keytable.ts";
+import { hasCooled, KeyTable, ratesAt, Slot } from "./keytable.ts";
 import { type LimitBook, type Rule, ruleOf } from "./rules.ts";
 import { describe, MAX_COST } from "./limit.ts";
 import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
-import { toUs } from "./time.ts";
+import { toUs, usToMs } from "./time.ts";
 
 export type { BatchItem } from "./options.ts";
 
@@ -90,6 +90,13 @@ const NOMINATE_FRACTION = 0.5;
 /** Denied keys remembered for `mostDenied` at most, unless the options say otherwise. */
 const MAX_NOTED = 4_096;
 
+/**
+ * A full noted set is swept for cooled keys at most this often: a flood of
+ * distinct denied keys costs one scan of the set a second, not one a denial.
+ * A key takes tens of seconds to cool, so a sweep a second misses none for long.
+ */
+const FORGET_EVERY_MS = 1_000;
+
 // Relations the constants above must keep, checked when the module loads.
 if (MAX_CANDIDATES < GUARD_BOUNDS.hotKeys.max) {
   throw new Error("enforcer: a tick's candidates must be able to fill the largest hot set");
@@ -118,6 +125,7 @@ export class Enforcer {
   #candidates: Slot[] = [];
   readonly #noted = new Set<Slot>();
   readonly #maxNoted: number;
+  #forgotMs = -Infinity;
   readonly #originMs: number;
 
   /**
@@ -411,7 +419,7 @@ export class Enforcer {
     }
     this.#denied++;
     slot.denied += cost;
-    this.#note(slot);
+    this.#note(slot, nowUs);
     if (!slot.candidate) this.#nominate(slot);
     if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
     return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
@@ -420,17 +428,31 @@ export class Enforcer {
   /**
    * Remembers a key that was denied (or shadow-denied), for mostDenied: a
    * bounded set, so a flood of distinct denied keys costs a fixed amount.
+   * The set is full only on the deny path, so that is where cooled keys are
+   * forgotten to make room: reads (the stats) leave the set as it is, and a
+   * standalone guard, which has no tick, still notes new keys.
    */
-  #note(slot: Slot): void {
-    if (this.#noted.size < this.#maxNoted && slot !== this.#overflow) this.#noted.add(slot);
+  #note(slot: Slot, nowUs: number): void {
+    if (slot === this.#overflow || this.#noted.has(slot)) return;
+    if (this.#noted.size >= this.#maxNoted) this.#forgetCooled(this.#originMs + usToMs(nowUs));
+    if (this.#noted.size < this.#maxNoted) this.#noted.add(slot);
+  }
+
+  #forgetCooled(nowMs: number): void {
+    if (nowMs - this.#forgotMs < FORGET_EVERY_MS) return;
+    this.#forgotMs = nowMs;
+    for (const slot of this.#noted) {
+      if (hasCooled(ratesAt(slot, nowMs))) this.#noted.delete(slot);
+    }
   }
 
   /**
-   * Keys denied lately; the caller forgets those that have cooled.
+   * Keys denied lately, some perhaps since cooled: readers skip those, and
+   * leave the set alone.
    *
    * @internal For the stats.
    */
-  get noted(): Set<Slot> {
+  get noted(): ReadonlySet<Slot> {
     return this.#noted;
   }
 
@@ -451,7 +473,7 @@ export class Enforcer {
     } else {
       this.#shadowDenied++;
       s.denied += cost;
-      this.#note(slot);
+      this.#note(slot, nowUs);
     }
   }
 

@@ -112,6 +112,11 @@ export class FleetNode {
     return this.#node.address;
   }
 
+  /** Still joining: seeds that may name a peer, and no live member reached yet. */
+  get joining(): boolean {
+    return this.#node.joining;
+  }
+
   /**
    * The next seed name to look up, if one is due; see `Node.pollResolve`.
    *

@@ -56,14 +56,30 @@ export function shadowDenied(slot: Slot): number {
   return slot.shadow?.denied ?? 0;
 }
 
-/** Brings a slot's rates up to `nowMs` and returns them. */
+/**
+ * Below this many denials (and shadow denials) a second, a key has stopped
+ * being denied: it leaves the most denied, and the set of noted keys.
+ */
+export const COOLED_PER_SEC = 0.01;
+
+/** Brings a slot's rates up to `nowMs`, keeps them for the next read, and returns them. */
 export function updateRates(slot: Slot, nowMs: number): KeyRates {
+  const r = ratesAt(slot, nowMs);
+  RATES.set(slot, r);
+  return r;
+}
+
+/**
+ * A slot's rates as of `nowMs`, from those last kept, keeping nothing: what
+ * a read that must leave no trace (the deny path's forgetting) sees.
+ */
+export function ratesAt(slot: Slot, nowMs: number): KeyRates {
   const r = RATES.get(slot);
   if (r === undefined) {
     // A first read: the averages over the key's life so far.
     const lifeMs = Math.max(1, nowMs - slot.bornMs);
     const perSec = (count: number) => (count * 1_000) / lifeMs;
-    const first = {
+    return {
       atMs: nowMs,
       seenRequests: slot.requests,
       seenDenied: slot.denied,
@@ -72,22 +88,26 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
       deniedPerSec: perSec(slot.denied),
       shadowDeniedPerSec: perSec(shadowDenied(slot)),
     };
-    RATES.set(slot, first);
-    return first;
   }
   const spanMs = nowMs - r.atMs;
   if (spanMs <= 0) return r;
   // Counts since the last read are taken as spread evenly over the gap.
   const keep = Math.exp(-spanMs / RATES_TAU_MS);
   const blend = (old: number, count: number) => keep * old + (1 - keep) * (count * 1_000 / spanMs);
-  r.requestsPerSec = blend(r.requestsPerSec, slot.requests - r.seenRequests);
-  r.deniedPerSec = blend(r.deniedPerSec, slot.denied - r.seenDenied);
-  r.shadowDeniedPerSec = blend(r.shadowDeniedPerSec, shadowDenied(slot) - r.seenShadowDenied);
-  r.atMs = nowMs;
-  r.seenRequests = slot.requests;
-  r.seenDenied = slot.denied;
-  r.seenShadowDenied = shadowDenied(slot);
-  return r;
+  return {
+    atMs: nowMs,
+    seenRequests: slot.requests,
+    seenDenied: slot.denied,
+    seenShadowDenied: shadowDenied(slot),
+    requestsPerSec: blend(r.requestsPerSec, slot.requests - r.seenRequests),
+    deniedPerSec: blend(r.deniedPerSec, slot.denied - r.seenDenied),
+    shadowDeniedPerSec: blend(r.shadowDeniedPerSec, shadowDenied(slot) - r.seenShadowDenied),
+  };
+}
+
+/** Whether a key, at these rates, is no longer denied (nor shadow-denied). */
+export function hasCooled(r: KeyRates): boolean {
+  return r.deniedPerSec < COOLED_PER_SEC && r.shadowDeniedPerSec < COOLED_PER_SEC;
 }
 
 /**

@@ -112,10 +112,10 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
       ),
   );
   app.get("/healthz", (c) => guard.isRunning() ? c.text("ok\n") : c.text("stopped\n", 503));
+  // Probes come often: readiness reads two flags, never the whole stats (which rank keys).
   app.get("/readyz", (c) => {
-    const stats = guard.stats();
-    if (!stats.running) return c.text("stopped\n", 503);
-    return stats.joining ? c.text("joining\n", 503) : c.text("ready\n");
+    if (!guard.isRunning()) return c.text("stopped\n", 503);
+    return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
   });
   adminRoutes(app, guard, { defaultLimit: options.defaultLimit }, log);
   app.notFound((c) =>

@@ -416,6 +416,17 @@ export class Guard {
   }
 
   /**
+   * Whether the guard is still joining its fleet: it has seeds that may name
+   * a peer and has reached no live member yet, so it holds every key at the
+   * floor. The same as `stats().joining`, without computing the rest.
+   *
+   * @returns Whether it is joining; false for a standalone guard.
+   */
+  isJoining(): boolean {
+    return this.#gossip?.node.joining ?? false;
+  }
+
+  /**
    * Members this instance sees, itself included.
    *
    * @returns The count; 1 for a standalone guard.

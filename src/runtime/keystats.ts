@@ -8,7 +8,7 @@
 
 import type { Enforcer } from "../core/enforcer.ts";
 import { type HashKey, hashToBigInt, keyHash64 } from "../core/hash.ts";
-import { type Slot, updateRates } from "../core/keytable.ts";
+import { COOLED_PER_SEC, hasCooled, type Slot, updateRates } from "../core/keytable.ts";
 import type { Limit } from "../core/limit.ts";
 import type { LimitBook } from "../core/rules.ts";
 
@@ -40,9 +40,6 @@ export interface DeniedKey {
   readonly shadowDeniedPerSec: number;
 }
 
-/** Below this, in a second, a key has stopped being denied and is forgotten. */
-const COOLED_PER_SEC = 0.01;
-
 /** The stats of one key, or undefined if this instance keeps no state for it; creates none. */
 export function keyStatsOf(
   parts: { enforcer: Enforcer; book: LimitBook },
@@ -66,7 +63,8 @@ export function keyStatsOf(
 
 /**
  * The `k` keys denied most lately and the `k` a shadow would deny most,
- * from the keys the enforcer noted; those that have cooled are forgotten.
+ * from the keys the enforcer noted, skipping those that have cooled (the
+ * enforcer forgets them when it needs the room: this read changes nothing).
  */
 export function mostDenied(
   enforcer: Enforcer,
@@ -75,10 +73,7 @@ export function mostDenied(
   const rows: { slot: Slot; denied: number; shadow: number; requests: number }[] = [];
   for (const slot of enforcer.noted) {
     const r = updateRates(slot, options.nowMs);
-    if (r.deniedPerSec < COOLED_PER_SEC && r.shadowDeniedPerSec < COOLED_PER_SEC) {
-      enforcer.noted.delete(slot);
-      continue;
-    }
+    if (hasCooled(r)) continue;
     rows.push({
       slot,
       denied: r.deniedPerSec,
