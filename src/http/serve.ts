@@ -27,7 +27,13 @@ export interface ListenOptions {
   readonly port: number;
 }
 
-type Fetch = (request: Request) => Response | Promise<Response>;
+/**
+ * A handler; its second argument is what the runtime's server hands it
+ * (Deno.serve's info, Bun's server, @hono/node-server's bindings), which
+ * Hono's `getConnInfo` reads, so it is passed on.
+ */
+// deno-lint-ignore no-explicit-any
+type Fetch = (request: Request, info?: any) => Response | Promise<Response>;
 
 interface DenoServer {
   readonly addr: { port: number };
@@ -37,7 +43,7 @@ interface DenoServer {
 interface DenoLike {
   serve(
     options: { hostname: string; port: number; onListen?: () => void },
-    handler: Fetch,
+    handler: (request: Request, info: unknown) => Promise<Response>,
   ): DenoServer;
 }
 interface BunServer {
@@ -74,13 +80,13 @@ function serveDeno(deno: DenoLike, fetch: Fetch, options: ListenOptions): HttpSe
   let active = 0;
   let closing = false;
   let drained: (() => void) | undefined;
-  const counted = async (request: Request): Promise<Response> => {
+  const counted = async (request: Request, info: unknown): Promise<Response> => {
     if (closing) {
       return new Response("shutting down\n", { status: 503, headers: { connection: "close" } });
     }
     active++;
     try {
-      return await fetch(request);
+      return await fetch(request, info);
     } finally {
       if (--active === 0) drained?.();
     }
