@@ -73,7 +73,9 @@ export function clientIpResolver(
 ): (peer: string | undefined, header: (name: string) => string | null | undefined) => string {
   const { trustProxy = 0, header = "x-forwarded-for", ipv6Prefix = 56 } = options;
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) {
-    throw new RangeError(`${who}: ipv6Prefix must be a whole number from 1 to 128, got ${describe(ipv6Prefix)}`);
+    throw new RangeError(
+      `${who}: ipv6Prefix must be a whole number from 1 to 128, got ${describe(ipv6Prefix)}`,
+    );
   }
   if (header !== "x-forwarded-for" && header !== "forwarded") {
     throw new RangeError(

@@ -62,7 +62,12 @@ export interface ExpressRateLimitOptions
    *
    * @default {a 429 with an application/problem+json body of type quota-exceeded}
    */
-  readonly onDenied?: (info: RateLimitInfo, req: Request, res: Response, next: NextFunction) => void;
+  readonly onDenied?: (
+    info: RateLimitInfo,
+    req: Request,
+    res: Response,
+    next: NextFunction,
+  ) => void;
 }
 
 /**

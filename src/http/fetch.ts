@@ -87,7 +87,10 @@ export function withRateLimit<I = unknown>(
     rateLimit: RateLimitInfo | undefined,
   ) => Response | Promise<Response>,
 ): (request: Request, info: I) => Promise<Response> {
-  const limiting = new Limiting<[Request, I]>(options as LimitingOptions<[Request, I]>, "withRateLimit");
+  const limiting = new Limiting<[Request, I]>(
+    options as LimitingOptions<[Request, I]>,
+    "withRateLimit",
+  );
   const onDenied = options.onDenied ?? ((_info, response) => response);
   if (typeof onDenied !== "function" || typeof handler !== "function") {
     throw new TypeError("withRateLimit: onDenied and handler must be functions");
@@ -96,7 +99,11 @@ export function withRateLimit<I = unknown>(
     const decided = await limiting.decide(request, info);
     if (decided === undefined) return await handler(request, info, undefined);
     if (!decided.decision.allowed) {
-      return await onDenied(decided, deniedResponse(decided, limiting.writes(decided, () => null)), request);
+      return await onDenied(
+        decided,
+        deniedResponse(decided, limiting.writes(decided, () => null)),
+        request,
+      );
     }
     let response = await handler(request, info, decided);
     const writes = limiting.writes(decided, (name) => response.headers.get(name));

@@ -260,7 +260,9 @@ export function rateLimitFieldWrites(
       out.push(["RateLimit", `${q}remaining=${remaining}, reset=${reset}`, false]);
     }
   }
-  for (const [on, prefix] of [[set.draft === "draft-6", "RateLimit"], [set.legacy, "X-RateLimit"]]) {
+  for (
+    const [on, prefix] of [[set.draft === "draft-6", "RateLimit"], [set.legacy, "X-RateLimit"]]
+  ) {
     if (!on || !fewer(existing(`${prefix}-Remaining`))) continue;
     if (limit !== undefined) out.push([`${prefix}-Limit`, sfInteger(limit.count()), false]);
     out.push([`${prefix}-Remaining`, remaining, false], [`${prefix}-Reset`, reset, false]);
