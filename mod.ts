@@ -32,6 +32,7 @@ export {
   GUARD_BOUNDS,
 } from "./src/core/options.ts";
 export type {
+  AcquireOptions,
   BatchItem,
   CheckOptions,
   GuardOptions,

@@ -402,6 +402,34 @@ export class Enforcer {
     slot.setRule(rule, toUs(nowMs, this.#originMs));
   }
 
+  /**
+   * A key's slot, with its rule current, and the time in the core's base,
+   * for the operations off the request path (refund, reset, block, see
+   * `operations.ts`); with `create`, a key with no state is given a slot.
+   * Undefined when the key has no slot of its own: none, or the shared
+   * overflow allowance, which no one key may change.
+   *
+   * @internal For the operations.
+   */
+  slotAt(
+    className: string,
+    key: string,
+    nowMs: number,
+    create: boolean,
+  ): { slot: Slot; nowUs: number } | undefined {
+    this.#book.checkKey(className, key, "the operation");
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slot = create
+      ? this.#slotFor(className, key, nowMs, nowUs)
+      : this.#table.get(className, key);
+    if (slot === undefined || slot === this.#overflow) return undefined;
+    if (slot.epoch !== this.#book.epoch) {
+      slot.setRule(this.#ruleOf(slot, className, key), nowUs);
+      slot.epoch = this.#book.epoch;
+    }
+    return { slot, nowUs };
+  }
+
   #decide(slot: Slot, cost: number, nowUs: number): Decision {
     this.#refresh(slot, nowUs);
     const rule = slot.rule;

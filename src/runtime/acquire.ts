@@ -1,0 +1,80 @@
+/**
+ * Waiting until a check is admitted (`guard.acquire`): check, and if the
+ * denial says a retry is admitted within the time left, sleep that long and
+ * check again. Never early (a decision's waits are rounded up), never past
+ * `maxWaitMs`, and never more waiters than {@link MAX_WAITERS} at once.
+ *
+ * @module
+ */
+
+import type { Decision } from "../core/gcra.ts";
+import { describe } from "../core/limit.ts";
+import type { AcquireOptions } from "../core/options.ts";
+
+/** Callers waiting in `acquire` at once, per guard, at most: one more is answered with its denial. */
+export const MAX_WAITERS = 4_096;
+
+/** The default `maxWaitMs`. */
+export const DEFAULT_MAX_WAIT_MS = 10_000;
+
+/** The longest wait a timer takes. */
+const MAX_TIMER_MS = 2_147_483_647;
+
+/** Waiters of one guard. */
+export class Waiters {
+  #count = 0;
+
+  /**
+   * Checks until admitted, as `guard.acquire` documents.
+   *
+   * @param check One check, consuming if admitted.
+   * @param options The signal and the longest wait.
+   * @param clock The guard's clock, ms.
+   * @returns The admission, or the denial when it cannot come within the wait.
+   */
+  async acquire(
+    check: () => Decision,
+    options: AcquireOptions | undefined,
+    clock: () => number,
+  ): Promise<Decision> {
+    const maxWaitMs = options?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
+    if (typeof maxWaitMs !== "number" || !(maxWaitMs >= 0 && maxWaitMs <= MAX_TIMER_MS)) {
+      throw new RangeError(
+        `acquire: maxWaitMs must be a number from 0 to ${MAX_TIMER_MS}, got ${describe(maxWaitMs)}`,
+      );
+    }
+    const signal = options?.signal;
+    signal?.throwIfAborted();
+    const deadline = clock() + maxWaitMs;
+    let decision = check();
+    if (decision.allowed || decision.retryAfterMs > maxWaitMs || this.#count >= MAX_WAITERS) {
+      return decision;
+    }
+    this.#count++;
+    try {
+      while (!decision.allowed) {
+        if (decision.retryAfterMs > deadline - clock()) return decision;
+        await sleep(decision.retryAfterMs, signal);
+        decision = check();
+      }
+      return decision;
+    } finally {
+      this.#count--;
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const done = () => {
+      signal?.removeEventListener("abort", aborted);
+      resolve();
+    };
+    const timer = setTimeout(done, Math.ceil(ms));
+    const aborted = () => {
+      clearTimeout(timer);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", aborted, { once: true });
+  });
+}
