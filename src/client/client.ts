@@ -272,6 +272,55 @@ export class Client {
   }
 
   /**
+   * Gives back what a check of `key` took (`POST /v1/refund`), as the
+   * guard's `refund`: never more than the key still owes.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class and the cost to give back (1 when left out).
+   * @returns Whether the key's state changed on the sidecar.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked: no failure policy
+   *   applies, as nothing is decided.
+   */
+  async refund(key: string, options: CheckOptions = {}): Promise<boolean> {
+    const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
+    return (await this.#call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
+  }
+
+  /**
+   * Forgets what `key` owes on the sidecar, a block included (`POST /v1/reset`).
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns Whether the sidecar had state for the key.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
+  async reset(key: string, options: KeyOptions = {}): Promise<boolean> {
+    const body = { key: checkKey(key), class: options.class ?? "" };
+    return (await this.#call<{ reset: boolean }>("POST", "/v1/reset", { body })).reset;
+  }
+
+  /**
+   * Denies every check of `key` on the sidecar for `ms` (`POST /v1/block`).
+   *
+   * @param key The key, a non-empty string.
+   * @param ms How long, above 0 and at most a year.
+   * @param options The class; the default class when left out.
+   * @returns Whether it is blocked: false when the sidecar's key table had no place for it.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `ms` is not a positive number.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
+  async block(key: string, ms: number, options: KeyOptions = {}): Promise<boolean> {
+    const body = { key: checkKey(key), class: options.class ?? "", ms: positive(ms, "ms") };
+    return (await this.#call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
+  }
+
+  /**
    * Whether the sidecar is ready: running, and joined to its fleet or standalone.
    *
    * @returns Whether `/readyz` answered 2xx; false when it could not be asked.

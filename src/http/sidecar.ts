@@ -20,6 +20,7 @@ import {
   readJson,
 } from "./body.ts";
 import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
+import { operationRoutes } from "./operations.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
@@ -117,6 +118,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     if (!guard.isRunning()) return c.text("stopped\n", 503);
     return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
   });
+  operationRoutes(app, guard);
   adminRoutes(app, guard, { defaultLimit: options.defaultLimit }, log);
   app.notFound((c) =>
     problemResponse(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)
