@@ -130,6 +130,32 @@ class Client:
         except SidecarUnavailable as e:
             return self._failed(e)
 
+    def refund(self, key: str, cls: str = "", cost: int = 1) -> bool:
+        """Gives back what a check of `key` took, never more than it still owes.
+
+        True if the key's state changed on the sidecar. No failure policy
+        applies, as nothing is decided: raises SidecarUnavailable.
+        """
+        body = {"key": _key(key), "class": cls, "cost": cost}
+        return self._call("POST", "/v1/refund", body)["refunded"]
+
+    def reset(self, key: str, cls: str = "") -> bool:
+        """Forgets what `key` owes on the sidecar, a block included.
+
+        True if the sidecar had state for the key.
+        """
+        return self._call("POST", "/v1/reset", {"key": _key(key), "class": cls})["reset"]
+
+    def block(self, key: str, ms: float, cls: str = "") -> bool:
+        """Denies every check of `key` on the sidecar for `ms` milliseconds.
+
+        False only when the sidecar's key table had no place for the key.
+        """
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf:
+            raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
+        body = {"key": _key(key), "class": cls, "ms": ms}
+        return self._call("POST", "/v1/block", body)["blocked"]
+
     def ready(self) -> bool:
         """Whether the sidecar runs and has joined its fleet (or is standalone)."""
         try:

@@ -108,6 +108,27 @@ class CheckTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.check("")
 
+    def test_refund_reset_and_block(self):
+        key = unique("tenant")
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        self.assertFalse(self.client.check(key, cls=self.cls).allowed)
+        self.assertTrue(self.client.refund(key, cls=self.cls))
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        self.assertTrue(self.client.reset(key, cls=self.cls))
+        self.assertFalse(self.client.reset(unique("never-seen"), cls=self.cls))
+        self.assertTrue(self.client.block(key, 60_000, cls=self.cls))
+        denied = self.client.check(key, cls=self.cls)
+        self.assertFalse(denied.allowed)
+        self.assertGreaterEqual(denied.retry_after_ms, 60_000)
+        self.assertTrue(self.client.reset(key, cls=self.cls))
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        with self.assertRaises(ValueError):
+            self.client.block(key, 0)
+        with self.assertRaises(ClientError) as caught:
+            self.client.refund(key, cost=0)
+        self.assertEqual(caught.exception.problem["field"], "/cost")
+
     def test_keeps_its_connection_alive(self):
         self.client.check(unique("k"))
         first = self.client._local.conn.sock
