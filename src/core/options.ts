@@ -47,7 +47,11 @@ export interface CheckOptions extends KeyOptions {
 
 /** Options of `acquire`: a check's, and how long it may wait. */
 export interface AcquireOptions extends CheckOptions {
-  /** Gives up the wait: the promise rejects with the signal's reason. */
+  /**
+   * Gives up the wait: the promise rejects with the signal's reason.
+   *
+   * @default {none: the wait ends only by admission or maxWaitMs}
+   */
   readonly signal?: AbortSignal;
   /**
    * The longest wait, ms, 0 to 2,147,483,647: a check that would be admitted

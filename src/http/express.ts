@@ -8,11 +8,11 @@
  * import assert from "node:assert/strict";
  * import express from "express";
  * import { Guard } from "@rateguard/guard";
- * import { rateLimit } from "@rateguard/guard/express";
+ * import { expressRateLimit } from "@rateguard/guard/express";
  *
- * const guard = await Guard.builder().limit(100).spawn();
+ * const guard = await Guard.builder().limit(100).burst(10).spawn();
  * const app = express();
- * app.use(rateLimit({ guard, key: (req) => req.get("x-tenant") }));
+ * app.use(expressRateLimit({ guard, key: (req) => req.get("x-tenant") }));
  * app.get("/", (_req, res) => {
  *   res.send(`${res.locals.rateLimit.decision.remaining} left\n`);
  * });
@@ -20,7 +20,7 @@
  * await new Promise((resolve) => server.once("listening", resolve));
  * const { port } = server.address() as { port: number };
  * const res = await fetch(`http://127.0.0.1:${port}/`, { headers: { "x-tenant": "42" } });
- * assert(res.status === 200 && (await res.text()) === "99 left\n");
+ * assert(res.status === 200 && (await res.text()) === "9 left\n");
  * server.close();
  * ```
  *
@@ -41,16 +41,17 @@ import {
 
 export type { ClientIpOptions } from "./client_ip.ts";
 export { UNKNOWN_ADDRESS } from "./client_ip.ts";
-export type { DecisionLike, HeaderStandard, HeaderStyle } from "./fields.ts";
+export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
 export {
   EMPTY_KEY,
   type KeyOf,
   type Limiter,
+  type LimitingOptions,
   QUOTA_EXCEEDED,
   type RateLimitInfo,
 } from "./limiting.ts";
 
-/** Options of {@link rateLimit}: what every adapter takes, over Express's request and response. */
+/** Options of {@link expressRateLimit}: what every adapter takes, over Express's request and response. */
 export interface ExpressRateLimitOptions
   extends Omit<LimitingOptions<[Request, Response]>, "guard"> {
   /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
@@ -84,14 +85,14 @@ export interface ExpressRateLimitOptions
  *   not a function.
  * @throws {RangeError} when `headers` is not one of its values.
  */
-export function rateLimit(options: ExpressRateLimitOptions): RequestHandler {
+export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandler {
   const limiting = new Limiting<[Request, Response]>(
     options as LimitingOptions<[Request, Response]>,
-    "rateLimit",
+    "expressRateLimit",
   );
   const onDenied = options.onDenied ?? sendProblem;
   if (typeof onDenied !== "function") {
-    throw new TypeError("rateLimit: onDenied must be a function when given");
+    throw new TypeError("expressRateLimit: onDenied must be a function when given");
   }
   return function rateLimitMiddleware(req, res, next) {
     limiting.decide(req, res).then((info) => {
@@ -118,7 +119,7 @@ function sendProblem(info: RateLimitInfo, _req: Request, res: Response): void {
 }
 
 /**
- * A key function for {@link rateLimit}: the client's address, as
+ * A key function for {@link expressRateLimit}: the client's address, as
  * `clientIp` of `@rateguard/guard/hono` finds it, from the socket's peer
  * and, with `trustProxy`, `X-Forwarded-For` (or `Forwarded`). It reads
  * them itself, whatever Express's own `trust proxy` setting says.
@@ -128,8 +129,8 @@ function sendProblem(info: RateLimitInfo, _req: Request, res: Response): void {
  * @throws {TypeError} when `trustProxy` is malformed.
  * @throws {RangeError} when `trustProxy`, `header` or `ipv6Prefix` is out of range.
  */
-export function clientIp(options: ClientIpOptions = {}): (req: Request) => string {
-  const resolve = clientIpResolver(options);
+export function expressClientIp(options: ClientIpOptions = {}): (req: Request) => string {
+  const resolve = clientIpResolver(options, "expressClientIp");
   return (req) =>
     resolve(req.socket?.remoteAddress, (name) => {
       const value = req.headers[name];

@@ -38,11 +38,12 @@ import {
 
 export type { ClientIpOptions } from "./client_ip.ts";
 export { UNKNOWN_ADDRESS } from "./client_ip.ts";
-export type { DecisionLike, HeaderStandard, HeaderStyle } from "./fields.ts";
+export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
 export {
   EMPTY_KEY,
   type KeyOf,
   type Limiter,
+  type LimitingOptions,
   QUOTA_EXCEEDED,
   type RateLimitInfo,
 } from "./limiting.ts";
@@ -86,7 +87,7 @@ export function withRateLimit<I = unknown>(
     info: I,
     rateLimit: RateLimitInfo | undefined,
   ) => Response | Promise<Response>,
-): (request: Request, info: I) => Promise<Response> {
+): (request: Request, info?: I) => Promise<Response> {
   const limiting = new Limiting<[Request, I]>(
     options as LimitingOptions<[Request, I]>,
     "withRateLimit",
@@ -95,7 +96,8 @@ export function withRateLimit<I = unknown>(
   if (typeof onDenied !== "function" || typeof handler !== "function") {
     throw new TypeError("withRateLimit: onDenied and handler must be functions");
   }
-  return async (request, info) => {
+  return async (request, served) => {
+    const info = served as I; // Deno.serve and Bun.serve always pass it
     const decided = await limiting.decide(request, info);
     if (decided === undefined) return await handler(request, info, undefined);
     if (!decided.decision.allowed) {
@@ -120,7 +122,7 @@ export function withRateLimit<I = unknown>(
   };
 }
 
-/** Options of {@link clientIp} for fetch handlers. */
+/** Options of {@link fetchClientIp}. */
 export interface FetchClientIpOptions<I = unknown> extends ClientIpOptions {
   /**
    * The peer's address, from the request and the server's info.
@@ -141,10 +143,10 @@ export interface FetchClientIpOptions<I = unknown> extends ClientIpOptions {
  * @throws {TypeError} when `trustProxy` is malformed.
  * @throws {RangeError} when `trustProxy`, `header` or `ipv6Prefix` is out of range.
  */
-export function clientIp<I = unknown>(
+export function fetchClientIp<I = unknown>(
   options: FetchClientIpOptions<I> = {},
 ): (request: Request, info: I) => string {
-  const resolve = clientIpResolver(options);
+  const resolve = clientIpResolver(options, "fetchClientIp");
   const peer = options.peer ?? servedPeer;
   return (request, info) => resolve(peer(request, info), (name) => request.headers.get(name));
 }

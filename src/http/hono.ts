@@ -50,11 +50,12 @@ import {
 
 export type { ClientIpOptions } from "./client_ip.ts";
 export { UNKNOWN_ADDRESS } from "./client_ip.ts";
-export type { DecisionLike, HeaderStandard, HeaderStyle } from "./fields.ts";
+export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
 export {
   EMPTY_KEY,
   type KeyOf,
   type Limiter,
+  type LimitingOptions,
   QUOTA_EXCEEDED,
   type RateLimitInfo,
 } from "./limiting.ts";

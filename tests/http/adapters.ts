@@ -89,9 +89,9 @@ const express: Adapter = {
   skip: currentRuntime === "deno" ? "Express runs on Node and Bun" : false,
   async make(o) {
     const { default: express } = await import("express");
-    const { rateLimit } = await import("../../src/http/express.ts");
+    const { expressRateLimit } = await import("../../src/http/express.ts");
     const app = express();
-    app.use(rateLimit({
+    app.use(expressRateLimit({
       guard: o.guard,
       key: (req) => o.key((n) => req.get(n)),
       headers: o.headers,
