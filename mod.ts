@@ -32,7 +32,6 @@ export {
   GUARD_BOUNDS,
 } from "./src/core/options.ts";
 export type {
-  AcquireOptions,
   BatchItem,
   CheckOptions,
   GuardOptions,
@@ -42,6 +41,7 @@ export type {
 } from "./src/core/options.ts";
 export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
+export type { AcquireOptions } from "./src/runtime/acquire.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";

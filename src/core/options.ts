@@ -45,23 +45,6 @@ export interface CheckOptions extends KeyOptions {
   readonly cost?: number;
 }
 
-/** Options of `acquire`: a check's, and how long it may wait. */
-export interface AcquireOptions extends CheckOptions {
-  /**
-   * Gives up the wait: the promise rejects with the signal's reason.
-   *
-   * @default {none: the wait ends only by admission or maxWaitMs}
-   */
-  readonly signal?: AbortSignal;
-  /**
-   * The longest wait, ms, 0 to 2,147,483,647: a check that would be admitted
-   * only later is answered at once with its denial.
-   *
-   * @default {10000}
-   */
-  readonly maxWaitMs?: number;
-}
-
 /** One check of an all-or-nothing batch: a key, with its class and cost. */
 export interface BatchItem extends CheckOptions {
   /** The key, a non-empty string. */

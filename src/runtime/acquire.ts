@@ -9,7 +9,24 @@
 
 import type { Decision } from "../core/gcra.ts";
 import { describe } from "../core/limit.ts";
-import type { AcquireOptions } from "../core/options.ts";
+import type { CheckOptions } from "../core/options.ts";
+
+/** Options of `acquire`: a check's, and how long it may wait. */
+export interface AcquireOptions extends CheckOptions {
+  /**
+   * Gives up the wait: the promise rejects with the signal's reason.
+   *
+   * @default {none: the wait ends only by admission or maxWaitMs}
+   */
+  readonly signal?: AbortSignal;
+  /**
+   * The longest wait, ms, 0 to 2,147,483,647: a check that would be admitted
+   * only later is answered at once with its denial.
+   *
+   * @default {10000}
+   */
+  readonly maxWaitMs?: number;
+}
 
 /** Callers waiting in `acquire` at once, per guard, at most: one more is answered with its denial. */
 export const MAX_WAITERS = 4_096;

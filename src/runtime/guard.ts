@@ -7,7 +7,7 @@
  */
 
 import type { BatchDecision, Enforcer, Traced } from "../core/enforcer.ts";
-import type { AcquireOptions, BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 import type { Decision } from "../core/gcra.ts";
 import type { KeyLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
@@ -21,11 +21,12 @@ import { type HashKey, keyHash } from "../core/hash.ts";
 import type { GuardBuilder } from "./builder.ts";
 import { type GuardParts, makers } from "./parts.ts";
 import { block, blockedForMs, refund, reset } from "../core/operations.ts";
-import { Waiters } from "./acquire.ts";
+import { type AcquireOptions, Waiters } from "./acquire.ts";
 
 import "./builder.ts"; // its static block sets makers.builder
 
-export type { AcquireOptions, BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+export type { AcquireOptions } from "./acquire.ts";
 
 /**
  * One rate limit per key, decided locally. Build one with
