@@ -12,6 +12,7 @@
  */
 
 import { describe } from "../core/limit.ts";
+import { formatIp, parseIp } from "../proto/address.ts";
 
 /** How the client's address is found. */
 export interface ClientIpOptions {
@@ -182,76 +183,18 @@ export function parseAddress(text: string): Bytes | undefined {
     s = s.slice(0, s.indexOf(":"));
   }
   const zone = s.indexOf("%");
-  if (zone >= 0) s = s.slice(0, zone);
+  const ip = parseIp(zone >= 0 ? s.slice(0, zone) : s);
+  if (ip === undefined || ip.length === 16) return ip;
   const out = new Uint8Array(16);
-  if (!s.includes(":")) {
-    const v4 = parseV4(s);
-    if (v4 === undefined) return undefined;
-    out[10] = out[11] = 0xff;
-    out.set(v4, 12);
-    return out;
-  }
-  return parseV6(s, out);
-}
-
-function parseV4(s: string): number[] | undefined {
-  const parts = s.split(".");
-  if (parts.length !== 4) return undefined;
-  const out = parts.map((p) => /^\d{1,3}$/.test(p) ? Number(p) : 256);
-  return out.every((n) => n < 256) ? out : undefined;
-}
-
-function parseV6(s: string, out: Bytes): Bytes | undefined {
-  const halves = s.split("::");
-  if (halves.length > 2) return undefined;
-  const groups = (half: string): number[] | undefined => {
-    if (half === "") return [];
-    const out: number[] = [];
-    const parts = half.split(":");
-    for (let i = 0; i < parts.length; i++) {
-      const p = parts[i];
-      if (i === parts.length - 1 && p.includes(".")) {
-        const v4 = parseV4(p);
-        if (v4 === undefined) return undefined;
-        out.push((v4[0] << 8) | v4[1], (v4[2] << 8) | v4[3]);
-      } else if (/^[0-9a-f]{1,4}$/i.test(p)) {
-        out.push(parseInt(p, 16));
-      } else {
-        return undefined;
-      }
-    }
-    return out;
-  };
-  const left = groups(halves[0]), right = halves.length === 2 ? groups(halves[1]) : [];
-  if (left === undefined || right === undefined) return undefined;
-  const fill = 8 - left.length - right.length;
-  if (halves.length === 2 ? fill < 1 : fill !== 0) return undefined;
-  const all = [...left, ...new Array(halves.length === 2 ? fill : 0).fill(0), ...right];
-  all.forEach((g, i) => {
-    out[2 * i] = g >> 8;
-    out[2 * i + 1] = g & 0xff;
-  });
+  out[10] = out[11] = 0xff;
+  out.set(ip, 12);
   return out;
 }
 
-/** IPv4 dotted; IPv6 masked to `prefix` bits, compressed, with `/prefix` unless 128. */
+/** IPv4 dotted; IPv6 masked to `prefix` bits, as RFC 5952 writes it, with `/prefix` unless 128. */
 function formatGrouped(b: Bytes, prefix: number): string {
-  if (isV4(b)) return `${b[12]}.${b[13]}.${b[14]}.${b[15]}`;
+  if (isV4(b)) return formatIp(b.subarray(12));
   const masked = b.slice();
   for (let bit = prefix; bit < 128; bit++) masked[bit >> 3] &= ~(0x80 >> (bit & 7));
-  const groups: number[] = [];
-  for (let i = 0; i < 8; i++) groups.push((masked[2 * i] << 8) | masked[2 * i + 1]);
-  // RFC 5952: the longest run of two or more zero groups, the first if tied, becomes "::".
-  let best = -1, bestLength = 1;
-  for (let i = 0; i < 8;) {
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLength) [best, bestLength] = [i, j - i];
-    i = j === i ? i + 1 : j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  const text = best < 0
-    ? hex.join(":")
-    : `${hex.slice(0, best).join(":")}::${hex.slice(best + bestLength).join(":")}`;
-  return prefix === 128 ? text : `${text}/${prefix}`;
+  return prefix === 128 ? formatIp(masked) : `${formatIp(masked)}/${prefix}`;
 }

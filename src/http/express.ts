@@ -28,34 +28,13 @@
  */
 
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import type { Client } from "../client/client.ts";
-import type { Guard } from "../runtime/guard.ts";
 import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
-import {
-  type Limiter,
-  Limiting,
-  type LimitingOptions,
-  problemBody,
-  type RateLimitInfo,
-} from "./limiting.ts";
+import { Limiting, type LimitingOptions, problemBody, type RateLimitInfo } from "./limiting.ts";
 
-export type { ClientIpOptions } from "./client_ip.ts";
-export { UNKNOWN_ADDRESS } from "./client_ip.ts";
-export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
-export {
-  EMPTY_KEY,
-  type KeyOf,
-  type Limiter,
-  type LimitingOptions,
-  QUOTA_EXCEEDED,
-  type RateLimitInfo,
-} from "./limiting.ts";
+export * from "./common.ts";
 
 /** Options of {@link expressRateLimit}: what every adapter takes, over Express's request and response. */
-export interface ExpressRateLimitOptions
-  extends Omit<LimitingOptions<[Request, Response]>, "guard"> {
-  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter | Guard | Client;
+export interface ExpressRateLimitOptions extends LimitingOptions<[Request, Response]> {
   /**
    * Answers a denial in the app's own style. The response already holds
    * `Retry-After` and the rate limit fields; call `next(err)` to hand the
@@ -87,7 +66,7 @@ export interface ExpressRateLimitOptions
  */
 export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandler {
   const limiting = new Limiting<[Request, Response]>(
-    options as LimitingOptions<[Request, Response]>,
+    options,
     "expressRateLimit",
   );
   const onDenied = options.onDenied ?? sendProblem;

@@ -24,35 +24,14 @@
  * @module
  */
 
-import type { Client } from "../client/client.ts";
-import type { Guard } from "../runtime/guard.ts";
 import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
 import { applyWrites } from "./fields.ts";
-import {
-  deniedResponse,
-  type Limiter,
-  Limiting,
-  type LimitingOptions,
-  type RateLimitInfo,
-} from "./limiting.ts";
+import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
-export type { ClientIpOptions } from "./client_ip.ts";
-export { UNKNOWN_ADDRESS } from "./client_ip.ts";
-export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
-export {
-  EMPTY_KEY,
-  type KeyOf,
-  type Limiter,
-  type LimitingOptions,
-  QUOTA_EXCEEDED,
-  type RateLimitInfo,
-} from "./limiting.ts";
+export * from "./common.ts";
 
 /** Options of {@link withRateLimit}: what every adapter takes, over the request and the server's info. */
-export interface FetchRateLimitOptions<I = unknown>
-  extends Omit<LimitingOptions<[Request, I]>, "guard"> {
-  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter | Guard | Client;
+export interface FetchRateLimitOptions<I = unknown> extends LimitingOptions<[Request, I]> {
   /**
    * Answers a denial in the app's own style.
    *
@@ -89,7 +68,7 @@ export function withRateLimit<I = unknown>(
   ) => Response | Promise<Response>,
 ): (request: Request, info?: I) => Promise<Response> {
   const limiting = new Limiting<[Request, I]>(
-    options as LimitingOptions<[Request, I]>,
+    options,
     "withRateLimit",
   );
   const onDenied = options.onDenied ?? ((_info, response) => response);

@@ -37,34 +37,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ConnInfo } from "hono/conninfo";
-import type { Client } from "../client/client.ts";
-import type { Guard } from "../runtime/guard.ts";
 import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
-import {
-  deniedResponse,
-  type Limiter,
-  Limiting,
-  type LimitingOptions,
-  type RateLimitInfo,
-} from "./limiting.ts";
+import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
-export type { ClientIpOptions } from "./client_ip.ts";
-export { UNKNOWN_ADDRESS } from "./client_ip.ts";
-export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
-export {
-  EMPTY_KEY,
-  type KeyOf,
-  type Limiter,
-  type LimitingOptions,
-  QUOTA_EXCEEDED,
-  type RateLimitInfo,
-} from "./limiting.ts";
+export * from "./common.ts";
 
 /** Options of {@link rateLimit}: what every adapter takes, over Hono's context. */
-export interface RateLimitOptions extends Omit<LimitingOptions<[Context]>, "guard"> {
-  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter | Guard | Client;
-}
+export type RateLimitOptions = LimitingOptions<[Context]>;
 
 /** The variables the middleware sets: `c.get("rateLimit")` is what was decided; use it as `new Hono<RateLimitEnv>()`. */
 export interface RateLimitEnv {
@@ -127,7 +106,7 @@ export interface RateLimitEnv {
  * @throws {RangeError} when `headers` is not one of its values.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimitEnv> {
-  const limiting = new Limiting<[Context]>(options as LimitingOptions<[Context]>, "rateLimit");
+  const limiting = new Limiting<[Context]>(options, "rateLimit");
   return async function rateLimitMiddleware(c, next) {
     const info = await limiting.decide(c);
     if (info === undefined) return await next();

@@ -7,6 +7,8 @@
  */
 
 import type { Limit } from "../core/limit.ts";
+import type { Client } from "../client/client.ts";
+import type { Guard } from "../runtime/guard.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
 import {
   applyWrites,
@@ -97,7 +99,7 @@ export interface RateLimitInfo {
  */
 export interface LimitingOptions<A extends unknown[]> {
   /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter;
+  readonly guard: Limiter | Guard | Client;
   /**
    * The key of a request, or `{ key, class }`. Return `undefined` to let
    * a request pass unlimited; to limit anonymous requests, give them a key
@@ -159,7 +161,7 @@ export class Limiting<A extends unknown[]> {
    * @throws {RangeError} when `headers` is not one of its values.
    */
   constructor(options: LimitingOptions<A>, who: string) {
-    const limiter = options?.guard;
+    const limiter = options?.guard as Limiter;
     if (limiter === null || typeof limiter !== "object" || typeof limiter.check !== "function") {
       throw new TypeError(`${who}: guard must be a Guard, a Client, or have check()`);
     }
