@@ -2,6 +2,7 @@ package rateguard
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/url"
 )
@@ -60,6 +61,21 @@ type KeyStats struct {
 
 func (c *Client) admin(ctx context.Context, method, path string, body, out any) error {
 	return c.call(ctx, request{method: method, path: path, body: body, admin: true}, out)
+}
+
+// list makes an admin call that answers {field: [...]} and returns the
+// list; an answer without it is a CodeBadResponse.
+func list[T any](ctx context.Context, c *Client, method, path string, body any, field string) ([]T, error) {
+	var out map[string]json.RawMessage
+	r := request{method: method, path: path, body: body, admin: true}
+	if err := c.call(ctx, r, &out); err != nil {
+		return nil, err
+	}
+	var items []T
+	if err := json.Unmarshal(out[field], &items); err != nil || items == nil {
+		return nil, c.badResponse(r, "without a list of "+field, err)
+	}
+	return items, nil
 }
 
 // remove deletes what path names; false when the sidecar has none (404).
@@ -153,11 +169,7 @@ func (c *Client) Metrics(ctx context.Context) (string, error) {
 
 // Classes returns every class with its limit, the default class ("") first.
 func (c *Client) Classes(ctx context.Context) ([]LimitEntry, error) {
-	var out struct {
-		Classes []LimitEntry `json:"classes"`
-	}
-	err := c.admin(ctx, "GET", "/v1/classes", nil, &out)
-	return out.Classes, err
+	return list[LimitEntry](ctx, c, "GET", "/v1/classes", nil, "classes")
 }
 
 // SetClass adds or changes a class; "" is the default class.
@@ -169,11 +181,7 @@ func (c *Client) SetClass(ctx context.Context, name string, limit LimitSpec) err
 // changed when it is among them, and kept when not), and returns the
 // classes as they now are.
 func (c *Client) SetClasses(ctx context.Context, classes []LimitEntry) ([]LimitEntry, error) {
-	var out struct {
-		Classes []LimitEntry `json:"classes"`
-	}
-	err := c.admin(ctx, "PUT", "/v1/classes", map[string]any{"classes": nonNil(classes)}, &out)
-	return out.Classes, err
+	return list[LimitEntry](ctx, c, "PUT", "/v1/classes", map[string]any{"classes": nonNil(classes)}, "classes")
 }
 
 // RemoveClass removes a class; false when there was none of that name.
@@ -183,11 +191,7 @@ func (c *Client) RemoveClass(ctx context.Context, name string) (bool, error) {
 
 // KeyLimits returns every key limit.
 func (c *Client) KeyLimits(ctx context.Context) ([]KeyLimitEntry, error) {
-	var out struct {
-		KeyLimits []KeyLimitEntry `json:"keyLimits"`
-	}
-	err := c.admin(ctx, "GET", "/v1/key-limits", nil, &out)
-	return out.KeyLimits, err
+	return list[KeyLimitEntry](ctx, c, "GET", "/v1/key-limits", nil, "keyLimits")
 }
 
 // SetKeyLimit gives one key of a class a limit of its own.
@@ -212,11 +216,7 @@ func (c *Client) SetKeyLimitFollows(ctx context.Context, class, key, follows str
 // SetKeyLimits replaces every key limit at once, or none, and returns them
 // as they now are.
 func (c *Client) SetKeyLimits(ctx context.Context, limits []KeyLimitEntry) ([]KeyLimitEntry, error) {
-	var out struct {
-		KeyLimits []KeyLimitEntry `json:"keyLimits"`
-	}
-	err := c.admin(ctx, "PUT", "/v1/key-limits", map[string]any{"keyLimits": nonNil(limits)}, &out)
-	return out.KeyLimits, err
+	return list[KeyLimitEntry](ctx, c, "PUT", "/v1/key-limits", map[string]any{"keyLimits": nonNil(limits)}, "keyLimits")
 }
 
 // RemoveKeyLimit removes a key's own limit; false when it had none.
@@ -231,11 +231,7 @@ func (c *Client) RemoveKeyLimit(ctx context.Context, class, key string) (bool, e
 // Shadows returns every shadow limit: what would be denied under another
 // limit, counted, never enforced.
 func (c *Client) Shadows(ctx context.Context) ([]LimitEntry, error) {
-	var out struct {
-		Shadows []LimitEntry `json:"shadows"`
-	}
-	err := c.admin(ctx, "GET", "/v1/shadows", nil, &out)
-	return out.Shadows, err
+	return list[LimitEntry](ctx, c, "GET", "/v1/shadows", nil, "shadows")
 }
 
 // SetShadow gives a class a shadow limit.
@@ -246,11 +242,7 @@ func (c *Client) SetShadow(ctx context.Context, class string, limit LimitSpec) e
 // SetShadows replaces every shadow limit at once, or none, and returns
 // them as they now are.
 func (c *Client) SetShadows(ctx context.Context, shadows []LimitEntry) ([]LimitEntry, error) {
-	var out struct {
-		Shadows []LimitEntry `json:"shadows"`
-	}
-	err := c.admin(ctx, "PUT", "/v1/shadows", map[string]any{"shadows": nonNil(shadows)}, &out)
-	return out.Shadows, err
+	return list[LimitEntry](ctx, c, "PUT", "/v1/shadows", map[string]any{"shadows": nonNil(shadows)}, "shadows")
 }
 
 // RemoveShadow removes a class's shadow limit; false when it had none.
@@ -262,10 +254,16 @@ func (c *Client) RemoveShadow(ctx context.Context, class string) (bool, error) {
 // counting what it would deny.
 func (c *Client) DryRun(ctx context.Context) (bool, error) {
 	var out struct {
-		DryRun bool `json:"dryRun"`
+		DryRun *bool `json:"dryRun"`
 	}
-	err := c.admin(ctx, "GET", "/v1/dry-run", nil, &out)
-	return out.DryRun, err
+	r := request{method: "GET", path: "/v1/dry-run", admin: true}
+	if err := c.call(ctx, r, &out); err != nil {
+		return false, err
+	}
+	if out.DryRun == nil {
+		return false, c.badResponse(r, "without dryRun", nil)
+	}
+	return *out.DryRun, nil
 }
 
 // SetDryRun turns the dry run on or off.

@@ -94,15 +94,7 @@ func (c *Client) Check(ctx context.Context, key string, opts *CheckOptions) (Dec
 	if err != nil {
 		return Decision{}, err
 	}
-	var w decisionWire
-	if err := c.call(ctx, request{method: "POST", path: "/v1/check", body: body}, &w); err != nil {
-		return c.failed(err)
-	}
-	d, err := w.decision(c.base + "/v1/check")
-	if err != nil {
-		return c.failed(err)
-	}
-	return d, nil
+	return c.decide(ctx, request{method: "POST", path: "/v1/check", body: body})
 }
 
 // CheckAll checks several keys at once, all or nothing: when one is
@@ -134,20 +126,14 @@ func (c *Client) CheckAll(ctx context.Context, items []BatchItem) (BatchDecision
 	if err := c.call(ctx, r, &w); err != nil {
 		return failed(err)
 	}
-	where := c.base + "/v1/check-all"
-	d, err := w.decision(where)
-	if err != nil {
-		return failed(err)
-	}
-	if len(w.Decisions) != len(items) {
-		return failed(&ClientUnavailableError{Code: CodeBadResponse,
-			Message: fmt.Sprintf("rateguard sidecar: %s answered %d decisions for %d items",
-				where, len(w.Decisions), len(items))})
+	d, ok := w.decision()
+	if !ok || len(w.Decisions) != len(items) {
+		return failed(c.badResponse(r, fmt.Sprintf("without a decision and one for each of %d items", len(items)), nil))
 	}
 	b := BatchDecision{Decision: d, Decisions: make([]Decision, len(items))}
 	for i, wd := range w.Decisions {
-		if b.Decisions[i], err = wd.decision(where); err != nil {
-			return failed(err)
+		if b.Decisions[i], ok = wd.decision(); !ok {
+			return failed(c.badResponse(r, fmt.Sprintf("without a decision for item %d", i), nil))
 		}
 	}
 	return b, nil
@@ -166,13 +152,19 @@ func (c *Client) Peek(ctx context.Context, key string, opts *KeyOptions) (Decisi
 		return Decision{}, err
 	}
 	query := url.Values{"class": {opts.Class}, "key": {key}}.Encode()
+	return c.decide(ctx, request{method: "GET", path: "/v1/peek?" + query})
+}
+
+// decide makes a check or a peek, the failure policy answering for a
+// sidecar that cannot.
+func (c *Client) decide(ctx context.Context, r request) (Decision, error) {
 	var w decisionWire
-	if err := c.call(ctx, request{method: "GET", path: "/v1/peek?" + query}, &w); err != nil {
+	if err := c.call(ctx, r, &w); err != nil {
 		return c.failed(err)
 	}
-	d, err := w.decision(c.base + "/v1/peek")
-	if err != nil {
-		return c.failed(err)
+	d, ok := w.decision()
+	if !ok {
+		return c.failed(c.badResponse(r, "without a decision", nil))
 	}
 	return d, nil
 }
@@ -204,10 +196,10 @@ func (c *Client) failed(err error) (Decision, error) {
 	return Decision{RetryAfter: closedRetry, Reset: closedRetry, Failure: failure}, nil
 }
 
-func (w decisionWire) decision(where string) (Decision, error) {
+// decision is the wire's decision; false when a field is missing.
+func (w decisionWire) decision() (Decision, bool) {
 	if w.Allowed == nil || w.Remaining == nil || w.ResetMs == nil {
-		return Decision{}, &ClientUnavailableError{Code: CodeBadResponse,
-			Message: "rateguard sidecar: " + where + " answered without allowed, remaining and resetMs"}
+		return Decision{}, false
 	}
 	retry := Never
 	if w.RetryAfterMs != nil {
@@ -218,7 +210,7 @@ func (w decisionWire) decision(where string) (Decision, error) {
 		Remaining:  *w.Remaining,
 		RetryAfter: retry,
 		Reset:      millis(*w.ResetMs),
-	}, nil
+	}, true
 }
 
 // millis turns the sidecar's whole milliseconds into a Duration, a span

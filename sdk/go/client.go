@@ -204,8 +204,7 @@ func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
 		return 0, nil, c.transportError(ctx, callCtx, where, timeout, err)
 	}
 	if int64(len(data)) > limit {
-		return 0, nil, &ClientUnavailableError{Code: CodeBadResponse,
-			Message: fmt.Sprintf("rateguard sidecar: %s answered more than %d bytes", where, limit)}
+		return 0, nil, c.badResponse(r, fmt.Sprintf("more than %d bytes", limit), nil)
 	}
 	return res.StatusCode, data, nil
 }
@@ -242,11 +241,19 @@ func (c *Client) call(ctx context.Context, r request, out any) error {
 		return err
 	}
 	if err := json.Unmarshal(data, out); err != nil {
-		return &ClientUnavailableError{Code: CodeBadResponse, Err: err,
-			Message: fmt.Sprintf("rateguard sidecar: %s answered %d with an unexpected body: %v",
-				c.where(r), status, err)}
+		return c.badResponse(r, "with a body that is not the JSON it sends", err)
 	}
 	return nil
+}
+
+// badResponse is a CodeBadResponse: the sidecar answered request r
+// what, with err the decoding error, if any.
+func (c *Client) badResponse(r request, what string, err error) *ClientUnavailableError {
+	msg := fmt.Sprintf("rateguard sidecar: %s answered %s", c.where(r), what)
+	if err != nil {
+		msg += ": " + err.Error()
+	}
+	return &ClientUnavailableError{Code: CodeBadResponse, Message: msg, Err: err}
 }
 
 // refused is the error an answer other than 2xx stands for: a 4xx is a
@@ -261,8 +268,7 @@ func (c *Client) refused(r request, status int, data []byte) error {
 		return &ClientUnavailableError{Code: CodeServerError,
 			Message: fmt.Sprintf("rateguard sidecar: %d from %s: %s", status, c.where(r), excerpt(data))}
 	}
-	return &ClientUnavailableError{Code: CodeBadResponse,
-		Message: fmt.Sprintf("rateguard sidecar: %s answered %d", c.where(r), status)}
+	return c.badResponse(r, fmt.Sprintf("%d", status), nil)
 }
 
 func problemError(status int, data []byte) *ClientError {
