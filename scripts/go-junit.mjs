@@ -64,6 +64,7 @@ console.log(
 
 function esc(text) {
   // XML 1.0 allows no control characters but tab, newline and return.
+  // deno-lint-ignore no-control-regex
   return String(text).replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f]/g, "?")
     .replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;")
     .replaceAll('"', "&quot;");
