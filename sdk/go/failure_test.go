@@ -1,12 +1,15 @@
 package rateguard_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,5 +148,49 @@ func TestTheCallersContextEndingIsItsErrorWhateverThePolicy(t *testing.T) {
 	defer cancel()
 	if d, err := c.Peek(short, "k", nil); !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, rateguard.ErrUnavailable) || d.Allowed {
 		t.Fatalf("the caller's deadline first: %+v, %v", d, err)
+	}
+}
+
+// A sidecar may close a kept-alive connection just as a check goes out on
+// it; the check is sent again on a new connection rather than failing.
+func TestACheckOnAConnectionClosedUnderItIsSentAgain(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	t.Cleanup(func() { l.Close() })
+	answer := "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 59\r\n\r\n" +
+		`{"allowed":true,"remaining":4,"retryAfterMs":0,"resetMs":1}`
+	var requests atomic.Int32
+	go func() {
+		for first := true; ; first = false {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			go func(conn net.Conn, closesOnSecond bool) {
+				defer conn.Close()
+				in := bufio.NewReader(conn)
+				for n := 1; ; n++ {
+					req, err := http.ReadRequest(in)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					requests.Add(1)
+					if closesOnSecond && n == 2 {
+						return // read, and closed without an answer
+					}
+					conn.Write([]byte(answer))
+				}
+			}(conn, first)
+		}
+	}()
+	c := client(t, rateguard.Options{URL: "http://" + l.Addr().String(), OnFailure: rateguard.FailError})
+	for i := 0; i < 3; i++ {
+		if d, err := c.Check(ctx, "k", nil); err != nil || !d.Allowed {
+			t.Fatalf("check %d: %+v, %v", i, d, err)
+		}
+	}
+	if n := requests.Load(); n != 4 {
+		t.Fatalf("want 4 requests for 3 checks (one sent again), got %d", n)
 	}
 }
