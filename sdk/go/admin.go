@@ -181,7 +181,7 @@ func (c *Client) SetClass(ctx context.Context, name string, limit LimitSpec) err
 // changed when it is among them, and kept when not), and returns the
 // classes as they now are.
 func (c *Client) SetClasses(ctx context.Context, classes []LimitEntry) ([]LimitEntry, error) {
-	return list[LimitEntry](ctx, c, "PUT", "/v1/classes", map[string]any{"classes": nonNil(classes)}, "classes")
+	return replace(ctx, c, "/v1/classes", "classes", classes)
 }
 
 // RemoveClass removes a class; false when there was none of that name.
@@ -216,7 +216,7 @@ func (c *Client) SetKeyLimitFollows(ctx context.Context, class, key, follows str
 // SetKeyLimits replaces every key limit at once, or none, and returns them
 // as they now are.
 func (c *Client) SetKeyLimits(ctx context.Context, limits []KeyLimitEntry) ([]KeyLimitEntry, error) {
-	return list[KeyLimitEntry](ctx, c, "PUT", "/v1/key-limits", map[string]any{"keyLimits": nonNil(limits)}, "keyLimits")
+	return replace(ctx, c, "/v1/key-limits", "keyLimits", limits)
 }
 
 // RemoveKeyLimit removes a key's own limit; false when it had none.
@@ -242,7 +242,7 @@ func (c *Client) SetShadow(ctx context.Context, class string, limit LimitSpec) e
 // SetShadows replaces every shadow limit at once, or none, and returns
 // them as they now are.
 func (c *Client) SetShadows(ctx context.Context, shadows []LimitEntry) ([]LimitEntry, error) {
-	return list[LimitEntry](ctx, c, "PUT", "/v1/shadows", map[string]any{"shadows": nonNil(shadows)}, "shadows")
+	return replace(ctx, c, "/v1/shadows", "shadows", shadows)
 }
 
 // RemoveShadow removes a class's shadow limit; false when it had none.
@@ -271,11 +271,12 @@ func (c *Client) SetDryRun(ctx context.Context, on bool) error {
 	return c.admin(ctx, "PUT", "/v1/dry-run", map[string]bool{"dryRun": on}, nil)
 }
 
-// nonNil sends an empty list as [], which the sidecar reads as "none",
-// rather than null, which it refuses.
-func nonNil[T any](list []T) []T {
-	if list == nil {
-		return []T{}
+// replace puts a whole collection, {field: items}, all or nothing, and
+// returns it as the sidecar now has it. No items is sent as [] (none),
+// not null, which the sidecar refuses.
+func replace[T any](ctx context.Context, c *Client, path, field string, items []T) ([]T, error) {
+	if items == nil {
+		items = []T{}
 	}
-	return list
+	return list[T](ctx, c, "PUT", path, map[string]any{field: items}, field)
 }
