@@ -168,6 +168,10 @@ func TestAdminCallsNeedTheToken(t *testing.T) {
 	if adminToken == "" {
 		t.Skip("the sidecar has no admin token")
 	}
+	// Read from a file, with its newline.
+	if _, err := client(t, rateguard.Options{AdminToken: adminToken + "\n"}).Classes(ctx); err != nil {
+		t.Fatalf("the token with a newline: %v", err)
+	}
 	for _, token := range []string{"", "wrong"} {
 		c := client(t, rateguard.Options{AdminToken: token})
 		_, err := c.Classes(ctx)

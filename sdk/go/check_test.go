@@ -3,6 +3,7 @@ package rateguard_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http/httptrace"
 	"strings"
 	"sync"
@@ -181,9 +182,9 @@ func TestCallerMistakesAreRefusedBeforeAnythingIsSent(t *testing.T) {
 	calls["key limit"] = c.SetKeyLimit(ctx, "", "", rateguard.LimitSpec{Limit: "1/s"})
 	for _, opts := range []rateguard.Options{
 		{URL: "127.0.0.1:7947"}, {URL: "ftp://127.0.0.1"}, {URL: "http://127.0.0.1:7947/?q=1"},
-		{OnFailure: "maybe"}, {Timeout: -1}, {AdminTimeout: -1},
+		{OnFailure: "maybe"}, {Timeout: -1}, {AdminTimeout: -1}, {AdminToken: "two words"}, {AdminToken: "t\x00"},
 	} {
-		_, calls["options "+opts.URL+string(opts.OnFailure)+opts.Timeout.String()+opts.AdminTimeout.String()] =
+		_, calls[fmt.Sprintf("options %+v", opts)] =
 			rateguard.NewClient(opts)
 	}
 	for what, err := range calls {

@@ -69,7 +69,8 @@ type Options struct {
 	// FailOpen when empty.
 	OnFailure FailurePolicy
 	// AdminToken is sent as "Authorization: Bearer" on the admin calls,
-	// for a sidecar started with --admin-token-file.
+	// for a sidecar started with --admin-token-file; the whitespace around
+	// it is trimmed.
 	AdminToken string
 	// HTTPClient sends the requests; when nil, the Client makes its own,
 	// which keeps up to 64 idle connections to the sidecar alive and uses
@@ -88,12 +89,12 @@ type Client struct {
 	onFailure    FailurePolicy
 	auth         string
 	http         *http.Client
-	own          *http.Transport
 }
 
 // NewClient returns a client of the sidecar that opts describe. It fails,
 // wrapping ErrInvalidArgument, when the URL is not http(s)://host[:port],
-// a timeout is negative, or OnFailure is not one of its values.
+// a timeout is negative, OnFailure is not one of its values, or AdminToken
+// holds a space or a control character.
 func NewClient(opts Options) (*Client, error) {
 	raw := opts.URL
 	if raw == "" {
@@ -128,11 +129,16 @@ func NewClient(opts Options) (*Client, error) {
 	default:
 		return nil, invalid(`OnFailure must be "open", "closed" or "error", got %q`, opts.OnFailure)
 	}
-	if opts.AdminToken != "" {
-		c.auth = "Bearer " + opts.AdminToken
+	// Trimmed, as the sidecar trims its token file: a token read from a
+	// file may end in a newline.
+	if token := strings.TrimSpace(opts.AdminToken); token != "" {
+		if strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+			return nil, invalid("AdminToken must hold no space or control character") // and is not shown
+		}
+		c.auth = "Bearer " + token
 	}
 	if c.http == nil {
-		c.own = &http.Transport{
+		transport := &http.Transport{
 			DialContext:         (&net.Dialer{KeepAlive: 30 * time.Second}).DialContext,
 			MaxIdleConns:        64,
 			MaxIdleConnsPerHost: 64, // the default, 2, would open a connection per check under load
@@ -140,7 +146,7 @@ func NewClient(opts Options) (*Client, error) {
 			DisableCompression:  true, // the answers are small, and the sidecar does not compress
 		}
 		c.http = &http.Client{
-			Transport: c.own,
+			Transport: transport,
 			// The sidecar never redirects: a 3xx is someone else answering.
 			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 		}
