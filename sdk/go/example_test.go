@@ -18,8 +18,8 @@ import (
 func Example() {
 	client, err := rateguard.NewClient(rateguard.Options{
 		URL:       os.Getenv("RATEGUARD_URL"), // "" is http://127.0.0.1:7947
-		Timeout:   50 * time.Millisecond,
-		OnFailure: rateguard.FailOpen, // a sidecar that cannot answer admits
+		Timeout:   250 * time.Millisecond,     // 50 ms when left out
+		OnFailure: rateguard.FailOpen,         // a sidecar that cannot answer admits
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -32,7 +32,7 @@ func Example() {
 		log.Fatal(err) // the sidecar refused the request as malformed: a bug
 	}
 	if d.Failure != nil {
-		log.Print("admitted without asking: ", d.Failure)
+		fmt.Println("admitted without asking the sidecar:", d.Failure)
 	}
 	if !d.Allowed {
 		fmt.Printf("denied: retry in %v\n", d.RetryAfter)
