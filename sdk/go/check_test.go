@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptrace"
 	"strings"
 	"sync"
@@ -191,5 +192,30 @@ func TestCallerMistakesAreRefusedBeforeAnythingIsSent(t *testing.T) {
 		if !errors.Is(err, rateguard.ErrInvalidArgument) {
 			t.Errorf("%s: want ErrInvalidArgument, got %v", what, err)
 		}
+	}
+}
+
+// countingTransport counts the requests it carries for another transport.
+type countingTransport struct {
+	next http.RoundTripper
+	n    atomic.Int32
+}
+
+func (t *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	t.n.Add(1)
+	return t.next.RoundTrip(r)
+}
+
+func TestAnHTTPClientOfTheCallersOwnCarriesTheCalls(t *testing.T) {
+	transport := &countingTransport{next: http.DefaultTransport}
+	c := client(t, rateguard.Options{HTTPClient: &http.Client{Transport: transport}})
+	if d, err := c.Check(ctx, unique("k"), nil); err != nil || !d.Allowed {
+		t.Fatalf("%+v, %v", d, err)
+	}
+	if ok, err := c.Healthy(ctx); !ok || err != nil {
+		t.Fatalf("healthy: %v, %v", ok, err)
+	}
+	if n := transport.n.Load(); n != 2 {
+		t.Fatalf("want 2 requests through the caller's transport, got %d", n)
 	}
 }
