@@ -95,6 +95,7 @@ func startSidecar(args ...string) (*sidecar, error) {
 		return nil, fmt.Errorf("RATEGUARD_RUNTIME must be deno, bun or node, got %q", runtime)
 	}
 	cmd.Dir = root
+	dieWithTheTests(cmd)
 	pipe, err := cmd.StderrPipe()
 	if err != nil {
 		return nil, err
