@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 )
 
@@ -88,10 +89,20 @@ func (c *Client) remove(ctx context.Context, path string) (bool, error) {
 	return err == nil, err
 }
 
-func classQuery(class string) string { return url.Values{"class": {class}}.Encode() }
+// classQuery names a class in a query; text that is not UTF-8 is refused,
+// as it is in a key.
+func classQuery(class string) (string, error) {
+	if err := checkText("class", class, true); err != nil {
+		return "", err
+	}
+	return url.Values{"class": {class}}.Encode(), nil
+}
 
 func keyQuery(class, key string) (string, error) {
 	if err := checkText("key", key, false); err != nil {
+		return "", err
+	}
+	if err := checkText("class", class, true); err != nil {
 		return "", err
 	}
 	return url.Values{"class": {class}, "key": {key}}.Encode(), nil
@@ -174,7 +185,11 @@ func (c *Client) Classes(ctx context.Context) ([]LimitEntry, error) {
 
 // SetClass adds or changes a class; "" is the default class.
 func (c *Client) SetClass(ctx context.Context, name string, limit LimitSpec) error {
-	return c.admin(ctx, "PUT", "/v1/classes?"+classQuery(name), limit, nil)
+	query, err := classQuery(name)
+	if err != nil {
+		return err
+	}
+	return c.admin(ctx, "PUT", "/v1/classes?"+query, limit, nil)
 }
 
 // SetClasses replaces every class at once, or none (the default class is
@@ -186,7 +201,11 @@ func (c *Client) SetClasses(ctx context.Context, classes []LimitEntry) ([]LimitE
 
 // RemoveClass removes a class; false when there was none of that name.
 func (c *Client) RemoveClass(ctx context.Context, name string) (bool, error) {
-	return c.remove(ctx, "/v1/classes?"+classQuery(name))
+	query, err := classQuery(name)
+	if err != nil {
+		return false, err
+	}
+	return c.remove(ctx, "/v1/classes?"+query)
 }
 
 // KeyLimits returns every key limit.
@@ -207,6 +226,9 @@ func (c *Client) SetKeyLimit(ctx context.Context, class, key string, limit Limit
 // follows, which must exist.
 func (c *Client) SetKeyLimitFollows(ctx context.Context, class, key, follows string) error {
 	query, err := keyQuery(class, key)
+	if err == nil {
+		err = checkText("follows", follows, true)
+	}
 	if err != nil {
 		return err
 	}
@@ -236,7 +258,11 @@ func (c *Client) Shadows(ctx context.Context) ([]LimitEntry, error) {
 
 // SetShadow gives a class a shadow limit.
 func (c *Client) SetShadow(ctx context.Context, class string, limit LimitSpec) error {
-	return c.admin(ctx, "PUT", "/v1/shadows?"+classQuery(class), limit, nil)
+	query, err := classQuery(class)
+	if err != nil {
+		return err
+	}
+	return c.admin(ctx, "PUT", "/v1/shadows?"+query, limit, nil)
 }
 
 // SetShadows replaces every shadow limit at once, or none, and returns
@@ -247,7 +273,11 @@ func (c *Client) SetShadows(ctx context.Context, shadows []LimitEntry) ([]LimitE
 
 // RemoveShadow removes a class's shadow limit; false when it had none.
 func (c *Client) RemoveShadow(ctx context.Context, class string) (bool, error) {
-	return c.remove(ctx, "/v1/shadows?"+classQuery(class))
+	query, err := classQuery(class)
+	if err != nil {
+		return false, err
+	}
+	return c.remove(ctx, "/v1/shadows?"+query)
 }
 
 // DryRun says whether the sidecar runs dry: admitting every request,
@@ -271,12 +301,28 @@ func (c *Client) SetDryRun(ctx context.Context, on bool) error {
 	return c.admin(ctx, "PUT", "/v1/dry-run", map[string]bool{"dryRun": on}, nil)
 }
 
+// entry is an item of a collection, and the text in it.
+type entry interface {
+	LimitEntry | KeyLimitEntry
+	texts() []string
+}
+
+func (e LimitEntry) texts() []string    { return []string{e.Class, e.Limit} }
+func (e KeyLimitEntry) texts() []string { return []string{e.Class, e.Key, e.Limit, e.Follows} }
+
 // replace puts a whole collection, {field: items}, all or nothing, and
 // returns it as the sidecar now has it. No items is sent as [] (none),
 // not null, which the sidecar refuses.
-func replace[T any](ctx context.Context, c *Client, path, field string, items []T) ([]T, error) {
+func replace[T entry](ctx context.Context, c *Client, path, field string, items []T) ([]T, error) {
 	if items == nil {
 		items = []T{}
+	}
+	for i, item := range items {
+		for _, text := range item.texts() {
+			if err := checkText(fmt.Sprintf("%s[%d]", field, i), text, true); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return list[T](ctx, c, "PUT", path, map[string]any{field: items}, field)
 }

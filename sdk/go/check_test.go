@@ -181,6 +181,13 @@ func TestCallerMistakesAreRefusedBeforeAnythingIsSent(t *testing.T) {
 	_, calls["class not UTF-8"] = c.Peek(ctx, "k", &rateguard.KeyOptions{Class: "\xc3"})
 	_, calls["batch item"] = c.CheckAll(ctx, []rateguard.BatchItem{{Key: "a"}, {Key: ""}})
 	calls["key limit"] = c.SetKeyLimit(ctx, "", "", rateguard.LimitSpec{Limit: "1/s"})
+	calls["key limit's class"] = c.SetKeyLimit(ctx, "\xff", "k", rateguard.LimitSpec{Limit: "1/s"})
+	calls["class"] = c.SetClass(ctx, "pro\xff", rateguard.LimitSpec{Limit: "1/s"})
+	_, calls["removed class"] = c.RemoveClass(ctx, "\xfe")
+	calls["shadow"] = c.SetShadow(ctx, "\xfe", rateguard.LimitSpec{Limit: "1/s"})
+	calls["follows"] = c.SetKeyLimitFollows(ctx, "", "k", "pro\xff")
+	_, calls["bulk classes"] = c.SetClasses(ctx, []rateguard.LimitEntry{{Class: "a", Limit: "1/s"}, {Class: "\xff", Limit: "1/s"}})
+	_, calls["bulk key limits"] = c.SetKeyLimits(ctx, []rateguard.KeyLimitEntry{{Key: "\xff", Limit: "1/s"}})
 	for _, opts := range []rateguard.Options{
 		{URL: "127.0.0.1:7947"}, {URL: "ftp://127.0.0.1"}, {URL: "http://127.0.0.1:7947/?q=1"},
 		{OnFailure: "maybe"}, {Timeout: -1}, {AdminTimeout: -1}, {AdminToken: "two words"}, {AdminToken: "t\x00"},
