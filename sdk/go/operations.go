@@ -77,3 +77,34 @@ func (c *Client) operation(ctx context.Context, r request, out any, field **bool
 	}
 	return **field, nil
 }
+
+// DefaultMaxWait is how long Acquire waits at most when maxWait is 0.
+const DefaultMaxWait = 10 * time.Second
+
+// Acquire waits until a check of key is admitted, then takes it, as the
+// guard's acquire: each denial's RetryAfter is slept, at most maxWait in
+// all (DefaultMaxWait when 0). A wait that cannot fit (a long block, a cost
+// above the burst) is answered at once with its denial, as is a decision
+// the failure policy made; the context ending ends the wait with its error.
+func (c *Client) Acquire(ctx context.Context, key string, opts *CheckOptions, maxWait time.Duration) (Decision, error) {
+	if maxWait == 0 {
+		maxWait = DefaultMaxWait
+	}
+	if maxWait < 0 {
+		return Decision{}, fmt.Errorf("rateguard: maxWait must not be negative, got %v", maxWait)
+	}
+	deadline := time.Now().Add(maxWait)
+	for {
+		d, err := c.Check(ctx, key, opts)
+		if err != nil || d.Allowed || d.Failure != nil || d.RetryAfter > time.Until(deadline) {
+			return d, err
+		}
+		timer := time.NewTimer(d.RetryAfter)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return Decision{}, ctx.Err()
+		case <-timer.C:
+		}
+	}
+}

@@ -52,3 +52,25 @@ func TestRefundResetAndBlock(t *testing.T) {
 		t.Fatalf("want the problem to name /cost, got %+v", e.Problem)
 	}
 }
+
+func TestAcquireWaitsWithinMaxWait(t *testing.T) {
+	fast := class(t, rateguard.LimitSpec{Limit: "1000/s", Burst: 1})
+	c, key := client(t, rateguard.Options{Timeout: 5 * time.Second}), unique("job")
+	in := &rateguard.CheckOptions{Class: fast}
+	if _, err := c.Check(ctx, key, in); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.Acquire(ctx, key, in, 5*time.Second); err != nil || !d.Allowed {
+		t.Fatalf("acquire on a fast limit: %+v, %v", d, err)
+	}
+	slow := &rateguard.CheckOptions{Class: class(t, rateguard.LimitSpec{Limit: "1/h", Burst: 1})}
+	if _, err := c.Check(ctx, key, slow); err != nil {
+		t.Fatal(err)
+	}
+	if d, err := c.Acquire(ctx, key, slow, time.Second); err != nil || d.Allowed {
+		t.Fatalf("an hour's wait does not fit in a second: %+v, %v", d, err)
+	}
+	if _, err := c.Acquire(ctx, key, slow, -time.Second); err == nil {
+		t.Fatal("a negative wait is refused")
+	}
+}

@@ -10,6 +10,7 @@ import { Limit } from "../core/limit.ts";
 import { messageOf, OperationalError } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+import { type AcquireOptions, Waiters } from "../runtime/acquire.ts";
 
 export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 
@@ -178,6 +179,7 @@ export class Client {
   readonly #timeoutMs: number;
   readonly #adminTimeoutMs: number;
   readonly #onFailure: FailurePolicy;
+  readonly #waiters = new Waiters();
   readonly #auth: Record<string, string>;
 
   /**
@@ -318,6 +320,26 @@ export class Client {
   async block(key: string, ms: number, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", ms: positive(ms, "ms") };
     return (await this.#call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
+  }
+
+  /**
+   * Waits until a check of `key` is admitted, then takes it, as the guard's
+   * `acquire`: each denial's `retryAfterMs` is slept, at most `maxWaitMs` in
+   * all (10 s by default), at most 4,096 callers of this client at once
+   * (one more gets its denial at once), cancellable with `signal`. A check
+   * the failure policy answers ends the wait with that answer.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class, the cost, a signal, and the longest wait.
+   * @returns The admission, or the denial when it cannot come in time.
+   * @throws {TypeError} when `key` is not a non-empty string; rejects with the signal's reason
+   *   when aborted.
+   * @throws {RangeError} when `maxWaitMs` is out of range.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   */
+  acquire(key: string, options: AcquireOptions = {}): Promise<ClientDecision> {
+    const check = { class: options.class, cost: options.cost };
+    return this.#waiters.acquire(() => this.check(key, check), options, () => performance.now());
   }
 
   /**

@@ -37,23 +37,23 @@ export const DEFAULT_MAX_WAIT_MS = 10_000;
 /** The longest wait a timer takes. */
 const MAX_TIMER_MS = 2_147_483_647;
 
-/** Waiters of one guard. */
+/** Waiters of one guard, or of one sidecar client. */
 export class Waiters {
   #count = 0;
 
   /**
    * Checks until admitted, as `guard.acquire` documents.
    *
-   * @param check One check, consuming if admitted.
+   * @param check One check, consuming if admitted (the guard's, or a client's, asking its sidecar).
    * @param options The signal and the longest wait.
    * @param clock The guard's clock, ms.
    * @returns The admission, or the denial when it cannot come within the wait.
    */
-  async acquire(
-    check: () => Decision,
+  async acquire<D extends Pick<Decision, "allowed" | "retryAfterMs"> & { failure?: unknown }>(
+    check: () => D | Promise<D>,
     options: AcquireOptions | undefined,
     clock: () => number,
-  ): Promise<Decision> {
+  ): Promise<D> {
     const maxWaitMs = options?.maxWaitMs ?? DEFAULT_MAX_WAIT_MS;
     if (typeof maxWaitMs !== "number" || !(maxWaitMs >= 0 && maxWaitMs <= MAX_TIMER_MS)) {
       throw new RangeError(
@@ -63,16 +63,19 @@ export class Waiters {
     const signal = options?.signal;
     signal?.throwIfAborted();
     const deadline = clock() + maxWaitMs;
-    let decision = check();
-    if (decision.allowed || decision.retryAfterMs > maxWaitMs || this.#count >= MAX_WAITERS) {
+    let decision = await check();
+    // A decision a failure policy made (a client's, when its sidecar could
+    // not be asked) says nothing of when a retry is admitted: it ends the wait.
+    const final = (d: D) => d.allowed || d.failure !== undefined;
+    if (final(decision) || decision.retryAfterMs > maxWaitMs || this.#count >= MAX_WAITERS) {
       return decision;
     }
     this.#count++;
     try {
-      while (!decision.allowed) {
+      while (!final(decision)) {
         if (decision.retryAfterMs > deadline - clock()) return decision;
         await sleep(decision.retryAfterMs, signal);
-        decision = check();
+        decision = await check();
       }
       return decision;
     } finally {
@@ -83,6 +86,8 @@ export class Waiters {
 
 function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
+    // Aborted while the check was asked: a listener added now would never hear it.
+    if (signal?.aborted) return reject(signal.reason);
     const done = () => {
       signal?.removeEventListener("abort", aborted);
       resolve();

@@ -75,4 +75,28 @@ describe("the sidecar's refund, reset and block", () => {
       await server.close();
     }
   });
+
+  it("is waited on by the TypeScript client's acquire, which a failure ends", async () => {
+    const guard = await Guard.builder().defaultLimit(Limit.perSecond(1_000).burst(1))
+      .class("slow", Limit.perHour(1).burst(1)).spawn();
+    const server = await serveHttp(sidecarApp(guard).fetch, { hostname: "127.0.0.1", port: 0 });
+    try {
+      const client = new Client({ url: `http://${server.address}`, timeoutMs: 5_000 });
+      await client.check("k");
+      assert.equal((await client.acquire("k", { maxWaitMs: 5_000 })).allowed, true);
+      await client.check("k", { class: "slow" });
+      const denied = await client.acquire("k", { class: "slow", maxWaitMs: 1_000 });
+      assert.equal(denied.allowed, false, "an hour's wait does not fit in a second");
+      const controller = new AbortController();
+      controller.abort(new Error("gone"));
+      await assert.rejects(() => client.acquire("k", { signal: controller.signal }), /gone/);
+    } finally {
+      await server.close();
+    }
+    // A sidecar that cannot be asked: the failure policy's denial ends the wait at once.
+    const down = new Client({ url: "http://127.0.0.1:9", onFailure: "closed", timeoutMs: 1_000 });
+    const failed = await down.acquire("k", { maxWaitMs: 60_000 });
+    assert.equal(failed.allowed, false);
+    assert.ok(failed.failure !== undefined);
+  });
 });
