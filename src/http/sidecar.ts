@@ -61,6 +61,8 @@ export interface SidecarOptions {
  *   200 with a {@link DecisionBody}, also when denied;
  * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
  * - `GET /v1/peek?class=&key=` → what the next check would say;
+ * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
+ *   (with `"ms"`) → what a service does to one key besides checking it;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
