@@ -198,7 +198,13 @@ export class Limiting<A extends unknown[]> {
     const found = await options.key(...args);
     if (found === undefined) return undefined;
     const raw = typeof found === "string" ? found : found?.key;
-    const className = typeof found === "string" ? "" : found.class ?? "";
+    const rawClass = typeof found === "string" ? "" : found.class ?? "";
+    // A class named by the client (a plan header, say) too long for the
+    // limiter is checked by its hash as well: an unknown class, which the
+    // default limit holds.
+    const className = typeof rawClass === "string" && rawClass !== ""
+      ? await this.#safeKey(rawClass)
+      : rawClass;
     const key = typeof raw === "string" ? await this.#safeKey(raw) : raw;
     const check = { class: className, cost: 1 };
     if (options.cost !== undefined) check.cost = await options.cost(...args);

@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Guard, Limit } from "../../mod.ts";
-import { EMPTY_KEY, type Limiter } from "../../src/http/limiting.ts";
+import { EMPTY_KEY, type Limiter, Limiting } from "../../src/http/limiting.ts";
 import { ADAPTERS, type App, type Options } from "./adapters.ts";
 
 /** A guard that also tells its limit, as `Limiter.limitFor` allows. */
@@ -156,3 +156,18 @@ for (const adapter of ADAPTERS) {
     });
   });
 }
+
+describe("what every adapter shares", () => {
+  it("checks a class name too long for the guard by its hash: an unknown class, no 500", async () => {
+    const guard = await Guard.builder().limit(10).spawn();
+    const limiting = new Limiting<[string]>({
+      guard,
+      key: (plan) => ({ key: "tenant:7", class: plan }),
+    }, "test");
+    const info = await limiting.decide("p".repeat(5_000));
+    assert.equal(info?.decision.allowed, true);
+    assert.match(info!.class, /^.sha256:[0-9a-f]{64}$/);
+    assert.equal(guard.stats().unknownClass, 1, "held to the default limit, and counted");
+    assert.equal((await limiting.decide(""))?.class, "", "the default class stays itself");
+  });
+});
