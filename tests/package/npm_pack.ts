@@ -1,0 +1,234 @@
+/**
+ * The npm package as its users get it: built and packed with `npm pack`,
+ * then installed into fresh projects in the system's temporary directory,
+ * outside the repository, and used there on plain Node.js (no tsx, no
+ * loader), on Bun after `bun add`, and on Deno from the project's
+ * `node_modules`; the `rateguard` command serves a request and stops on
+ * SIGTERM on all three; `tsc` and `deno check` type-check a consumer against
+ * the declarations.
+ *
+ * Not a `*_test.ts` file: it runs once, under Node, from
+ * `scripts/test-all.sh` (JUnit report `package`), since each runtime is a
+ * child process here. Installs prefer npm's cache; the registry is asked only
+ * for what the cache lacks.
+ *
+ * @module
+ */
+
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import {
+  buildPackage,
+  footprintOf,
+  freshProject,
+  NPM_INSTALL,
+  type Packed,
+  packPackage,
+  PEERS,
+  REPO,
+} from "../../scripts/npm_package.ts";
+
+const tool = (name: string) => join(REPO, "node_modules/.bin", name);
+const TSC = join(REPO, "node_modules/typescript/bin/tsc");
+const SUBPATHS = Object.keys(JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8")).exports)
+  .sort();
+/** The subpaths that load with no peer installed. */
+const BARE = [".", "./client", "./core", "./headers", "./sim"];
+
+// What the children get: no loader (tsx puts one in NODE_OPTIONS), and none
+// of the npm_* variables of an `npm test` around us, one of which
+// (npm_config_local_prefix) would make an install land in the repository.
+const env: Record<string, string> = {};
+for (const [name, value] of Object.entries(process.env)) {
+  if (value !== undefined && !/^(npm_|NODE_OPTIONS$|TSX_)/i.test(name)) env[name] = value;
+}
+
+/** The version of `name` the repository installed: what npm's cache holds. */
+const installed = (name: string): string =>
+  JSON.parse(readFileSync(join(REPO, "node_modules", name, "package.json"), "utf8")).version;
+const PEER_SPECS = [...Object.keys(PEERS), "@types/node"].map((p) => `${p}@${installed(p)}`);
+
+function sh(cwd: string, command: string, ...args: string[]): string {
+  const r = spawnSync(command, args, { cwd, env, encoding: "utf8", timeout: 150_000 });
+  assert.equal(
+    r.status,
+    0,
+    `${command} ${args.join(" ")} in ${cwd}: ${r.error ?? r.signal ?? ""}\n${r.stdout}${r.stderr}`,
+  );
+  return r.stdout;
+}
+
+/** A fresh project holding the smoke script and the consumer. */
+function project(name: string): string {
+  const dir = freshProject(name);
+  for (const file of ["smoke.mjs", "consumer.ts"]) {
+    cpSync(join(REPO, "tests/package", file), join(dir, file));
+  }
+  return dir;
+}
+
+const smoked = (out: string) =>
+  out.trim().split("\n").at(-1)?.replace(/^ok /, "").split(" ").sort();
+
+/**
+ * Starts the sidecar with `command`, checks requests against it, sends
+ * SIGTERM and expects a clean exit: what `cli.ts` does.
+ */
+async function sidecar(cwd: string, command: string, ...args: string[]): Promise<void> {
+  const child: ChildProcess = spawn(
+    command,
+    [...args, "--limit", "1/min", "--http", "127.0.0.1:0"],
+    { cwd, env, stdio: ["ignore", "ignore", "pipe"] },
+  );
+  let stderr = "";
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+  const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stderr!.on("data", (chunk) => {
+        stderr += chunk;
+        const found = /listening http=(http:\/\/\S+)/.exec(stderr);
+        if (found) resolve(found[1]);
+      });
+      void exited.then((code) =>
+        reject(new Error(`exited with ${code} before listening: ${stderr}`))
+      );
+    });
+    const check = async (body: unknown) => {
+      const res = await fetch(`${url}/v1/check`, { method: "POST", body: JSON.stringify(body) });
+      return { status: res.status, json: await res.json() };
+    };
+    const first = await check({ key: "tenant:42" });
+    assert.deepEqual([first.status, first.json.allowed], [200, true]);
+    const second = await check({ key: "tenant:42" });
+    assert.deepEqual([second.status, second.json.allowed], [200, false]);
+    assert.ok(second.json.retryAfterMs > 0);
+    const bad = await check({ key: "tenant:42", cost: "two" });
+    assert.equal(bad.status, 400);
+    assert.equal(bad.json.field, "/cost");
+  } finally {
+    child.kill("SIGTERM");
+    const code = await exited;
+    clearTimeout(kill);
+    assert.equal(code, 0, `exit status after SIGTERM: ${stderr}`);
+    assert.match(stderr, /stopping signal=SIGTERM[\s\S]*stopped/);
+  }
+}
+
+const work = mkdtempSync(join(tmpdir(), "rateguard-pack-"));
+let packed: Packed;
+
+before(() => {
+  // Built inside the repository (gitignored), where tsc finds the sources'
+  // types; packed and installed outside it.
+  mkdirSync(join(REPO, "build"), { recursive: true });
+  const build = mkdtempSync(join(REPO, "build", "npm-test-"));
+  try {
+    packed = packPackage(buildPackage(build), work);
+  } finally {
+    rmSync(build, { recursive: true, force: true });
+  }
+});
+after(() => rmSync(work, { recursive: true, force: true }));
+
+describe("npm install of the tarball alone (the bare guard)", () => {
+  let dir: string;
+  before(() => {
+    dir = project("bare");
+    sh(dir, "npm", ...NPM_INSTALL, packed.tarball);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("installs the guard and nothing else", () => {
+    assert.deepEqual(footprintOf(dir).packages, ["@rateguard/guard"]);
+  });
+
+  test("plain Node.js 20 or newer imports every subpath that needs no peer and uses it", () => {
+    assert.match(sh(dir, "node", "--version"), /^v(2\d|[3-9]\d)\./);
+    assert.deepEqual(smoked(sh(dir, "node", "smoke.mjs", "bare")), BARE);
+  });
+
+  test("the rateguard command says in one line what to install without hono", () => {
+    const r = spawnSync(join(dir, "node_modules/.bin/rateguard"), ["--limit", "1/s"], {
+      cwd: dir,
+      env,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+    assert.equal(r.status, 1);
+    assert.equal(
+      r.stderr,
+      "rateguard: the sidecar needs hono (and @hono/node-server on Node.js): npm install hono @hono/node-server\n",
+    );
+  });
+});
+
+describe("npm install of the tarball with its peers", () => {
+  let dir: string;
+  before(() => {
+    dir = project("npm");
+    sh(dir, "npm", ...NPM_INSTALL, packed.tarball, ...PEER_SPECS);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("plain Node.js imports every subpath and uses it", () => {
+    assert.deepEqual(smoked(sh(dir, "node", "smoke.mjs", "full")), SUBPATHS);
+  });
+
+  test("npx rateguard runs the sidecar on Node.js: flags, a request, SIGTERM", async () => {
+    assert.match(sh(dir, "npx", "--offline", "rateguard", "--help"), /--limit/);
+    await sidecar(dir, join(dir, "node_modules/.bin/rateguard"));
+  });
+
+  test("tsc type-checks a consumer of every subpath against the declarations", () => {
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          target: "ES2022",
+          lib: ["ES2022", "DOM"],
+          types: ["node"],
+          noEmit: true,
+        },
+        files: ["consumer.ts"],
+      }),
+    );
+    sh(dir, "node", TSC, "-p", "tsconfig.json");
+  });
+
+  test("Deno runs every subpath from the project's node_modules and type-checks the consumer", () => {
+    assert.deepEqual(smoked(sh(dir, tool("deno"), "run", "-A", "smoke.mjs", "full")), SUBPATHS);
+    sh(dir, tool("deno"), "check", "consumer.ts");
+  });
+
+  test("Deno runs the rateguard command: a request, SIGTERM", async () => {
+    await sidecar(dir, tool("deno"), "run", "-A", "node_modules/@rateguard/guard/bin/rateguard.js");
+  });
+});
+
+describe("bun add of the tarball", () => {
+  let dir: string;
+  before(() => {
+    dir = project("bun");
+    sh(dir, tool("bun"), "add", packed.tarball);
+  });
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  test("Bun imports every subpath that needs no peer, and all of them once they are added", () => {
+    assert.deepEqual(smoked(sh(dir, tool("bun"), "smoke.mjs", "bare")), BARE);
+    sh(dir, tool("bun"), "add", ...PEER_SPECS);
+    assert.deepEqual(smoked(sh(dir, tool("bun"), "smoke.mjs", "full")), SUBPATHS);
+  });
+
+  test("bunx --bun rateguard runs the sidecar on Bun: a request, SIGTERM", async () => {
+    await sidecar(dir, tool("bun"), "x", "--bun", "rateguard");
+  });
+});
