@@ -11,9 +11,8 @@
  */
 
 import process from "node:process";
-import { bareFootprint, buildPackage, packPackage } from "./npm_package.ts";
+import { bareFootprint, buildPackage, packPackage, sizeSentence } from "./npm_package.ts";
 
-const kB = (bytes: number) => `${(bytes / 1000).toFixed(1)} kB`;
 const command = process.argv[2];
 if (command !== "build" && command !== "pack" && command !== "size") {
   process.stderr.write("usage: npm.ts build|pack|size\n");
@@ -28,16 +27,8 @@ if (command === "build") {
     console.log(packed.tarball);
   } else {
     const bare = bareFootprint(packed.tarball);
-    const others = bare.packages.filter((p) => p !== "@rateguard/guard");
-    console.log(
-      `package: ${kB(packed.bytes)} packed, ${
-        kB(packed.unpackedBytes)
-      } unpacked, ${packed.files} files`,
-    );
-    console.log(
-      `bare guard (npm install @rateguard/guard): ${bare.packages.length} package` +
-        `${bare.packages.length === 1 ? "" : "s"}, ${others.length} dependencies` +
-        `${others.length > 0 ? ` (${others.join(", ")})` : ""}, ${kB(bare.bytes)} in node_modules`,
-    );
+    console.log(`${packed.tarball}: ${packed.files} files`);
+    console.log(`installed alone: ${bare.packages.join(", ")}`);
+    console.log(`README: The bare guard installs ${sizeSentence(packed, bare)}`);
   }
 }

@@ -245,3 +245,27 @@ export function bareFootprint(tarball: string): Footprint {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** Bytes as the README states them: kB below a megabyte, MB above. */
+export function bytesText(bytes: number): string {
+  return bytes < 1e6 ? `${Math.round(bytes / 1e3)} kB` : `${(bytes / 1e6).toFixed(2)} MB`;
+}
+
+/** The README's sentence on the package's size and the bare guard's install. */
+export function sizeSentence(packed: Packed, bare: Footprint): string {
+  const others = bare.packages.length - 1;
+  return `${bare.packages.length === 1 ? "one package" : `${bare.packages.length} packages`}, ` +
+    `with ${others === 0 ? "no" : others} dependencies: ${bytesText(packed.bytes)} packed, ` +
+    `${bytesText(packed.unpackedBytes)} unpacked, ${bytesText(bare.bytes)} in \`node_modules\``;
+}
+
+/** The figures of {@link sizeSentence} in a README, or undefined where it has none. */
+export function readmeSize(
+  readme: string,
+): [packed: number, unpacked: number, installed: number] | undefined {
+  const unit = (n: string, u: string) => Number(n) * (u === "MB" ? 1e6 : 1e3);
+  const m =
+    /dependencies: ([\d.]+) (kB|MB) packed, ([\d.]+) (kB|MB) unpacked, ([\d.]+) (kB|MB) in `node_modules`/
+      .exec(readme.replace(/\s+/g, " "));
+  return m ? [unit(m[1], m[2]), unit(m[3], m[4]), unit(m[5], m[6])] : undefined;
+}

@@ -30,6 +30,7 @@ import {
   type Packed,
   packPackage,
   PEERS,
+  readmeSize,
   REPO,
 } from "../../scripts/npm_package.ts";
 
@@ -144,8 +145,18 @@ describe("npm install of the tarball alone (the bare guard)", () => {
   });
   after(() => rmSync(dir, { recursive: true, force: true }));
 
-  test("installs the guard and nothing else", () => {
-    assert.deepEqual(footprintOf(dir).packages, ["@rateguard/guard"]);
+  test("installs the guard and nothing else, the size the README says", () => {
+    const bare = footprintOf(dir);
+    assert.deepEqual(bare.packages, ["@rateguard/guard"]);
+    const stated = readmeSize(readFileSync(join(REPO, "README.md"), "utf8"));
+    assert.ok(stated, "README states the package's size");
+    const measured = [packed.bytes, packed.unpackedBytes, bare.bytes];
+    const off = stated.map((s, i) => Math.abs(measured[i] / s - 1));
+    assert.ok(
+      off.every((x) => x <= 0.1),
+      `README: ${stated.join(", ")} bytes; measured ${measured.join(", ")}: ` +
+        `run \`npm run npm:size\` and copy its sentence into the README`,
+    );
   });
 
   test("plain Node.js 20 or newer imports every subpath that needs no peer and uses it", () => {
@@ -204,9 +215,15 @@ describe("npm install of the tarball with its peers", () => {
     sh(dir, "node", TSC, "-p", "tsconfig.json");
   });
 
-  test("Deno runs every subpath from the project's node_modules and type-checks the consumer", () => {
+  test("Deno runs every subpath from node_modules and through npm:, and type-checks the consumer", () => {
     assert.deepEqual(smoked(sh(dir, tool("deno"), "run", "-A", "smoke.mjs", "full")), SUBPATHS);
     sh(dir, tool("deno"), "check", "consumer.ts");
+    // An npm: specifier resolves to the same installed package.
+    const viaSpecifier = `import { Guard } from "npm:@rateguard/guard";
+      const guard = await Guard.builder().limit(1).burst(1).spawn();
+      console.log(guard.check("k").allowed, guard.check("k").allowed);
+      await guard.leave();`;
+    assert.equal(sh(dir, tool("deno"), "eval", viaSpecifier).trim(), "true false");
   });
 
   test("Deno runs the rateguard command: a request, SIGTERM", async () => {
