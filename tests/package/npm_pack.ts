@@ -18,7 +18,16 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -179,6 +188,32 @@ describe("npm install of the tarball alone (the bare guard)", () => {
   });
 });
 
+test("npx runs the rateguard command from no project, with its peers named", () => {
+  // npx installs into npm's cache (_npx/<hash of the packages>): what this
+  // run adds there is removed again.
+  const npx = join(sh(work, "npm", "config", "get", "cache").trim(), "_npx");
+  const before = new Set(existsSync(npx) ? readdirSync(npx) : []);
+  const dir = mkdtempSync(join(tmpdir(), "rateguard-npx-"));
+  try {
+    const peers = ["hono", "@hono/node-server"].map((p) => `${p}@${installed(p)}`);
+    const help = sh(
+      dir,
+      "npx",
+      "--yes",
+      "--prefer-offline",
+      ...[packed.tarball, ...peers].flatMap((p) => ["-p", p]),
+      "rateguard",
+      "--help",
+    );
+    assert.match(help, /--limit/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    for (const entry of existsSync(npx) ? readdirSync(npx) : []) {
+      if (!before.has(entry)) rmSync(join(npx, entry), { recursive: true, force: true });
+    }
+  }
+});
+
 describe("npm install of the tarball with its peers", () => {
   let dir: string;
   before(() => {
@@ -191,7 +226,7 @@ describe("npm install of the tarball with its peers", () => {
     assert.deepEqual(smoked(sh(dir, "node", "smoke.mjs", "full")), SUBPATHS);
   });
 
-  test("npx rateguard runs the sidecar on Node.js: flags, a request, SIGTERM", async () => {
+  test("the rateguard command runs the sidecar on Node.js: npx, a request, SIGTERM", async () => {
     assert.match(sh(dir, "npx", "--offline", "rateguard", "--help"), /--limit/);
     await sidecar(dir, join(dir, "node_modules/.bin/rateguard"));
   });
