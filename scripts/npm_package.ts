@@ -87,6 +87,8 @@ export function npmManifest(deno: Json, root: Json): Json {
     sideEffects: ["./bin/rateguard.js", "./dist/cli.js"],
     peerDependencies,
     peerDependenciesMeta,
+    // A scoped package is private on its first publish unless it says otherwise.
+    publishConfig: { access: "public" },
     keywords: ["rate limit", "rate limiter", "distributed", "gossip", "swim", "gcra", "sidecar"],
   };
 }

@@ -27,6 +27,7 @@ test("the published npm manifest has deno.json's entry points, compiled, and onl
   assert.equal(root.private, true, "the development manifest cannot be published by mistake");
   const npm = npmManifest(deno, root);
   assert.equal(npm.private, undefined);
+  assert.deepEqual(npm.publishConfig, { access: "public" });
   assert.deepEqual([npm.name, npm.version, npm.license], [deno.name, deno.version, deno.license]);
   const exports = npm.exports as Record<string, { types: string; import: string }>;
   assert.deepEqual(Object.keys(exports), Object.keys(deno.exports));
