@@ -24,6 +24,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, relative } from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
 
 /** The repository this file lives in. */
@@ -103,8 +104,7 @@ const BIN = `#!/usr/bin/env node
 try {
   await import("../dist/cli.js");
 } catch (e) {
-  const missing = /Cannot find (?:package|module) '(hono)'/.exec(String(e?.message))?.[1];
-  if (missing === undefined) throw e;
+  if (!/Cannot find (?:package|module) 'hono'/.test(String(e?.message))) throw e;
   process.stderr.write(
     "rateguard: the sidecar needs hono (and @hono/node-server on Node.js): " +
       "npm install hono @hono/node-server\\n",
@@ -113,8 +113,27 @@ try {
 }
 `;
 
+/**
+ * The environment for the tools and runtimes this starts: no loader (tsx
+ * puts one in NODE_OPTIONS), and none of the npm_* variables of an `npm run`
+ * around us, one of which (npm_config_local_prefix) points at the
+ * repository, where an install must never land.
+ */
+export function childEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !/^(npm_|NODE_OPTIONS$|TSX_)/i.test(name)) env[name] = value;
+  }
+  return env;
+}
+
 function run(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8", timeout: 180_000 });
+  const result = spawnSync(command, args, {
+    cwd,
+    env: childEnv(),
+    encoding: "utf8",
+    timeout: 180_000,
+  });
   if (result.status !== 0) {
     const why = result.error?.message ?? `exit ${result.status ?? result.signal}`;
     throw new Error(`${command} ${args.join(" ")}: ${why}\n${result.stdout}${result.stderr}`);

@@ -29,10 +29,10 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import process from "node:process";
+import { dirname, join } from "node:path";
 import {
   buildPackage,
+  childEnv,
   footprintOf,
   freshProject,
   NPM_INSTALL,
@@ -50,13 +50,7 @@ const SUBPATHS = Object.keys(JSON.parse(readFileSync(join(REPO, "deno.json"), "u
 /** The subpaths that load with no peer installed. */
 const BARE = [".", "./client", "./core", "./headers", "./sim"];
 
-// What the children get: no loader (tsx puts one in NODE_OPTIONS), and none
-// of the npm_* variables of an `npm test` around us, one of which
-// (npm_config_local_prefix) would make an install land in the repository.
-const env: Record<string, string> = {};
-for (const [name, value] of Object.entries(process.env)) {
-  if (value !== undefined && !/^(npm_|NODE_OPTIONS$|TSX_)/i.test(name)) env[name] = value;
-}
+const env = childEnv();
 
 /** The version of `name` the repository installed: what npm's cache holds. */
 const installed = (name: string): string =>
@@ -171,6 +165,26 @@ describe("npm install of the tarball alone (the bare guard)", () => {
   test("plain Node.js 20 or newer imports every subpath that needs no peer and uses it", () => {
     assert.match(sh(dir, "node", "--version"), /^v(2\d|[3-9]\d)\./);
     assert.deepEqual(smoked(sh(dir, "node", "smoke.mjs", "bare")), BARE);
+  });
+
+  test("source maps and declaration maps lead to the TypeScript shipped in the package", () => {
+    const stack = sh(
+      dir,
+      "node",
+      "--enable-source-maps",
+      "--input-type=module",
+      "-e",
+      `import { Limit } from "@rateguard/guard";
+       try { Limit.parse("ten a second"); } catch (e) { console.log(e.stack); }`,
+    );
+    const at = /\((\/[^)]*\/@rateguard\/guard\/src\/core\/limit\.ts):\d+:\d+\)/.exec(stack);
+    assert.ok(at, `a stack frame in limit.ts: ${stack}`);
+    assert.ok(existsSync(at[1]));
+    const pkg = join(dir, "node_modules/@rateguard/guard");
+    for (const map of ["dist/mod.js.map", "dist/mod.d.ts.map", "dist/src/client/mod.d.ts.map"]) {
+      const { sources } = JSON.parse(readFileSync(join(pkg, map), "utf8"));
+      for (const source of sources) assert.ok(existsSync(join(pkg, dirname(map), source)), source);
+    }
   });
 
   test("the rateguard command says in one line what to install without hono", () => {
