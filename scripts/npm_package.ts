@@ -82,7 +82,8 @@ export function npmManifest(deno: Json, root: Json): Json {
         [subpath, source],
       ) => [subpath, { types: compiled(source, ".d.ts"), import: compiled(source, ".js") }]),
     ),
-    bin: { rateguard: "./bin/rateguard.js" },
+    // npm wants a bin path without "./" (and warns when it rewrites one).
+    bin: { rateguard: "bin/rateguard.js" },
     files: ["dist/", "bin/", "mod.ts", "cli.ts", "src/", "CHANGELOG.md"],
     // Loading a module of the library does nothing else; the command does.
     sideEffects: ["./bin/rateguard.js", "./dist/cli.js"],

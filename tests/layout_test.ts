@@ -35,7 +35,7 @@ test("the published npm manifest has deno.json's entry points, compiled, and onl
     const stem = source.replace(/^\.\//, "./dist/").replace(/\.ts$/, "");
     assert.deepEqual(exports[subpath], { types: `${stem}.d.ts`, import: `${stem}.js` }, subpath);
   }
-  assert.deepEqual(npm.bin, { rateguard: "./bin/rateguard.js" });
+  assert.deepEqual(npm.bin, { rateguard: "bin/rateguard.js" });
   assert.deepEqual(npm.peerDependencies, root.dependencies, "every dependency is a peer");
   assert.deepEqual(Object.keys(PEERS).sort(), Object.keys(root.dependencies).sort());
   for (const peer of Object.keys(PEERS)) {

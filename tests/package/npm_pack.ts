@@ -125,20 +125,39 @@ async function sidecar(cwd: string, command: string, ...args: string[]): Promise
 }
 
 const work = mkdtempSync(join(tmpdir(), "rateguard-pack-"));
+let build: string;
+let pkg: string;
 let packed: Packed;
 
 before(() => {
   // Built inside the repository (gitignored), where tsc finds the sources'
   // types; packed and installed outside it.
   mkdirSync(join(REPO, "build"), { recursive: true });
-  const build = mkdtempSync(join(REPO, "build", "npm-test-"));
-  try {
-    packed = packPackage(buildPackage(build), work);
-  } finally {
-    rmSync(build, { recursive: true, force: true });
-  }
+  build = mkdtempSync(join(REPO, "build", "npm-test-"));
+  pkg = buildPackage(build);
+  packed = packPackage(pkg, work);
 });
-after(() => rmSync(work, { recursive: true, force: true }));
+after(() => {
+  rmSync(build, { recursive: true, force: true });
+  rmSync(work, { recursive: true, force: true });
+});
+
+test("npm publish --dry-run takes the generated manifest as it is", () => {
+  const r = spawnSync("npm", ["publish", "--dry-run", "--offline"], {
+    cwd: pkg,
+    env,
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const { name, version } = JSON.parse(readFileSync(join(pkg, "package.json"), "utf8"));
+  assert.match(r.stdout, new RegExp(`^\\+ ${name}@${version}$`, "m"));
+  // Whatever npm would correct in the manifest, it warns about; only the
+  // missing login of a dry run is expected.
+  const warnings = r.stderr.split("\n").filter((l) => /npm warn/.test(l) && !/logged in/.test(l));
+  assert.deepEqual(warnings, []);
+  assert.match(r.stderr, /public access/);
+});
 
 describe("npm install of the tarball alone (the bare guard)", () => {
   let dir: string;
