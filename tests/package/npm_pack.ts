@@ -222,10 +222,6 @@ describe("npm install of the tarball alone (the bare guard)", () => {
 });
 
 test("npx runs the rateguard command from no project, with its peers named", () => {
-  // npx installs into npm's cache (_npx/<hash of the packages>): what this
-  // run adds there is removed again.
-  const npx = join(sh(work, "npm", "config", "get", "cache").trim(), "_npx");
-  const before = new Set(existsSync(npx) ? readdirSync(npx) : []);
   const dir = mkdtempSync(join(tmpdir(), "rateguard-npx-"));
   try {
     const peers = ["hono", "@hono/node-server"].map((p) => `${p}@${installed(p)}`);
@@ -241,8 +237,14 @@ test("npx runs the rateguard command from no project, with its peers named", () 
     assert.match(help, /--limit/);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+    // npx installed into npm's cache, in _npx/<hash of the packages>: remove
+    // the entry whose manifest names this run's tarball, and no other.
+    const npx = join(sh(work, "npm", "config", "get", "cache").trim(), "_npx");
     for (const entry of existsSync(npx) ? readdirSync(npx) : []) {
-      if (!before.has(entry)) rmSync(join(npx, entry), { recursive: true, force: true });
+      const manifest = join(npx, entry, "package.json");
+      if (existsSync(manifest) && readFileSync(manifest, "utf8").includes(work)) {
+        rmSync(join(npx, entry), { recursive: true, force: true });
+      }
     }
   }
 });
