@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs the one test suite under Deno, Bun and Node (via tsx), each writing a
-# JUnit report, then prints a single total line: "N passed, N failed, N skipped".
+# JUnit report, and the browser test on Node, then prints a single total line: "N passed, N failed, N skipped".
 # Exit status is non-zero when any test failed or any runner crashed.
 set -u
 cd "$(dirname "$0")/.."
@@ -26,4 +26,10 @@ run bun "$bin/bun" test --timeout 60000 --reporter=junit --reporter-outfile="$ou
 run node "$bin/tsx" --test --test-concurrency=1 --test-reporter=spec --test-reporter=junit \
   --test-reporter-destination=stdout --test-reporter-destination="$out/node.xml" "${files[@]}"
 
-node scripts/junit-total.mjs "$out" deno bun node
+# The dashboard in a real browser, once, on Node: three sidecars and Debian's
+# Chromium are enough to run it once, not three times.
+run browser "$bin/tsx" --test --test-concurrency=1 --test-reporter=spec --test-reporter=junit \
+  --test-reporter-destination=stdout --test-reporter-destination="$out/browser.xml" \
+  tests/browser/dashboard_browser.ts
+
+node scripts/junit-total.mjs "$out" deno bun node browser

@@ -44,7 +44,7 @@ td.key { overflow-wrap: anywhere; }
 .bar { display: block; height: .6rem; background: var(--line); border-radius: 3px; overflow: hidden; min-width: 4rem; }
 .bar > span { display: block; height: 100%; }
 .bar.share > span { background: var(--share); }
-.bar.demand > span { background: repeating-linear-gradient(45deg, var(--demand) 0 4px, transparent 4px 6px); }
+.bar.demand > span { background: var(--demand); }
 svg { width: 100%; height: auto; display: block; }
 .legend { display: flex; flex-wrap: wrap; gap: .25rem 1rem; color: var(--muted); }
 .legend svg { width: 2rem; height: .8rem; display: inline-block; vertical-align: middle; }
@@ -141,7 +141,7 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
     const tr = el("tr", null, attrs);
     for (const c of cells) {
       const td = c instanceof Node ? c : el("td", c);
-      if (!(c instanceof Node) && typeof c === "string" && /^[0-9.,]+ /.test(c)) td.className = "num";
+      if (!(c instanceof Node) && typeof c === "string" && /^[0-9.,]+( |\/|$)/.test(c)) td.className = "num";
       tr.append(td);
     }
     return tr;
@@ -230,7 +230,9 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
       if (text !== undefined) e.textContent = text;
       return e;
     };
-    const n = 300;
+    // The window grows with the history, from a minute to the five kept.
+    const n = Math.max(60, s.admittedPerSec.length);
+    const span = n >= 120 ? Math.round(n / 60) + " min" : n + " s";
     const x = (i, len) => L + ((n - len + i) / (n - 1)) * (W - L - 4);
     const y = (v) => H - B - (v / top) * (H - B - 6);
     const line = (values, color, dash) => {
@@ -238,7 +240,7 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
       return mk("polyline", { points: pts, fill: "none", stroke: color, "stroke-width": 2, "stroke-dasharray": dash, "stroke-linecap": "round" });
     };
     const last = (a) => a.length ? a[a.length - 1] : 0;
-    $("chart-title").textContent = "Admitted and denied per second over the last 5 minutes; now " +
+    $("chart-title").textContent = "Admitted and denied per second over the last " + span + "; now " +
       perSec(last(s.admittedPerSec)) + " admitted, " + perSec(last(s.deniedPerSec)) + " denied";
     svg.replaceChildren($("chart-title"),
       mk("line", { x1: L, y1: H - B, x2: W, y2: H - B, stroke: "var(--line)" }),
@@ -246,7 +248,7 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
       mk("text", { x: L - 4, y: 14, "text-anchor": "end", "font-size": 11, fill: "var(--muted)" }, whole.format(top)),
       mk("text", { x: L - 4, y: H - B, "text-anchor": "end", "font-size": 11, fill: "var(--muted)" }, "0"),
       mk("text", { x: 4, y: (H - B) / 2, "font-size": 11, fill: "var(--muted)" }, "req/s"),
-      mk("text", { x: L, y: H - 4, "font-size": 11, fill: "var(--muted)" }, "−5 min"),
+      mk("text", { x: L, y: H - 4, "font-size": 11, fill: "var(--muted)" }, "−" + span),
       mk("text", { x: W - 4, y: H - 4, "text-anchor": "end", "font-size": 11, fill: "var(--muted)" }, "now"),
       line(s.admittedPerSec, "var(--admit)", "none"),
       line(s.deniedPerSec, "var(--deny)", "6 4"),
@@ -273,7 +275,9 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
       table.append(el("caption", "Demand and share of " + h.key + " per member"));
       const head = el("tr");
       for (const t of ["Member", "Demand", "Share of the limit"]) head.append(el("th", t, { scope: "col" }));
-      table.append(el("thead")).appendChild(head);
+      const thead = el("thead");
+      thead.append(head);
+      table.append(thead);
       const body = el("tbody");
       for (const m of h.members) {
         const pct = h.limitPerSec > 0 ? m.sharePerSec / h.limitPerSec : 0;
@@ -329,15 +333,21 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
 
   async function poll() {
     const t = token();
+    let data;
     try {
       const res = await fetch("v1/dashboard", { headers: t ? { authorization: "Bearer " + t } : {}, cache: "no-store" });
       if (res.status === 401) return askToken(t ? "That token was refused." : "");
       if (!res.ok) throw new Error("HTTP " + res.status);
-      render(await res.json());
+      data = await res.json();
       failures = 0;
     } catch (e) {
       failures++;
       $("status").textContent = "Cannot reach the sidecar (" + (e && e.message || e) + "); retrying.";
+    }
+    try {
+      if (data) render(data);
+    } catch (e) {
+      $("status").textContent = "This page failed to show the data: " + (e && e.message || e);
     }
     setTimeout(poll, PERIOD_MS * Math.min(5, 1 + failures));
   }
