@@ -116,10 +116,12 @@ export class DashboardFeed {
     const dtSec = prev === undefined ? 0 : (atMs - prev.atMs) / 1_000;
     const rate = (now: number, then: number | undefined) =>
       dtSec > 0 && then !== undefined ? Math.max(0, now - then) / dtSec : 0;
-    // A restarted sampler leaves a gap; its first sample has no rates and is not charted.
+    // A restarted sampler leaves a gap: the chart starts afresh, from the next sample.
     const fresh = prev === undefined || atMs - prev.atMs > 3 * FEED_PERIOD_MS;
     const s = next.stats;
-    if (!fresh) {
+    if (fresh) {
+      for (const series of [this.#admitted, this.#denied, this.#shadowDenied]) series.length = 0;
+    } else {
       push(this.#admitted, rate(s.admitted, prev.stats.admitted));
       push(this.#denied, rate(s.denied, prev.stats.denied));
       push(this.#shadowDenied, rate(s.shadowDenied, prev.stats.shadowDenied));

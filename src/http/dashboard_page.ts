@@ -41,6 +41,7 @@ caption { text-align: left; color: var(--muted); padding-bottom: .25rem; }
 th, td { text-align: left; padding: .2rem .4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 td.key { overflow-wrap: anywhere; }
+#members td:nth-child(2) { white-space: nowrap; }
 .bar { display: block; height: .6rem; background: var(--line); border-radius: 3px; overflow: hidden; min-width: 4rem; }
 .bar > span { display: block; height: 100%; }
 .bar.share > span { background: var(--share); }
@@ -218,7 +219,9 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
     const s = d.series;
     const all = s.admittedPerSec.concat(s.deniedPerSec, s.shadowDeniedPerSec);
     const top = Math.max(1, ...all) * 1.1;
-    const W = 600, H = 180, L = 52, B = 18;
+    // Drawn at the size it is shown, so that its labels stay readable in a narrow window.
+    const W = Math.max(280, Math.round(svg.getBoundingClientRect().width) || 600), H = 180, L = 52, B = 18;
+    svg.setAttribute("viewBox", "0 0 " + W + " " + H);
     const ns = "http://www.w3.org/2000/svg";
     const mk = (tag, attrs, text) => {
       const e = document.createElementNS(ns, tag);

@@ -66,6 +66,11 @@ describe("the dashboard", () => {
       assert.equal(d.mostDenied[0].class, "");
       for (let i = 0; i < FEED_HISTORY + 20; i++) (nowMs += 1_000, feed.sample());
       assert.equal(JSON.parse(feed.current()).series.admittedPerSec.length, FEED_HISTORY);
+      // Stopped and started again after a gap: the chart starts afresh rather than join the two.
+      feed.stop();
+      nowMs += 60_000;
+      assert.deepEqual(JSON.parse(feed.current()).series.admittedPerSec, []);
+      assert.ok(feed.sampling);
     } finally {
       feed.stop();
     }
