@@ -40,7 +40,11 @@ export function dashboardRoutes(app: Hono, guard: Guard, state: AdminState): Das
     keyLimits: guard.keyLimits().map(keyLimitJson),
     shadows: shadowList(guard),
   }));
-  const page = { "content-security-policy": PAGE_POLICY, "cache-control": "no-store" };
+  const page = {
+    "content-security-policy": PAGE_POLICY,
+    "cache-control": "no-store",
+    "x-content-type-options": "nosniff",
+  };
   app.get("/dashboard", (c) => c.html(DASHBOARD_HTML, 200, page));
   app.get(
     "/dashboard/app.js",
