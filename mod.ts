@@ -42,6 +42,13 @@ export type {
 export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
 export type { AcquireOptions } from "./src/runtime/acquire.ts";
+export type {
+  FleetView,
+  HotKeyView,
+  MemberShare,
+  MemberView,
+  NamedDeniedKey,
+} from "./src/runtime/fleet_view.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";

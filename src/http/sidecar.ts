@@ -19,7 +19,8 @@ import {
   queryParam,
   readJson,
 } from "./body.ts";
-import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
+import { ADMIN_PATHS, adminRoutes, type AdminState } from "./admin.ts";
+import { dashboardRoutes } from "./dashboard.ts";
 import { operationRoutes } from "./operations.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
@@ -64,6 +65,7 @@ export interface SidecarOptions {
  * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
  *   (with `"ms"`) → what a service does to one key besides checking it;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
+ * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
  *
@@ -121,7 +123,9 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
   });
   operationRoutes(app, guard);
-  adminRoutes(app, guard, { defaultLimit: options.defaultLimit }, log);
+  const state: AdminState = { defaultLimit: options.defaultLimit };
+  adminRoutes(app, guard, state, log);
+  dashboardRoutes(app, guard, state);
   app.notFound((c) =>
     problemResponse(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)
   );
