@@ -507,6 +507,13 @@ export function checkSalt(bytes: unknown, what = "keySalt"): Uint8Array<ArrayBuf
   return bytes.slice();
 }
 
-function isUnspecified(a: Address): boolean {
+/**
+ * Whether an address listens on every interface (`0.0.0.0`, `::`), so that
+ * nobody can be told to reach it there.
+ *
+ * @param a The address.
+ * @returns Whether every byte of its IP is 0.
+ */
+export function isUnspecified(a: Address): boolean {
   return a.ip.every((b) => b === 0);
 }

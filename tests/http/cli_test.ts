@@ -82,7 +82,7 @@ describe("sidecar flags", () => {
       [["--limit", "1"], { RATEGUARD_DRY_RUN: "maybe" }, /RATEGUARD_DRY_RUN.*"maybe"/],
       [["--limit", "1", "--seeds", "a:1"], {}, /--seeds need --bind/],
       [["--limit", "1", "--bind", "x"], {}, /--bind/],
-      [["--limit", "1"], { RATEGUARD_PARTITION_POLICY: "hope" }, /--partition-policy.*"hope"/],
+      [["--limit", "1"], { RATEGUARD_PARTITION_POLICY: "hope" }, /^RATEGUARD_PARTITION_POLICY: .*"hope"/],
       [["--limit", "1", "--protocol-period", "soon"], {}, /--protocol-period/],
       [["--limit", "1", "--log-format", "xml"], {}, /--log-format/],
       [["--limit", "1", "--hot-keys", "many"], {}, /--hot-keys/],
