@@ -17,16 +17,20 @@ import { PartitionPolicy } from "../core/partition.ts";
 import {
   checkAddress,
   checkAdvertise,
+  checkBounded,
   checkOption,
   DEFAULT_PARTITION_POLICY,
   GUARD_BOUNDS as B,
+  HTTP_BOUNDS as H,
   isUnspecified,
   type NumericOption,
+  type OptionBounds,
 } from "../core/options.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
+import type { ListenOptions } from "./serve.ts";
 import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, OPTIONS } from "./cli_flags.ts";
 
 export { HELP };
@@ -40,8 +44,8 @@ export interface SidecarConfig {
   readonly limit: Limit;
   /** Named classes. */
   readonly classes: ReadonlyArray<readonly [string, Limit]>;
-  /** Where the HTTP API listens. */
-  readonly http: { readonly hostname: string; readonly port: number };
+  /** Where the HTTP API listens, and its bounds on slow and idle clients. */
+  readonly http: Required<ListenOptions>;
   /** Admit everything, counting would-be denials. */
   readonly dryRun: boolean;
   /** Keys with state at once. */
@@ -154,20 +158,19 @@ export function parseSidecarArgs(
   const classes = parseClasses(classTexts(values.class, env, file.get("class"), configPath));
   if (classes.length > numbers.maxClasses) {
     throw new UsageError(
-      `--class: ${classes.length} ${classes.length === 1 ? "class" : "classes"}, more than --max-classes (${numbers.maxClasses})`,
+      `--class: ${classes.length} ${
+        classes.length === 1 ? "class" : "classes"
+      }, more than --max-classes (${numbers.maxClasses})`,
     );
   }
   const dryRunGiven = values["dry-run"] === true ? undefined : get("dry-run");
   const adminTokenFile = get("admin-token-file")?.text;
-  const http = get("http");
   return {
     kind: "run",
     config: {
       limit,
       classes,
-      http: http === undefined
-        ? parseHostPort("--http", DEFAULT_HTTP)
-        : parseHostPort(http.from, http.text),
+      http: httpFlags(get),
       dryRun: values["dry-run"] === true ||
         (dryRunGiven !== undefined && valueOf(dryRunGiven, bool)),
       ...numbers,
@@ -364,7 +367,9 @@ function fleetFlags(get: (flag: Flag) => Given | undefined): FleetFlags {
     partitionPolicy: policy === undefined
       ? DEFAULT_PARTITION_POLICY
       : valueOf(policy, (t) => PartitionPolicy.parse(t)),
-    protocolPeriodMs: period === undefined ? B.protocolPeriodMs.default : valueOf(period, periodMs),
+    protocolPeriodMs: period === undefined
+      ? B.protocolPeriodMs.default
+      : valueOf(period, (t) => durationMs(t, B.protocolPeriodMs)),
   };
 }
 
@@ -384,10 +389,41 @@ function parseHostPort(from: string, text: string): { hostname: string; port: nu
   return { hostname: split.host, port: split.port };
 }
 
-/** Reads the protocol period: `200ms`, `1s`, or a bare number of milliseconds, within its bounds. */
-function periodMs(text: string): number {
+/** The HTTP server's address and its bounds on slow and idle clients. */
+function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptions> {
+  const http = get("http");
+  const duration = (flag: Flag, bounds: OptionBounds) => {
+    const given = get(flag);
+    return given === undefined ? bounds.default : valueOf(given, (t) => durationMs(t, bounds));
+  };
+  const headersTimeoutMs = duration("header-timeout", H.headersTimeoutMs);
+  const requestTimeoutMs = duration("request-timeout", H.requestTimeoutMs);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new UsageError(
+      `--header-timeout (${headersTimeoutMs}ms) must be at most --request-timeout (${requestTimeoutMs}ms)`,
+    );
+  }
+  const connections = get("max-connections");
+  const { hostname, port } = http === undefined
+    ? parseHostPort("--http", DEFAULT_HTTP)
+    : parseHostPort(http.from, http.text);
+  return {
+    hostname,
+    port,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),
+    maxConnections: connections === undefined
+      ? H.maxConnections.default
+      : valueOf(connections, (t) =>
+        checkBounded("maxConnections", H.maxConnections, wholeNumber(t, H.maxConnections))),
+  };
+}
+
+/** Reads a duration, `200ms`, `1s` or a bare number of milliseconds, within `bounds`. */
+function durationMs(text: string, bounds: OptionBounds): number {
   const ms = parseDurationMs(text);
-  const { min, max } = B.protocolPeriodMs;
+  const { min, max } = bounds;
   if (ms === undefined || ms < min || ms > max) {
     throw new RangeError(
       `expected a duration from ${min}ms to ${max}ms, such as 200ms or 1s, got ${

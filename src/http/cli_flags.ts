@@ -8,6 +8,7 @@
 import {
   DEFAULT_PARTITION_POLICY,
   GUARD_BOUNDS as B,
+  HTTP_BOUNDS as H,
   type NumericOption,
 } from "../core/options.ts";
 
@@ -32,6 +33,10 @@ export const OPTIONS = {
   "max-classes": { type: "string" },
   "max-key-limits": { type: "string" },
   "dry-run": { type: "boolean" },
+  "header-timeout": { type: "string" },
+  "request-timeout": { type: "string" },
+  "idle-timeout": { type: "string" },
+  "max-connections": { type: "string" },
   "admin-token-file": { type: "string" },
   "log-format": { type: "string" },
   "gossip-auth": { type: "string" },
@@ -56,6 +61,11 @@ export const NUMERIC = {
 
 /** Every environment variable the sidecar reads, for `--help`. */
 const ENV_NAMES = (Object.keys(OPTIONS) as Flag[]).filter((f) => f !== "help").map(envName);
+
+/** `10000` ms as `10s`. */
+function seconds(ms: number): string {
+  return `${ms / 1_000}s`;
+}
 
 /** Names, comma-separated, in lines of at most 80 characters. */
 function wrap(names: readonly string[]): string {
@@ -101,6 +111,16 @@ Fleet (leave out --bind to run standalone)
 
 HTTP
   --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
+  --header-timeout <d>         a client's time to send its headers, then 408 (default ${
+    seconds(H.headersTimeoutMs.default)
+  })
+  --request-timeout <d>        a client's time to send its whole request (default ${
+    seconds(H.requestTimeoutMs.default)
+  })
+  --idle-timeout <d>           a kept-alive connection's time between requests (default ${
+    seconds(H.idleTimeoutMs.default)
+  })
+  --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
   --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
   --log-format <text|json>     one line per event on stderr (default text)
   --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}

@@ -22,7 +22,7 @@ import {
 import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
+import { BadRequest, BodyCut, ContentTooLarge, problemResponse } from "./problem.ts";
 
 export { MAX_BODY_BYTES };
 
@@ -124,6 +124,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   app.onError((err, c) => {
     if (err instanceof BadRequest) return problemResponse(400, err.message, { field: err.field });
     if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
+    if (err instanceof BodyCut) return problemResponse(408, err.message);
     if (err instanceof RateguardError) {
       const status = err.code === "UnknownClass" ? 404 : 409;
       return problemResponse(status, err.message, { code: err.code });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { HELP, parseSidecarArgs, UsageError } from "../../src/http/cli_args.ts";
-import { GUARD_BOUNDS } from "../../src/core/options.ts";
+import { GUARD_BOUNDS, HTTP_BOUNDS } from "../../src/core/options.ts";
 import { start } from "../support/process.ts";
 
 const config = (argv: string[], env: Record<string, string> = {}, file?: unknown) => {
@@ -142,5 +142,36 @@ describe("sidecar flags: --config", () => {
       p.kill();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("sidecar flags: the HTTP server's bounds", () => {
+  it("reads them within HTTP_BOUNDS, the header timeout no longer than the request's", () => {
+    const d = config(["--limit", "1"]).http;
+    assert.deepEqual(
+      [d.headersTimeoutMs, d.requestTimeoutMs, d.idleTimeoutMs, d.maxConnections],
+      [
+        HTTP_BOUNDS.headersTimeoutMs.default,
+        HTTP_BOUNDS.requestTimeoutMs.default,
+        HTTP_BOUNDS.idleTimeoutMs.default,
+        HTTP_BOUNDS.maxConnections.default,
+      ],
+    );
+    const argv = ["--limit", "1", "--header-timeout", "2s", "--request-timeout", "5s"];
+    const c = config([...argv, "--idle-timeout", "500ms", "--max-connections", "64"]).http;
+    assert.deepEqual([c.headersTimeoutMs, c.requestTimeoutMs, c.idleTimeoutMs, c.maxConnections], [
+      2_000,
+      5_000,
+      500,
+      64,
+    ]);
+    refused(["--limit", "1", "--header-timeout", "5ms"], {}, /^--header-timeout: .*from 100ms/);
+    refused(["--limit", "1", "--max-connections", "0"], {}, /^--max-connections: .*got 0$/);
+    refused(["--limit", "1"], { RATEGUARD_IDLE_TIMEOUT: "soon" }, /^RATEGUARD_IDLE_TIMEOUT: /);
+    refused(
+      ["--limit", "1", "--header-timeout", "40s"],
+      {},
+      /at most --request-timeout \(30000ms\)/,
+    );
   });
 });
