@@ -209,13 +209,6 @@ export function stringField(o: Json, name: string, at: string): string {
   return v;
 }
 
-/** Reads `name` as an array member of the body. */
-export function arrayField(body: unknown, name: string, shape: string): unknown[] {
-  const v = object(body, shape)[name];
-  if (!Array.isArray(v)) throw new BadRequest(`${name} must be an array`, `/${name}`);
-  return v;
-}
-
 /** A query parameter, required or with a fallback. */
 export function queryParam(url: URL, name: string, fallback?: string): string {
   const v = url.searchParams.get(name) ?? fallback;
