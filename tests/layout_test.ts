@@ -28,7 +28,7 @@ test("the README's test command is what CI runs", () => {
   );
   assert.ok(ci.split("\n").includes(command), ".ci/run runs it");
   assert.ok(
-    readme.includes("npm ci && npx deno run -A cli.ts --limit 1000/min"),
+    readme.includes("npm ci && exec node_modules/.bin/deno run -A cli.ts --limit 1000/min"),
     "README shows the start command",
   );
 });
