@@ -31,6 +31,7 @@ export {
   DEFAULT_PARTITION_POLICY,
   FLOOR_FRACTION,
   GUARD_BOUNDS,
+  HTTP_BOUNDS,
 } from "./src/core/options.ts";
 export type {
   BatchItem,
