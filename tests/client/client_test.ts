@@ -13,7 +13,7 @@ import {
 import { Limit } from "../../mod.ts";
 import { Hono } from "hono";
 import { rateLimit } from "../../src/http/hono.ts";
-import { type Sidecar, startSidecar } from "../http/support.ts";
+import { postJson, type Sidecar, startSidecar } from "../http/support.ts";
 import { start } from "../support/process.ts";
 
 describe("TypeScript client", () => {
@@ -148,6 +148,8 @@ describe("TypeScript client: the first check", () => {
     // as long as a check's default timeout, so the first check failed open.
     const sidecar = await startSidecar(["--limit", "1000/s"]);
     try {
+      // The sidecar's own first check (its code's first run) is not what is tested here.
+      for (let i = 0; i < 3; i++) await postJson(`${sidecar.url}/v1/check`, { key: "warm" });
       const runs: string[] = [];
       // A fresh process each run, as that cost is paid once a process. A run
       // where the checks after the first take half the timeout says nothing
