@@ -5,15 +5,15 @@
  * standalone.
  *
  * ```sh
- * deno run -A cli.ts --limit 1000/min
- * bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
- * npx tsx cli.ts --limit 1000/min
+ * node_modules/.bin/deno run -A cli.ts --limit 1000/min
+ * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
+ * node --import tsx cli.ts --config rateguard.json
  * ```
  *
- * A bad flag prints one line naming it and exits with status 2. Log lines
- * go to stderr, one per event, as text or JSON (`--log-format`). SIGTERM or
- * SIGINT stops accepting requests, lets those in flight finish, leaves the
- * fleet, and exits 0.
+ * A bad flag, variable or config key prints one line naming it and exits
+ * with status 2. Log lines go to stderr, one per event, as text or JSON
+ * (`--log-format`). SIGTERM or SIGINT stops accepting requests, lets those
+ * in flight finish, closes every connection, leaves the fleet, and exits 0.
  *
  * @module
  */

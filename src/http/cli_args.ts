@@ -32,8 +32,21 @@ import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
 import type { ListenOptions } from "./serve.ts";
 import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, OPTIONS } from "./cli_flags.ts";
+import {
+  bool,
+  classTexts,
+  type Env,
+  fromConfig,
+  type Given,
+  parseClasses,
+  readConfig,
+  set,
+  UsageError,
+  valueOf,
+  wholeNumber,
+} from "./cli_sources.ts";
 
-export { HELP };
+export { HELP, UsageError };
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -87,29 +100,6 @@ export type ParsedArgs =
   | { readonly kind: "run"; readonly config: SidecarConfig }
   | { readonly kind: "help"; readonly text: string };
 
-/** A bad flag or value; the CLI prints the message on one line and exits 2. */
-export class UsageError extends Error {
-  /** A usage error with a one-line message. */
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-
-/** Where a value came from, as its error names it: `--hot-keys`, `RATEGUARD_HOT_KEYS`, `FILE: hot-keys`. */
-interface Given {
-  readonly text: string;
-  readonly from: string;
-}
-
-/** The values of one flag that takes several (`--class`), with where they came from. */
-interface GivenList {
-  readonly texts: readonly string[];
-  readonly from: string;
-}
-
-type Env = Readonly<Record<string, string | undefined>>;
-
 /**
  * Reads `argv` (without the runtime and script), `env` and the `--config`
  * file, if any, into a config.
@@ -138,7 +128,9 @@ export function parseSidecarArgs(
   }
   if (values.help) return { kind: "help", text: HELP };
   const configPath = typeof values.config === "string" ? values.config : set(env.RATEGUARD_CONFIG);
-  const file = configPath === undefined ? new Map() : readConfig(configPath, readFile(configPath));
+  const file = configPath === undefined
+    ? new Map()
+    : readConfig(configPath, fromConfig(configPath, readFile));
   const get = (flag: Flag): Given | undefined => {
     const v = values[flag];
     if (typeof v === "string") return { text: v, from: `--${flag}` };
@@ -222,98 +214,6 @@ function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {
   return out as NumericFlags;
 }
 
-/** The classes from the first source that has any: the flags, the environment, the file. */
-function classTexts(
-  flags: readonly string[] | undefined,
-  env: Env,
-  file: unknown,
-  configPath: string | undefined,
-): GivenList {
-  if (flags !== undefined) return { texts: flags, from: "--class" };
-  const e = set(env.RATEGUARD_CLASS);
-  if (e !== undefined) return { texts: [e], from: "RATEGUARD_CLASS" };
-  if (file === undefined) return { texts: [], from: "--class" };
-  return { texts: Array.isArray(file) ? file : [String(file)], from: `${configPath}: class` };
-}
-
-/**
- * Reads classes, `name=limit` with an optional `,burst=n` after it; one
- * text may hold several, comma-separated (`free=10/s,burst=20,pro=100/s`).
- * A name given twice is a mistake, not a change of mind.
- */
-function parseClasses({ texts, from }: GivenList): Array<readonly [string, Limit]> {
-  const classes: Array<[string, Limit]> = [];
-  for (const text of texts) {
-    let last: [string, Limit] | undefined;
-    for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
-      const eq = item.indexOf("=");
-      const name = item.slice(0, eq).trim();
-      const value = item.slice(eq + 1);
-      if (eq < 1 || name === "") {
-        throw new UsageError(
-          `${from}: expected name=limit, such as free=10/s, got ${JSON.stringify(item)}`,
-        );
-      }
-      if (name === "burst") {
-        if (last === undefined) {
-          throw new UsageError(
-            `${from}: burst=${value} needs a class before it, as free=10/s,burst=20`,
-          );
-        }
-        const of = last;
-        of[1] = valueOf(
-          { text: value, from: `${from} ${of[0]}` },
-          (t) => of[1].burst(wholeNumber(t)),
-        );
-        continue;
-      }
-      if (classes.some(([n]) => n === name)) {
-        throw new UsageError(`${from}: the class ${JSON.stringify(name)} is given twice`);
-      }
-      last = [name, valueOf({ text: value, from: `${from} ${name}` }, (t) => Limit.parse(t))];
-      classes.push(last);
-    }
-  }
-  return classes;
-}
-
-/**
- * Reads the `--config` file: a JSON object whose keys are the flags' names
- * and whose values are strings, numbers or booleans (`class` and `seeds`
- * may be arrays of strings). JSON because every runtime parses it without
- * a dependency, and Kubernetes and every tool can write it.
- */
-function readConfig(path: string, text: string): Map<Flag, unknown> {
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch (e) {
-    throw new UsageError(`--config ${path}: not valid JSON: ${messageOf(e).split("\n")[0]}`);
-  }
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new UsageError(
-      `--config ${path}: expected a JSON object of flags, as {"limit": "1000/min"}`,
-    );
-  }
-  const out = new Map<Flag, unknown>();
-  for (const [key, value] of Object.entries(body)) {
-    if (!Object.hasOwn(OPTIONS, key) || key === "config" || key === "help") {
-      throw new UsageError(
-        `${path}: unknown key ${
-          JSON.stringify(key)
-        }: the keys are the flags' names, as "limit" or "hot-keys"`,
-      );
-    }
-    const many = (key === "class" || key === "seeds") && Array.isArray(value) &&
-      value.every((v) => typeof v === "string");
-    if (!many && !["string", "number", "boolean"].includes(typeof value)) {
-      throw new UsageError(`${path}: ${key}: expected a string, a number or a boolean`);
-    }
-    out.set(key as Flag, key === "seeds" && many ? (value as string[]).join(",") : value);
-  }
-  return out;
-}
-
 type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySaltFile">;
 
 /** Signing needs a secret to sign with; a secret without signing is a mistake too. */
@@ -371,11 +271,6 @@ function fleetFlags(get: (flag: Flag) => Given | undefined): FleetFlags {
       ? B.protocolPeriodMs.default
       : valueOf(period, (t) => durationMs(t, B.protocolPeriodMs)),
   };
-}
-
-/** A variable that is set and not empty: `RATEGUARD_BURST=` is no burst. */
-function set(text: string | undefined): string | undefined {
-  return text === undefined || text.trim() === "" ? undefined : text;
 }
 
 /** Reads `host:port` or `[v6]:port`, with the one parser of `src/proto/host_port.ts`. */
@@ -443,31 +338,4 @@ function logFormat(given: Given | undefined): LogFormat {
 
 function list(text: string | undefined): string[] {
   return (text ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
-/**
- * Reads a value, naming where it came from in the error instead of the
- * option the validator names (`hotKeys: ...` is told as `--hot-keys: ...`).
- */
-function valueOf<T>(given: Given, read: (text: string) => T): T {
-  try {
-    return read(given.text);
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`${given.from}: ${messageOf(e).replace(/^[A-Za-z]+: /, "")}`);
-  }
-}
-
-function wholeNumber(text: string, bounds?: { min: number; max: number }): number {
-  if (!/^\s*\d+\s*$/.test(text)) {
-    const range = bounds === undefined ? "" : ` from ${bounds.min} to ${bounds.max}`;
-    throw new RangeError(`expected a whole number${range}, got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
-}
-
-function bool(text: string): boolean {
-  if (/^(1|true|yes|on)$/i.test(text)) return true;
-  if (/^(0|false|no|off)$/i.test(text)) return false;
-  throw new RangeError(`expected true or false, got ${JSON.stringify(text)}`);
 }

@@ -125,6 +125,12 @@ describe("sidecar flags: --config", () => {
     refused(argv, {}, /^--config rg\.json: not valid JSON/, "limit = 1");
     refused(argv, {}, /^--config rg\.json: expected a JSON object/, "[]");
     refused(argv, {}, /unknown key "config"/, '{"config": "other.json"}');
+    assert.throws(
+      () => parseSidecarArgs(["--config", "/nonexistent/rateguard.json"], {}),
+      (e) =>
+        e instanceof UsageError &&
+        /^--config: cannot read \/nonexistent\/rateguard\.json/.test(e.message),
+    );
   });
 
   it("is read by the sidecar process, which exits 2 on a mistake in it", async () => {
