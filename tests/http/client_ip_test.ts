@@ -82,24 +82,85 @@ describe("the client's address", () => {
     assert.throws(() => clientIp({} as Parameters<typeof clientIp>[0]), /getConnInfo/);
   });
 
-  it(`works with Hono's getConnInfo on ${currentRuntime}, over a real socket`, async () => {
-    const { getConnInfo } = currentRuntime === "deno"
-      ? await import("hono/deno")
-      : currentRuntime === "bun"
-      ? await import("hono/bun")
-      : await import("@hono/node-server/conninfo");
+  /** What the app says of a request from 127.0.0.1 that names an IPv6 client. */
+  function app(getConnInfo: Parameters<typeof clientIp>[0]["getConnInfo"]) {
     const app = new Hono();
     const direct = clientIp({ getConnInfo });
     const proxied = clientIp({ getConnInfo, trustProxy: ["127.0.0.1"] });
     app.get("/", (c) => c.text(`${direct(c)} ${proxied(c)}`));
-    const server = await serveHttp(app.fetch, { hostname: "127.0.0.1", port: 0 });
+    return app;
+  }
+  /**
+   * @hono/node-server, once loaded in this process (serveHttp, above), puts
+   * its own Response class over the global one; Deno.serve and Bun.serve take
+   * only the runtime's own, which that class extends.
+   */
+  async function ownResponse(res: Response): Promise<Response> {
+    const own = Object.getPrototypeOf(Response) as typeof Response;
+    return own === (Function.prototype as unknown) ? res : new own(await res.text(), res);
+  }
+  const ask = async (url: string) =>
+    await (await fetch(url, { headers: { "x-forwarded-for": "2001:db8:1:1ff::7" } })).text();
+
+  it("works with @hono/node-server's getConnInfo, over a real socket (serveHttp)", async () => {
+    const { getConnInfo } = await import("@hono/node-server/conninfo");
+    const server = await serveHttp(app(getConnInfo).fetch, { hostname: "127.0.0.1", port: 0 });
     try {
-      const res = await fetch(`http://${server.address}/`, {
-        headers: { "x-forwarded-for": "2001:db8:1:1ff::7" },
-      });
-      assert.equal(await res.text(), "127.0.0.1 2001:db8:1:100::/56");
+      assert.equal(await ask(`http://${server.address}/`), "127.0.0.1 2001:db8:1:100::/56");
     } finally {
       await server.close();
+    }
+  });
+
+  it(`works with the getConnInfo of ${currentRuntime}'s own server`, {
+    skip: currentRuntime === "node" ? "Node's own server is @hono/node-server's, above" : false,
+  }, async () => {
+    const native = globalThis as unknown as {
+      Deno?: {
+        serve(
+          o: { hostname: string; port: number; onListen?: () => void },
+          h: (r: Request, info: unknown) => Response | Promise<Response>,
+        ): { addr: { port: number }; shutdown(): Promise<void> };
+      };
+      Bun?: {
+        serve(o: {
+          hostname: string;
+          port: number;
+          fetch: (r: Request, server: unknown) => Response | Promise<Response>;
+        }): { port: number; stop(force?: boolean): void | Promise<void> };
+      };
+    };
+    if (native.Deno) {
+      const { getConnInfo } = await import("hono/deno");
+      const hono = app(getConnInfo);
+      const server = native.Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+        async (r, info) => ownResponse(await hono.fetch(r, info)),
+      );
+      try {
+        assert.equal(
+          await ask(`http://127.0.0.1:${server.addr.port}/`),
+          "127.0.0.1 2001:db8:1:100::/56",
+        );
+      } finally {
+        await server.shutdown();
+      }
+    } else if (native.Bun) {
+      const { getConnInfo } = await import("hono/bun");
+      const hono = app(getConnInfo);
+      const server = native.Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: async (r, s) => ownResponse(await hono.fetch(r, s)),
+      });
+      try {
+        assert.equal(
+          await ask(`http://127.0.0.1:${server.port}/`),
+          "127.0.0.1 2001:db8:1:100::/56",
+        );
+      } finally {
+        await server.stop(true);
+      }
     }
   });
 });

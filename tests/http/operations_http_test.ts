@@ -52,6 +52,11 @@ describe("the sidecar's refund, reset and block", () => {
       assert.equal(res.body.field ?? "", field, `${path} ${JSON.stringify(body)}`);
     }
     assert.equal(guard.keyStats("t")!.blockedForMs > 59_000, true, "bad bodies changed nothing");
+    for (const path of ["/v1/refund", "/v1/reset", "/v1/block"]) {
+      const wrong = await app.request(path);
+      assert.equal(wrong.status, 405, path);
+      assert.equal(wrong.headers.get("allow"), "POST", path);
+    }
   });
 
   it("is what the TypeScript client's refund, reset and block call, over a real socket", async () => {
