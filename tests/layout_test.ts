@@ -71,7 +71,8 @@ function admits(range: string, version: string): boolean {
     for (let i = 0; i < 3; i++) if ((a[i] ?? 0) !== (b[i] ?? 0)) return (a[i] ?? 0) - (b[i] ?? 0);
     return 0;
   };
-  return range.split("||").some((alt) =>
+  // node-semver lets an operator stand apart from its version (">= 0.6", as Express's own use).
+  return range.replace(/(>=|\^)\s+/g, "$1").split("||").some((alt) =>
     alt.trim().split(/\s+/).every((part) => {
       const m = /^(>=|\^)?v?(\d+(?:\.\d+){0,2})$/.exec(part);
       assert.ok(m, `a range this test reads: ${JSON.stringify(part)} in ${range}`);
