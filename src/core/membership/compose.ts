@@ -78,10 +78,24 @@ export class Composer {
       if (payload && payload.length > maxBytes) payload = undefined;
       if (payload) room -= MESSAGE_SECTION_HEADER_BYTES + payload.length;
     }
+    let rules: Uint8Array | undefined;
+    if (extension?.outgoingRules && probe && !limits.lean) {
+      const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
+      rules = maxBytes > 0
+        ? extension.outgoingRules(nowMs, { id: to.id, address: to }, maxBytes)
+        : undefined;
+      if (rules && rules.length > maxBytes) rules = undefined;
+      if (rules) room -= MESSAGE_SECTION_HEADER_BYTES + rules.length;
+    }
     const records = limits.lean
       ? this.#leanRecords(to, room, limits.peer)
       : this.#piggyback(to, room, limits.peer);
-    const message = { ...base, records, ...(payload ? { extension: payload } : {}) } as Message;
+    const message = {
+      ...base,
+      records,
+      ...(payload ? { extension: payload } : {}),
+      ...(rules ? { rules } : {}),
+    } as Message;
     const padTo = Math.min(maxBytes, limits.padTo ?? 0);
     const padding = padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES;
     return encode(padding > 0 ? { ...message, padding } : message);
