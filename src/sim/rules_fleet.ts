@@ -31,6 +31,8 @@ export interface RulesFleetOptions extends SimOptions {
   readonly maxKeyLimits?: number;
   /** Node `index`'s wall clock ahead of virtual time, ms. @default {none} */
   readonly wallSkewMs?: (index: number) => number;
+  /** Whether the nodes share rules: off, for a baseline of today's traffic. @default {true} */
+  readonly fleetRules?: boolean;
 }
 
 /** The fleet's limit before any change. */
@@ -167,7 +169,7 @@ export class RulesFleet {
       book,
       enforcer,
       policy: DEFAULT_PARTITION_POLICY,
-      fleetRules: true,
+      fleetRules: this.#options.fleetRules ?? true,
       wallOffsetMs: this.#options.wallSkewMs?.(index) ?? 0,
       membership: { seed },
     });

@@ -168,8 +168,8 @@ export class RuleTable {
   #settle(slot: Slot, before: RuleEntry | undefined): void {
     if (before?.value !== undefined) {
       this.#live--;
-      this.#hi ^= slot.hashHi;
-      this.#lo ^= slot.hashLo;
+      this.#hi = (this.#hi ^ slot.hashHi) >>> 0;
+      this.#lo = (this.#lo ^ slot.hashLo) >>> 0;
     }
     const entry = slot.entry;
     if (entry.value === undefined) {
@@ -182,8 +182,9 @@ export class RuleTable {
     slot.hashHi = h.hi;
     slot.hashLo = h.lo;
     this.#live++;
-    this.#hi ^= h.hi;
-    this.#lo ^= h.lo;
+    // Unsigned, as the wire carries them: a digest compares equal to its decoded copy.
+    this.#hi = (this.#hi ^ h.hi) >>> 0;
+    this.#lo = (this.#lo ^ h.lo) >>> 0;
   }
 
   /** Makes room for a rule by dropping the oldest tombstone, if there is one. */
