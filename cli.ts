@@ -115,6 +115,7 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
   let builder = Guard.builder()
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
+    .fleetRules(config.fleetRules)
     .hotKeys(config.hotKeys)
     .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)

@@ -39,7 +39,7 @@ export type {
   NumericOption,
   OptionBounds,
 } from "./src/core/options.ts";
-export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
+export type { FleetRulesStats, RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";

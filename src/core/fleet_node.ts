@@ -190,6 +190,11 @@ export class FleetNode {
     };
   }
 
+  /** Whether rule changes are shared with the fleet. */
+  get sharesRules(): boolean {
+    return this.#rules !== undefined;
+  }
+
   /**
    * Shares a change already made to this node's book (or dry run) with the
    * fleet. Nothing when fleet rules are off.

@@ -346,6 +346,9 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
         "set advertise(ip:port), where the other instances reach this one",
     );
   }
+  if (options.fleetRules === true && bind === undefined) {
+    throw new RangeError("fleetRules: rules are shared by gossip; set bind(ip:port) too");
+  }
   const auth = options.gossipAuth ?? { mode: "off", secrets: [] };
   return {
     ...numbers,

@@ -30,6 +30,8 @@ export interface SidecarConfig {
   readonly http: { readonly hostname: string; readonly port: number };
   /** Admit everything, counting would-be denials. */
   readonly dryRun: boolean;
+  /** Share rule changes made through the admin routes with the fleet, and take theirs. */
+  readonly fleetRules: boolean;
   /** Keys with state at once. */
   readonly trackedKeys: number;
   /** Keys coordinated with the peers at once. */
@@ -92,6 +94,7 @@ const OPTIONS = {
   "max-key-bytes": { type: "string" },
   "max-members": { type: "string" },
   "dry-run": { type: "boolean" },
+  "fleet-rules": { type: "boolean" },
   "admin-token-file": { type: "string" },
   "log-format": { type: "string" },
   "gossip-auth": { type: "string" },
@@ -124,6 +127,8 @@ Fleet (leave out --bind to run standalone)
   --partition-policy <p>       optimistic, ${DEFAULT_PARTITION_POLICY} (default) or quorum
   --protocol-period <d>        how often members gossip: ${B.protocolPeriodMs.default}ms (default), 1s
   --max-members <n>            members tracked at most (default ${B.maxMembers.default})
+  --fleet-rules                classes, key limits, shadows and dry run set through the admin
+                               routes apply on every sidecar with this flag (default off)
   --gossip-auth <mode>         off (default), transitional or required: signed gossip
   --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
   --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
@@ -190,6 +195,11 @@ export function parseSidecarArgs(
   const classTexts = values.class ?? list(env.RATEGUARD_CLASS);
   const dryRun = values["dry-run"] ??
     flagValue("RATEGUARD_DRY_RUN", () => bool(env.RATEGUARD_DRY_RUN));
+  const fleetRules = values["fleet-rules"] ??
+    flagValue("RATEGUARD_FLEET_RULES", () => bool(env.RATEGUARD_FLEET_RULES));
+  if (fleetRules && get("bind") === undefined) {
+    throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
+  }
   const adminTokenFile = get("admin-token-file");
   return {
     kind: "run",
@@ -198,6 +208,7 @@ export function parseSidecarArgs(
       classes: classTexts.map(parseClass),
       http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
       dryRun,
+      fleetRules,
       trackedKeys: whole("tracked-keys", B.trackedKeys.default),
       hotKeys: bounded("hot-keys", B.hotKeys.default, checkHotKeys),
       maxKeyBytes: bounded("max-key-bytes", B.maxKeyBytes.default, checkMaxKeyBytes),

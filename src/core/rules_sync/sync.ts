@@ -167,7 +167,7 @@ export class RulesSync {
    * @returns The entry with its version, or undefined when it is too large to share.
    */
   local(nowMs: number, change: Omit<RuleEntry, "version">): RuleEntry | undefined {
-    const wallMs = nowMs + this.#options.wallOffsetMs;
+    const wallMs = this.#wallMs(nowMs);
     this.#clock = Math.min(MAX_CLOCK, Math.max(this.#clock + 1, wallMs * HLC_TICKS_PER_MS));
     const entry = { ...change, version: { clock: this.#clock, origin: this.#options.self } };
     if (entrySize(entry) > MAX_ENTRY_BYTES) {
@@ -233,7 +233,7 @@ export class RulesSync {
       this.#counts.strangers++;
       return;
     }
-    const wallMs = nowMs + this.#options.wallOffsetMs;
+    const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
       if (this.#take(entry, wallMs, this.#learning)) this.#enqueue(entry);
     }
@@ -266,7 +266,7 @@ export class RulesSync {
    */
   tick(nowMs: number, joining: boolean): void {
     const periodMs = this.#options.protocolPeriodMs;
-    this.#table.expire(nowMs + this.#options.wallOffsetMs);
+    this.#table.expire(this.#wallMs(nowMs));
     if (this.#pull?.failed) this.#pull = undefined;
     if (this.#learning && !joining && this.#peers.size === 0) this.#learning = false;
     if (!this.#pull && this.#learning) {
@@ -311,6 +311,11 @@ export class RulesSync {
       rulesUnshared: c.unshared,
       rulesTransfers: c.transfers,
     };
+  }
+
+  /** The wall clock in whole ms: a version's clock is a whole number, as the wire carries it. */
+  #wallMs(nowMs: number): number {
+    return Math.floor(nowMs + this.#options.wallOffsetMs);
   }
 
   /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
