@@ -31,8 +31,8 @@ export interface RulesFleetOptions extends SimOptions {
   readonly maxKeyLimits?: number;
   /** Node `index`'s wall clock ahead of virtual time, ms. @default {none} */
   readonly wallSkewMs?: (index: number) => number;
-  /** Whether the nodes share rules: off, for a baseline of today's traffic. @default {true} */
-  readonly fleetRules?: boolean;
+  /** Whether node `index` shares rules: off, for a baseline of today's traffic or a rollout. @default {all do} */
+  readonly fleetRules?: boolean | ((index: number) => boolean);
 }
 
 /** The fleet's limit before any change. */
@@ -118,7 +118,7 @@ export class RulesFleet {
     let digest: string | undefined;
     for (let i = 0; i < this.size; i++) {
       const s = this.stats(i);
-      if (!s) continue;
+      if (!s?.fleetRules) continue;
       if (s.rulesLearning || (digest !== undefined && s.rulesDigest !== digest)) return false;
       digest = s.rulesDigest;
     }
@@ -169,7 +169,9 @@ export class RulesFleet {
       book,
       enforcer,
       policy: DEFAULT_PARTITION_POLICY,
-      fleetRules: this.#options.fleetRules ?? true,
+      fleetRules: typeof this.#options.fleetRules === "function"
+        ? this.#options.fleetRules(index)
+        : this.#options.fleetRules ?? true,
       wallOffsetMs: this.#options.wallSkewMs?.(index) ?? 0,
       membership: { seed },
     });

@@ -278,3 +278,20 @@ test("a quiet fleet sends no more datagrams with fleet rules than without", () =
   });
   assert.ok(counts[1] <= counts[0] * 1.02, `without ${counts[0]}, with ${counts[1]}`);
 });
+
+test("a rollout: members that share rules among others that do not are not held, and agree", () => {
+  // Nodes 0 and 1 run without fleet rules (an earlier release); 2 to 4 with.
+  const fleet = new RulesFleet({ seed: 15, size: 5, fleetRules: (i: number) => i >= 2 });
+  fleet.driver.runUntil(10_000);
+  for (let i = 2; i < 5; i++) {
+    assert.equal(fleet.stats(i)!.rulesLearning, false, `node ${i} learning`);
+    assert.equal(fleet.stats(i)!.held, false, `node ${i} held`);
+  }
+  fleet.setKeyLimit(3, "", "k", Limit.perSecond(2));
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  assert.deepEqual(everyNode(fleet, "k"), [undefined, undefined, "2/s", "2/s", "2/s"]);
+  // A newcomer that joins through a member without fleet rules still learns from one with.
+  const late = fleet.driver.add({ seeds: [0] });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  assert.equal(keyLimitOf(fleet, late, "k"), "2/s");
+});

@@ -48,6 +48,8 @@ const RETRANSMIT_MULT = 4;
 const DISAGREE_PERIODS = 5;
 /** Periods between background transfers at first; doubled while they do not end the disagreement. */
 const BACKOFF_PERIODS = 10;
+/** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
+const SILENT_PERIODS = 20;
 /** Page answers owed at once; a request beyond them is dropped, and its puller asks again. */
 const MAX_OWED = 16;
 
@@ -101,6 +103,8 @@ interface Pending {
 
 interface PeerState {
   readonly address: Address;
+  /** Whether it ever sent a rules section: a member of an earlier release, or without fleet rules, never does. */
+  speaks: boolean;
   learning: boolean;
   disagreeSinceMs: number | undefined;
 }
@@ -118,6 +122,7 @@ export class RulesSync {
   #learning: boolean;
   #pull: Pull | undefined;
   #nextBackgroundMs = 0;
+  #joinedAtMs: number | undefined;
   #backoffPeriods = BACKOFF_PERIODS;
   #counts = {
     applied: 0,
@@ -191,6 +196,7 @@ export class RulesSync {
       if (!this.#peers.has(key)) {
         this.#peers.set(key, {
           address: member.address,
+          speaks: false,
           learning: true,
           disagreeSinceMs: undefined,
         });
@@ -247,6 +253,7 @@ export class RulesSync {
       if (pull.done) this.#finish(nowMs, pull);
       else if (pull.answered) this.#ask(nowMs, pull);
     }
+    peer.speaks = true;
     peer.learning = section.learning;
     const mine = this.#table.digest();
     const same = mine.live === section.digest.live && mine.hi === section.digest.hi &&
@@ -268,9 +275,16 @@ export class RulesSync {
     const periodMs = this.#options.protocolPeriodMs;
     this.#table.expire(this.#wallMs(nowMs));
     if (this.#pull?.failed) this.#pull = undefined;
-    if (this.#learning && !joining && this.#peers.size === 0) this.#learning = false;
+    if (joining) this.#joinedAtMs = undefined;
+    else this.#joinedAtMs ??= nowMs;
+    // Nobody to learn from: alone, or among members that share no rules (a
+    // rollout), past the time a probe round takes to hear one that does.
+    const silent = !this.#pickPeer((p) => p.speaks) &&
+      nowMs - (this.#joinedAtMs ?? nowMs) >= SILENT_PERIODS * periodMs;
+    if (this.#learning && !joining && (this.#peers.size === 0 || silent)) this.#learning = false;
     if (!this.#pull && this.#learning) {
-      const peer = this.#pickPeer((p) => !p.learning) ?? this.#pickPeer(() => true);
+      const peer = this.#pickPeer((p) => p.speaks && !p.learning) ??
+        this.#pickPeer((p) => p.speaks);
       if (peer) this.#pull = new Pull(peer.address, true);
     }
     if (!this.#pull && !this.#learning && nowMs >= this.#nextBackgroundMs) {
