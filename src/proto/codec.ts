@@ -404,8 +404,11 @@ class Writer {
   }
 }
 
-/** Reads forward; the first overrun sets `error`, after which every read yields 0. */
-class Reader {
+/**
+ * Reads forward; the first overrun sets `error`, after which every read
+ * yields 0. Also reads the rules section's body (`core/rules_sync`).
+ */
+export class Reader {
   error: DecodeError | undefined;
   #bytes: Uint8Array;
   #view: DataView;

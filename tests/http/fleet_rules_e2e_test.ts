@@ -5,7 +5,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { currentRuntime } from "../support/process.ts";
-import { eventually, type Sidecar, startSidecar } from "./support.ts";
+import { eventually, type Sidecar, startThreeRuntimes } from "./support.ts";
 
 type KeyLimitJson = { class: string; key: string; limit: string };
 
@@ -24,12 +24,8 @@ if (currentRuntime === "node") {
   describe("fleet rules across three runtimes (run on Node only)", () => {
     it("a key limit set on the Deno sidecar applies on the Bun and Node sidecars", async () => {
       const flags = ["--limit", "100/s", "--fleet-rules"];
-      const fleet: Sidecar[] = [];
+      const fleet = await startThreeRuntimes(flags);
       try {
-        fleet.push(await startSidecar(flags, { fleet: true, runtime: "deno" }));
-        const seeds = ["--seeds", fleet[0].gossip];
-        fleet.push(await startSidecar([...flags, ...seeds], { fleet: true, runtime: "bun" }));
-        fleet.push(await startSidecar([...flags, ...seeds], { fleet: true, runtime: "node" }));
         await eventually(async () => {
           const all = await Promise.all(
             fleet.map(async (s) => (await fetch(`${s.url}/v1/stats`)).json()),

@@ -39,15 +39,18 @@ function changeDatagram(index: number, entries: RuleEntry[], idOf = index, cut =
   });
 }
 
-/** A key limit of 1/s on `key`, as node `index` would stamp it now. */
-function entryBy(fleet: RulesFleet, index: number, key: string): RuleEntry {
+/** A key limit of 1/s on `key`, as node `index` would stamp it `aheadMs` from now. */
+function entryBy(fleet: RulesFleet, index: number, key: string, aheadMs = 0): RuleEntry {
   const id = addressOf(index).id;
   return {
     kind: "keyLimit",
     className: "",
     key,
     value: Limit.perSecond(1),
-    version: { clock: fleet.driver.nowMs * 1_024 + 5, origin: { hi: id.hi, lo: id.lo } },
+    version: {
+      clock: (fleet.driver.nowMs + aheadMs) * 1_024 + 5,
+      origin: { hi: id.hi, lo: id.lo },
+    },
   };
 }
 
@@ -194,14 +197,7 @@ test("under Off anyone who reaches the port changes rules; malformed sections an
 
 test("a change stamped far ahead of the receiver's clock is refused: no datagram pins a rule", () => {
   const fleet = started(10, 3);
-  const origin = { hi: addressOf(1).id.hi, lo: addressOf(1).id.lo };
-  const pinned: RuleEntry = {
-    kind: "keyLimit",
-    className: "",
-    key: "k",
-    value: Limit.perSecond(1),
-    version: { clock: (fleet.driver.nowMs + 3_600_000) * 1_024, origin },
-  };
+  const pinned = entryBy(fleet, 1, "k", 3_600_000);
   fleet.driver.inject(0, addressOf(1), changeDatagram(1, [pinned]));
   fleet.driver.runUntil(fleet.driver.nowMs + 1);
   assert.equal(keyLimitOf(fleet, 0, "k"), undefined);
@@ -212,14 +208,7 @@ test("tombstones expire after their lifetime, and a replayed old set does not br
   const fleet = started(11, 3);
   fleet.setKeyLimit(0, "", "k", Limit.perSecond(3));
   fleet.runUntilConverged(SETTLE_MS);
-  const origin = { hi: addressOf(0).id.hi, lo: addressOf(0).id.lo };
-  const oldSet: RuleEntry = {
-    kind: "keyLimit",
-    className: "",
-    key: "k",
-    value: Limit.perSecond(3),
-    version: { clock: fleet.driver.nowMs * 1_024 - 1, origin },
-  };
+  const oldSet = entryBy(fleet, 0, "k", -1);
   fleet.setKeyLimit(1, "", "k", undefined);
   fleet.runUntilConverged(SETTLE_MS);
   fleet.driver.runUntil(fleet.driver.nowMs + TOMBSTONE_MS + 1_000);

@@ -26,6 +26,7 @@
 
 import { KeyLimit, Limit } from "../limit.ts";
 import { utf8Bytes } from "../hash.ts";
+import { Reader } from "../../proto/codec.ts";
 import { MAX_CLOCK, misfit, RULE_KINDS, type RuleEntry, type RuleKind } from "./entry.ts";
 
 /** The rules section's version, its first byte. */
@@ -200,15 +201,15 @@ export class SectionWriter {
  * @returns The section, or undefined when it is malformed or of another version.
  */
 export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
-  const r = new Reader(bytes);
+  const r = new Reader(bytes, 0);
   if (r.u8() !== RULES_WIRE_VERSION) return undefined;
   const flags = r.u8();
   const digest = { live: r.u32(), hi: r.u32(), lo: r.u32() };
-  if (r.bad || (flags & ~FLAG_LEARNING) !== 0) return undefined;
+  if (r.error || (flags & ~FLAG_LEARNING) !== 0) return undefined;
   const changes: RuleEntry[] = [];
   let pull: number | undefined;
   let page: Page | undefined;
-  while (!r.bad && r.remaining > 0) {
+  while (!r.error && r.remaining > 0) {
     const type = r.u8();
     if (type === PART_CHANGE) {
       const entry = readEntry(r);
@@ -219,7 +220,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
     } else if (type === PART_PAGE && page === undefined) {
       const from = r.u32(), next = r.u32(), end = r.u32(), count = r.u16();
       const entries: RuleEntry[] = [];
-      for (let i = 0; i < count && !r.bad; i++) {
+      for (let i = 0; i < count && !r.error; i++) {
         const entry = readEntry(r);
         if (!entry) return undefined;
         entries.push(entry);
@@ -230,7 +231,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
       return undefined;
     } else break; // a later version's part: what follows cannot be read
   }
-  if (r.bad) return undefined;
+  if (r.error) return undefined;
   return {
     learning: (flags & FLAG_LEARNING) !== 0,
     digest,
@@ -244,10 +245,10 @@ function readEntry(r: Reader): RuleEntry | undefined {
   const kind = KIND_BY_NUMBER.get(r.u8());
   const clockHi = r.u32(), clockLo = r.u32();
   const origin = { hi: r.u32(), lo: r.u32() };
-  const className = r.text();
-  const key = kind === "keyLimit" ? r.text() : "";
+  const className = readText(r);
+  const key = kind === "keyLimit" ? readText(r) : "";
   const tag = r.u8();
-  if (r.bad || !kind || className === undefined || key === undefined) return undefined;
+  if (r.error || !kind || className === undefined || key === undefined) return undefined;
   const clock = clockHi * 2 ** 32 + clockLo;
   if (clock > MAX_CLOCK) return undefined;
   let value: RuleEntry["value"];
@@ -256,12 +257,12 @@ function readEntry(r: Reader): RuleEntry | undefined {
     value = readLimit(count, period, burst);
     if (!value) return undefined;
   } else if (tag === 2) {
-    const name = r.text();
+    const name = readText(r);
     if (name === undefined) return undefined;
     value = KeyLimit.class(name);
   } else if (tag === 3 || tag === 4) value = tag === 3;
   else if (tag !== 0) return undefined;
-  if (r.bad || misfit(kind, className, key, value) !== undefined) return undefined;
+  if (r.error || misfit(kind, className, key, value) !== undefined) return undefined;
   return { kind, className, key, value, version: { clock, origin } };
 }
 
@@ -281,50 +282,10 @@ function readLimit(count: number, period: number, burst: number): Limit | undefi
   }
 }
 
-class Reader {
-  bad = false;
-  readonly #bytes: Uint8Array;
-  readonly #view: DataView;
-  #at = 0;
-
-  constructor(bytes: Uint8Array) {
-    this.#bytes = bytes;
-    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  }
-
-  get remaining(): number {
-    return this.#bytes.length - this.#at;
-  }
-
-  #claim(n: number): number {
-    if (this.bad || this.remaining < n) {
-      this.bad = true;
-      return -1;
-    }
-    this.#at += n;
-    return this.#at - n;
-  }
-
-  u8(): number {
-    const at = this.#claim(1);
-    return at < 0 ? 0 : this.#bytes[at];
-  }
-
-  u16(): number {
-    const at = this.#claim(2);
-    return at < 0 ? 0 : this.#view.getUint16(at);
-  }
-
-  u32(): number {
-    const at = this.#claim(4);
-    return at < 0 ? 0 : this.#view.getUint32(at);
-  }
-
-  text(): string | undefined {
-    const length = this.u16();
-    const at = this.#claim(length);
-    return at < 0 ? undefined : decodeUtf8(this.#bytes.subarray(at, at + length));
-  }
+/** A string of UTF-8 after its u16 length; undefined past the end or for bytes that are not UTF-8. */
+function readText(r: Reader): string | undefined {
+  const bytes = r.take(r.u16());
+  return r.error ? undefined : decodeUtf8(bytes);
 }
 
 /**
