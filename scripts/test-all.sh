@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs the one test suite under Deno, Bun and Node (via tsx), each writing a
-# JUnit report, and the Go client's tests against a sidecar on Deno and on
-# Bun (scripts/go-test.sh), then prints a single total line: "N passed, N
-# failed, N skipped".
+# JUnit report, the Go client's tests against a sidecar on Deno and on Bun
+# (scripts/go-test.sh), and the npm package's test (tests/package/npm_pack.ts),
+# then prints a single total line: "N passed, N failed, N skipped".
 # Exit status is non-zero when any test failed or any runner crashed.
 set -u
 cd "$(dirname "$0")/.."
@@ -31,4 +31,10 @@ run node "$bin/tsx" --test --test-concurrency=1 --test-reporter=spec --test-repo
 run go-deno bash scripts/go-test.sh deno "$out/go-deno.xml"
 run go-bun bash scripts/go-test.sh bun "$out/go-bun.xml"
 
-node scripts/junit-total.mjs "$out" deno bun node go-deno go-bun
+# The npm package, packed and installed outside the repository, used there on
+# all three runtimes: one file, run once (it drives each runtime itself).
+run package "$bin/tsx" --test --test-reporter=spec --test-reporter=junit \
+  --test-reporter-destination=stdout --test-reporter-destination="$out/package.xml" \
+  tests/package/npm_pack.ts
+
+node scripts/junit-total.mjs "$out" deno bun node go-deno go-bun package

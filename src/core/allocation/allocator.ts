@@ -333,7 +333,7 @@ export class Allocator implements MembershipExtension {
   }
 
   #promote(nowMs: number, settleMs: number): void {
-    for (const slot of this.#enforcer.takeCandidates()) {
+    for (const slot of this.#enforcer.candidates.take()) {
       // Nearing the cold share: at least that much demand, to start from.
       const demand = slot.rule.limit.ratePerSec() * this.#book.scale;
       if (slot.hash !== undefined && slot.hot === undefined) {
@@ -345,7 +345,7 @@ export class Allocator implements MembershipExtension {
         this.#remoteHot.delete(id);
         continue;
       }
-      const slot = this.#enforcer.slotByHash(id);
+      const slot = this.#enforcer.hashes?.get(id);
       if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0, nowMs + settleMs);
     }
   }
