@@ -7,6 +7,7 @@
 
 import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./accuracy.ts";
 import { ENFORCED_RUN, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
+import { SCENARIOS_RULES } from "./accuracy_rules.ts";
 
 /** The seed of the published table. */
 export const TABLE_SEED = 1;
@@ -25,7 +26,7 @@ export function runAll(
   onRow?: (row: Row) => void,
 ): { rows: Row[]; shadow: Outcome; enforced: Outcome } {
   const rows: Row[] = [];
-  for (const scenario of [...SCENARIOS_5, ...SCENARIOS_50]) {
+  for (const scenario of [...SCENARIOS_5, ...SCENARIOS_RULES, ...SCENARIOS_50]) {
     const row = { scenario, outcome: run(scenario, seed) };
     rows.push(row);
     onRow?.(row);
