@@ -49,7 +49,7 @@ const DISAGREE_PERIODS = 5;
 /** Periods between background transfers at first; doubled while they do not end the disagreement. */
 const BACKOFF_PERIODS = 10;
 /** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
-const SILENT_PERIODS = 20;
+const SILENT_PERIODS = 50;
 /** Page answers owed at once; a request beyond them is dropped, and its puller asks again. */
 const MAX_OWED = 16;
 
@@ -107,6 +107,8 @@ interface PeerState {
   speaks: boolean;
   learning: boolean;
   disagreeSinceMs: number | undefined;
+  /** When a transfer from it last gave up, if one did. */
+  failedAtMs?: number;
 }
 
 /** See the module doc. */
@@ -274,7 +276,13 @@ export class RulesSync {
   tick(nowMs: number, joining: boolean): void {
     const periodMs = this.#options.protocolPeriodMs;
     this.#table.expire(this.#wallMs(nowMs));
-    if (this.#pull?.failed) this.#pull = undefined;
+    if (this.#pull?.failed) {
+      // Its answers are not reaching here (withheld until this address is
+      // proven there, say): the next transfer tries another peer first.
+      const peer = this.#peers.get(this.#pull.peer.toString());
+      if (peer) peer.failedAtMs = nowMs;
+      this.#pull = undefined;
+    }
     if (joining) this.#joinedAtMs = undefined;
     else this.#joinedAtMs ??= nowMs;
     // Nobody to learn from: alone, or among members that share no rules (a
@@ -361,9 +369,15 @@ export class RulesSync {
     }
   }
 
+  /** The peer that fits whose last transfer failed longest ago (or never did). */
   #pickPeer(fits: (peer: PeerState) => boolean): PeerState | undefined {
-    for (const peer of this.#peers.values()) if (fits(peer)) return peer;
-    return undefined;
+    let best: PeerState | undefined;
+    for (const peer of this.#peers.values()) {
+      if (!fits(peer)) continue;
+      if (peer.failedAtMs === undefined) return peer;
+      if (!best || peer.failedAtMs < best.failedAtMs!) best = peer;
+    }
+    return best;
   }
 
   #ask(nowMs: number, pull: Pull): void {
