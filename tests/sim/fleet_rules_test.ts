@@ -284,3 +284,13 @@ test("a rollout: members that share rules among others that do not are not held,
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.equal(keyLimitOf(fleet, late, "k"), "2/s");
 });
+
+test("at fifty nodes every member hears the rules and learns them by transfer", () => {
+  // Fifty members' relayed demand reports fill a probe: the rules must still ride along.
+  const fleet = new RulesFleet({ seed: 17, size: 50 });
+  fleet.driver.runUntil(3_000);
+  const untaught = Array.from({ length: 50 }, (_, i) => i).filter((i) =>
+    fleet.stats(i)!.rulesTransfers === 0
+  );
+  assert.deepEqual(untaught, []);
+});
