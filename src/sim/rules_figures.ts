@@ -3,11 +3,14 @@
  * made on one node takes to reach every node, and a newcomer to learn the
  * table, and the bytes both cost, at 5 and 50 nodes, on virtual time.
  *
- *     deno run -A src/sim/rules_figures.ts [--sizes 10,10000,100000] [--nodes 5,50]
+ *     deno run -A src/sim/rules_figures.ts [--sizes 10,10000,100000] [--nodes 5,50] [--write]
+ *
+ * `--write` puts the table into docs/fleet-rules.md between its markers.
  *
  * @module
  */
 
+import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
@@ -101,6 +104,7 @@ if (import.meta.main) {
     options: {
       sizes: { type: "string", default: "10,10000,100000" },
       nodes: { type: "string", default: "5,50" },
+      write: { type: "boolean" },
     },
   });
   const rows: RulesFigure[] = [];
@@ -111,5 +115,14 @@ if (import.meta.main) {
       console.error(`measured ${nodes} nodes, ${size} key limits`);
     }
   }
-  console.log(figuresTable(rows));
+  const table = figuresTable(rows);
+  console.log(table);
+  if (values.write) {
+    const file = "docs/fleet-rules.md";
+    const [start, end] = ["<!-- rules-figures:start -->", "<!-- rules-figures:end -->"];
+    const text = readFileSync(file, "utf8");
+    const at = text.indexOf(start), to = text.indexOf(end);
+    if (at < 0 || to < at) throw new Error(`${file}: no ${start} … ${end} markers`);
+    writeFileSync(file, `${text.slice(0, at + start.length)}\n${table}\n${text.slice(to)}`);
+  }
 }
