@@ -106,6 +106,8 @@ interface PeerState {
   /** Whether it ever sent a rules section: a member of an earlier release, or without fleet rules, never does. */
   speaks: boolean;
   learning: boolean;
+  /** Live rules its last digest counted. */
+  live: number;
   disagreeSinceMs: number | undefined;
   /** When a transfer from it last gave up, if one did. */
   failedAtMs?: number;
@@ -200,6 +202,7 @@ export class RulesSync {
           address: member.address,
           speaks: false,
           learning: true,
+          live: 0,
           disagreeSinceMs: undefined,
         });
       }
@@ -257,6 +260,7 @@ export class RulesSync {
     }
     peer.speaks = true;
     peer.learning = section.learning;
+    peer.live = section.digest.live;
     const mine = this.#table.digest();
     const same = mine.live === section.digest.live && mine.hi === section.digest.hi &&
       mine.lo === section.digest.lo;
@@ -296,9 +300,14 @@ export class RulesSync {
       if (peer) this.#pull = new Pull(peer.address, true);
     }
     if (!this.#pull && !this.#learning && nowMs >= this.#nextBackgroundMs) {
-      const peer = this.#pickPeer((p) =>
-        p.disagreeSinceMs !== undefined && nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs
-      );
+      let peer: PeerState | undefined;
+      // Of those it has long disagreed with, the one holding the most
+      // rules: after a bulk change, likely the one that made it.
+      for (const p of this.#peers.values()) {
+        const long = p.disagreeSinceMs !== undefined &&
+          nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs;
+        if (long && (!peer || p.live > peer.live)) peer = p;
+      }
       if (peer) this.#pull = new Pull(peer.address, false);
     }
     if (this.#pull) this.#ask(nowMs, this.#pull);
