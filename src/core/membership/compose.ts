@@ -25,8 +25,8 @@ import { type Member, type MemberTable, otherLife } from "./table.ts";
 
 /** Room of each probe and ack that membership keeps for its own records. */
 const MEMBERSHIP_RESERVE_BYTES = 256;
-/** Room of each probe and ack the demand reports leave to the fleet's rules, at least. */
-const RULES_FLOOR_BYTES = 160;
+/** The most of a probe or an ack the fleet's rules take (their digest and recent changes). */
+const RULES_ROOM_BYTES = 400;
 
 /** What the composer reads from its node. */
 export interface ComposerParts {
@@ -75,23 +75,24 @@ export class Composer {
     let payload: Uint8Array | undefined;
     let rules: Uint8Array | undefined;
     const probe = fields.type === "ping" || fields.type === "ack";
-    const sharing = extension?.outgoingRules !== undefined && probe && !limits.lean;
+    // Rules first, within a small share, so the digest and recent changes
+    // always ride along however many demand reports a large fleet relays.
+    if (extension?.outgoingRules && probe && !limits.lean) {
+      const share = Math.min(
+        RULES_ROOM_BYTES,
+        room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES,
+      );
+      rules = share > 0
+        ? extension.outgoingRules(nowMs, { id: to.id, address: to }, share)
+        : undefined;
+      if (rules && rules.length > share) rules = undefined;
+      if (rules) room -= MESSAGE_SECTION_HEADER_BYTES + rules.length;
+    }
     if (extension?.outgoing && probe && !limits.lean) {
-      // Demand first, leaving the rules a floor: however many reports a
-      // large fleet relays, the digest and some changes still ride along.
-      const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES -
-        (sharing ? MESSAGE_SECTION_HEADER_BYTES + RULES_FLOOR_BYTES : 0);
+      const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
       payload = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
       if (payload && payload.length > maxBytes) payload = undefined;
       if (payload) room -= MESSAGE_SECTION_HEADER_BYTES + payload.length;
-    }
-    if (sharing) {
-      const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
-      rules = maxBytes > 0
-        ? extension!.outgoingRules!(nowMs, { id: to.id, address: to }, maxBytes)
-        : undefined;
-      if (rules && rules.length > maxBytes) rules = undefined;
-      if (rules) room -= MESSAGE_SECTION_HEADER_BYTES + rules.length;
     }
     const records = limits.lean
       ? this.#leanRecords(to, room, limits.peer)

@@ -46,7 +46,7 @@ export interface MembershipExtension {
   incoming?(nowMs: number, from: Sender, bytes: Uint8Array): void;
   /**
    * Bytes of the fleet's rule sharing to carry on a probe or an ack to
-   * `to`, at most `maxBytes`, after the demand bytes took their room.
+   * `to`, at most `maxBytes`: asked before the demand bytes, within a share.
    */
   outgoingRules?(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined;
   /** Rule-sharing bytes on any message another node sent here. */

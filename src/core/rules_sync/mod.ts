@@ -42,8 +42,8 @@
  * **Gossip.** Every probe and ack carries a rules section (datagram
  * section 5, inside what is signed): the sender's digest (live rules and
  * the XOR of their hashes, 14 bytes) and recent changes, least sent first,
- * each sent λ·⌈log10(N+1)⌉ times like membership news, in the room the
- * demand reports leave. A quiet fleet sends nothing more: the digests
+ * each sent λ·⌈log10(N+1)⌉ times like membership news, within the first
+ * 400 bytes of room, before the demand reports (17 bytes when quiet). A quiet fleet sends nothing more: the digests
  * agree, and no datagram is added.
  *
  * **Transfer.** A member that starts with seeds is learning: it pulls its
