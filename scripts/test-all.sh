@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the one test suite under Deno, Bun and Node (via tsx), each writing a
 # JUnit report, the Go client's tests against a sidecar on Deno and on Bun
-# (scripts/go-test.sh), and the npm package's test (tests/package/npm_pack.ts),
-# then prints a single total line: "N passed, N failed, N skipped".
+# (scripts/go-test.sh), the npm package's test (tests/package/npm_pack.ts) and
+# the dashboard's browser test on Node, then prints a single total line:
+# "N passed, N failed, N skipped".
 # Exit status is non-zero when any test failed or any runner crashed.
 set -u
 cd "$(dirname "$0")/.."
@@ -37,4 +38,10 @@ run package "$bin/tsx" --test --test-reporter=spec --test-reporter=junit \
   --test-reporter-destination=stdout --test-reporter-destination="$out/package.xml" \
   tests/package/npm_pack.ts
 
-node scripts/junit-total.mjs "$out" deno bun node go-deno go-bun package
+# The dashboard in a real browser, once, on Node: three sidecars and Debian's
+# Chromium are enough to run it once, not three times.
+run browser "$bin/tsx" --test --test-concurrency=1 --test-reporter=spec --test-reporter=junit \
+  --test-reporter-destination=stdout --test-reporter-destination="$out/browser.xml" \
+  tests/browser/dashboard_browser.ts
+
+node scripts/junit-total.mjs "$out" deno bun node go-deno go-bun package browser
