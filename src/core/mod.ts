@@ -99,6 +99,7 @@ export {
   DEFAULT_PARTITION_POLICY,
   FLOOR_FRACTION,
   GUARD_BOUNDS,
+  HTTP_BOUNDS,
   type KeyOptions,
   type NumericOption,
   type OptionBounds,
