@@ -102,91 +102,6 @@ export type ParsedArgs =
   | { readonly kind: "run"; readonly config: SidecarConfig }
   | { readonly kind: "help"; readonly text: string };
 
-<<<<<<< HEAD
-/** A bad flag or value; the CLI prints the message on one line and exits 2. */
-export class UsageError extends Error {
-  /** A usage error with a one-line message. */
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-
-/** The default HTTP address: loopback only. */
-const DEFAULT_HTTP = "127.0.0.1:7947";
-
-const OPTIONS = {
-  limit: { type: "string" },
-  burst: { type: "string" },
-  class: { type: "string", multiple: true },
-  http: { type: "string" },
-  bind: { type: "string" },
-  advertise: { type: "string" },
-  seeds: { type: "string" },
-  "partition-policy": { type: "string" },
-  "protocol-period": { type: "string" },
-  "hot-keys": { type: "string" },
-  "tracked-keys": { type: "string" },
-  "max-key-bytes": { type: "string" },
-  "max-members": { type: "string" },
-  "dry-run": { type: "boolean" },
-  "fleet-rules": { type: "boolean" },
-  "admin-token-file": { type: "string" },
-  "log-format": { type: "string" },
-  "gossip-auth": { type: "string" },
-  "gossip-secret-file": { type: "string" },
-  "key-salt-file": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-type Flag = keyof typeof OPTIONS;
-
-/** The `--help` text. */
-export const HELP =
-  `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
-
-Usage: cli.ts --limit 1000/min [options]
-
-Limits
-  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
-  --burst <n>                  requests admitted back to back (default: a twentieth of the count)
-  --class <name=limit>         a class of limits, such as free=10/s; repeatable
-  --dry-run                    admit every request, count what would be denied
-  --tracked-keys <n>           keys with state at once (default ${B.trackedKeys.default})
-  --hot-keys <n>               keys coordinated with the peers at once, ${B.hotKeys.min} to ${B.hotKeys.max} (default ${B.hotKeys.default})
-  --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, ${B.maxKeyBytes.min} to ${B.maxKeyBytes.max} (default ${B.maxKeyBytes.default})
-
-Fleet (leave out --bind to run standalone)
-  --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
-  --advertise <ip:port>        where the other sidecars reach this one (the pod IP)
-  --seeds <a:7946,b:7946>      peers to join through, ip:port or host:port
-  --partition-policy <p>       optimistic, ${DEFAULT_PARTITION_POLICY} (default) or quorum
-  --protocol-period <d>        how often members gossip: ${B.protocolPeriodMs.default}ms (default), 1s
-  --max-members <n>            members tracked at most (default ${B.maxMembers.default})
-  --fleet-rules                classes, key limits, shadows and dry run set through the admin
-                               routes apply on every sidecar with this flag (default off)
-  --gossip-auth <mode>         off (default), transitional or required: signed gossip
-  --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
-  --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
-
-HTTP
-  --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
-  --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
-  --log-format <text|json>     one line per event on stderr (default text)
-  -h, --help                   this text
-
-Every flag can also come from the environment as RATEGUARD_<FLAG>, such as
-RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS takes a
-comma-separated list. A flag on the command line wins.
-
-API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
-GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
-GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run;
-GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dashboard).
-`;
-
-/** Reads `argv` (without the runtime and script) and `env` into a config. */
-=======
 /**
  * Reads `argv` (without the runtime and script), `env` and the `--config`
  * file, if any, into a config.
@@ -197,7 +112,6 @@ GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dash
  * @returns What to run, or the help text.
  * @throws {UsageError} naming the flag, variable or key at fault.
  */
->>>>>>> main
 export function parseSidecarArgs(
   argv: readonly string[],
   env: Env,
@@ -233,18 +147,6 @@ export function parseSidecarArgs(
   }
   let limit = valueOf(limitGiven, (text) => Limit.parse(text));
   const burst = get("burst");
-<<<<<<< HEAD
-  if (burst !== undefined) limit = flagValue("--burst", () => limit.burst(wholeNumber(burst)));
-  const classTexts = values.class ?? list(env.RATEGUARD_CLASS);
-  const dryRun = values["dry-run"] ??
-    flagValue("RATEGUARD_DRY_RUN", () => bool(env.RATEGUARD_DRY_RUN));
-  const fleetRules = values["fleet-rules"] ??
-    flagValue("RATEGUARD_FLEET_RULES", () => bool(env.RATEGUARD_FLEET_RULES));
-  if (fleetRules && get("bind") === undefined) {
-    throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
-  }
-  const adminTokenFile = get("admin-token-file");
-=======
   if (burst !== undefined) limit = valueOf(burst, (text) => limit.burst(wholeNumber(text)));
   const numbers = numericFlags(get);
   const classes = parseClasses(classTexts(values.class, env, file.get("class"), configPath));
@@ -256,28 +158,23 @@ export function parseSidecarArgs(
     );
   }
   const dryRunGiven = values["dry-run"] === true ? undefined : get("dry-run");
+  const fleetRulesGiven = values["fleet-rules"] === true ? undefined : get("fleet-rules");
+  const fleetRules = values["fleet-rules"] === true ||
+    (fleetRulesGiven !== undefined && valueOf(fleetRulesGiven, bool));
+  if (fleetRules && get("bind") === undefined) {
+    throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
+  }
   const adminTokenFile = get("admin-token-file")?.text;
->>>>>>> main
   return {
     kind: "run",
     config: {
       limit,
-<<<<<<< HEAD
-      classes: classTexts.map(parseClass),
-      http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
-      dryRun,
-      fleetRules,
-      trackedKeys: whole("tracked-keys", B.trackedKeys.default),
-      hotKeys: bounded("hot-keys", B.hotKeys.default, checkHotKeys),
-      maxKeyBytes: bounded("max-key-bytes", B.maxKeyBytes.default, checkMaxKeyBytes),
-      maxMembers: whole("max-members", B.maxMembers.default),
-=======
       classes,
       http: httpFlags(get),
       dryRun: values["dry-run"] === true ||
         (dryRunGiven !== undefined && valueOf(dryRunGiven, bool)),
+      fleetRules,
       ...numbers,
->>>>>>> main
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
       logFormat: logFormat(get("log-format")),
