@@ -116,6 +116,7 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
   let builder = Guard.builder()
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
+    .fleetRules(config.fleetRules)
     .hotKeys(config.hotKeys)
     .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)

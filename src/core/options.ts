@@ -185,6 +185,15 @@ export interface GuardOptions {
    */
   readonly dryRun?: boolean;
   /**
+   * Share rule changes with the fleet: a class, key limit, shadow, default
+   * limit or dry run set or removed on any instance through the admin API
+   * applies on every instance that also has this on, by gossip (see
+   * docs/fleet-rules.md). Off, every instance keeps the rules it is given.
+   *
+   * @default {false}
+   */
+  readonly fleetRules?: boolean;
+  /**
    * Keys kept with state at once, from `hotKeys` to 1,048,576; the table
    * holds twice as many.
    *
@@ -291,6 +300,8 @@ export interface ResolvedGuardOptions {
   readonly classes: ReadonlyMap<string, Limit>;
   /** Whether the guard runs dry. */
   readonly dryRun: boolean;
+  /** Whether rule changes are shared with the fleet. */
+  readonly fleetRules: boolean;
   /** The numeric options. */
   readonly trackedKeys: number;
   /** See {@link GuardOptions.hotKeys}. */
@@ -363,12 +374,16 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
         "set advertise(ip:port), where the other instances reach this one",
     );
   }
+  if (options.fleetRules === true && bind === undefined) {
+    throw new RangeError("fleetRules: rules are shared by gossip; set bind(ip:port) too");
+  }
   const auth = options.gossipAuth ?? { mode: "off", secrets: [] };
   return {
     ...numbers,
     limit: options.burst === undefined ? limit : limit.burst(options.burst),
     classes,
     dryRun: checkBoolean(options.dryRun ?? false, "dryRun"),
+    fleetRules: checkBoolean(options.fleetRules ?? false, "fleetRules"),
     partitionPolicy: checkPolicy(options.partitionPolicy ?? DEFAULT_PARTITION_POLICY),
     ...(bind === undefined ? {} : { bind }),
     ...(advertise === undefined ? {} : { advertise }),

@@ -61,6 +61,8 @@ export interface SidecarConfig {
   readonly http: Required<ListenOptions>;
   /** Admit everything, counting would-be denials. */
   readonly dryRun: boolean;
+  /** Share rule changes made through the admin routes with the fleet, and take theirs. */
+  readonly fleetRules: boolean;
   /** Keys with state at once. */
   readonly trackedKeys: number;
   /** Keys coordinated with the peers at once. */
@@ -156,6 +158,12 @@ export function parseSidecarArgs(
     );
   }
   const dryRunGiven = values["dry-run"] === true ? undefined : get("dry-run");
+  const fleetRulesGiven = values["fleet-rules"] === true ? undefined : get("fleet-rules");
+  const fleetRules = values["fleet-rules"] === true ||
+    (fleetRulesGiven !== undefined && valueOf(fleetRulesGiven, bool));
+  if (fleetRules && get("bind") === undefined) {
+    throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
+  }
   const adminTokenFile = get("admin-token-file")?.text;
   return {
     kind: "run",
@@ -165,6 +173,7 @@ export function parseSidecarArgs(
       http: httpFlags(get),
       dryRun: values["dry-run"] === true ||
         (dryRunGiven !== undefined && valueOf(dryRunGiven, bool)),
+      fleetRules,
       ...numbers,
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),

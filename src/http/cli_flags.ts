@@ -33,6 +33,7 @@ export const OPTIONS = {
   "max-classes": { type: "string" },
   "max-key-limits": { type: "string" },
   "dry-run": { type: "boolean" },
+  "fleet-rules": { type: "boolean" },
   "header-timeout": { type: "string" },
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
@@ -105,6 +106,8 @@ Fleet (leave out --bind to run standalone)
   --partition-policy <p>       optimistic, ${DEFAULT_PARTITION_POLICY} (default) or quorum
   --protocol-period <d>        how often members gossip, ${B.protocolPeriodMs.min}ms to ${B.protocolPeriodMs.max}ms (default ${B.protocolPeriodMs.default}ms)
   --max-members <n>            members tracked at most, ${B.maxMembers.min} to ${B.maxMembers.max} (default ${B.maxMembers.default})
+  --fleet-rules                classes, key limits, shadows and dry run set through the admin
+                               routes apply on every sidecar with this flag (default off)
   --gossip-auth <mode>         off (default), transitional or required: signed gossip
   --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
   --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar

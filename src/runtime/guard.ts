@@ -23,6 +23,8 @@ import type { GuardBuilder } from "./builder.ts";
 import { type GuardParts, makers } from "./parts.ts";
 import { block, blockedForMs, refund, reset } from "../core/operations.ts";
 import { type AcquireOptions, Waiters } from "./acquire.ts";
+import type { RuleChange } from "../core/fleet_node.ts";
+import { bookParts, changesBetween } from "./rule_changes.ts";
 
 import "./builder.ts"; // its static block sets makers.builder
 
@@ -253,6 +255,7 @@ export class Guard {
    */
   setLimit(limit: Limit): void {
     this.#book.setLimit(limit);
+    this.#share({ kind: "defaultLimit", className: "", key: "", value: limit });
   }
 
   /**
@@ -266,6 +269,7 @@ export class Guard {
    */
   setClass(name: string, limit: Limit): void {
     this.#book.setClass(name, limit);
+    this.#share({ kind: "class", className: name, key: "", value: limit });
   }
 
   /**
@@ -275,7 +279,13 @@ export class Guard {
    * @returns Whether there was such a class.
    */
   removeClass(name: string): boolean {
-    return this.#book.removeClass(name);
+    const shadowed = this.#book.shadows().some(([c]) => c === name);
+    const had = this.#book.removeClass(name);
+    if (!had) return false;
+    this.#share({ kind: "class", className: name, key: "", value: undefined });
+    // The book drops the class's shadow with it; the fleet's table holds it apart.
+    if (shadowed) this.#share({ kind: "shadow", className: name, key: "", value: undefined });
+    return true;
   }
 
   /**
@@ -287,7 +297,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyClasses` when there are more than `maxClasses`.
    */
   setClasses(entries: Iterable<ClassEntry>): void {
-    this.#book.setClasses(entries);
+    this.#bulk(() => this.#book.setClasses(entries));
   }
 
   /**
@@ -326,6 +336,7 @@ export class Guard {
    */
   setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
     this.#book.setKeyLimit(className, key, limit);
+    this.#share({ kind: "keyLimit", className, key, value: limit });
   }
 
   /**
@@ -336,7 +347,9 @@ export class Guard {
    * @returns Whether the key had a limit of its own.
    */
   removeKeyLimit(className: string, key: string): boolean {
-    return this.#book.removeKeyLimit(className, key);
+    const had = this.#book.removeKeyLimit(className, key);
+    if (had) this.#share({ kind: "keyLimit", className, key, value: undefined });
+    return had;
   }
 
   /**
@@ -347,7 +360,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyKeyLimits` when there are more than `maxKeyLimits`.
    */
   setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
-    this.#book.setKeyLimits(entries);
+    this.#bulk(() => this.#book.setKeyLimits(entries));
   }
 
   /**
@@ -370,6 +383,7 @@ export class Guard {
    */
   setShadow(className: string, limit: Limit | null): void {
     this.#book.setShadow(className, limit);
+    this.#share({ kind: "shadow", className, key: "", value: limit ?? undefined });
   }
 
   /**
@@ -389,7 +403,7 @@ export class Guard {
    * @throws {RateguardError} `UnknownClass` when an entry names a class this instance lacks.
    */
   setShadows(entries: Iterable<ShadowEntry>): void {
-    this.#book.setShadows(entries);
+    this.#bulk(() => this.#book.setShadows(entries));
   }
 
   /**
@@ -403,6 +417,23 @@ export class Guard {
       throw new TypeError(`setDryRun: expected a boolean, got ${typeof on}`);
     }
     this.#enforcer.dryRun = on;
+    this.#share({ kind: "dryRun", className: "", key: "", value: on });
+  }
+
+  /** Passes changes made here to the fleet, when it shares rules. */
+  #share(change: RuleChange): void {
+    this.#gossip?.node.shareRule(this.#clock(), change);
+  }
+
+  /** Runs a change of many rules, then passes each rule it changed to the fleet. */
+  #bulk<T>(change: () => T): T {
+    const node = this.#gossip?.node;
+    if (!node?.sharesRules) return change();
+    const before = bookParts(this.#book);
+    const result = change();
+    const nowMs = this.#clock();
+    for (const c of changesBetween(before, bookParts(this.#book))) node.shareRule(nowMs, c);
+    return result;
   }
 
   /**

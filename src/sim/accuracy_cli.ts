@@ -10,9 +10,14 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { run, SCENARIOS_5 } from "./accuracy.ts";
-import { SCENARIOS_50 } from "./accuracy_more.ts";
-import { renderTable, replaceTable, runAll, TABLE_SEED } from "./accuracy_table.ts";
+import { run } from "./accuracy.ts";
+import {
+  renderTable,
+  replaceTable,
+  runAll,
+  TABLE_SCENARIOS,
+  TABLE_SEED,
+} from "./accuracy_table.ts";
 import { messageOf } from "../core/errors.ts";
 
 const FILES = ["README.md", "docs/accuracy.md"];
@@ -41,11 +46,11 @@ function main(): number {
   }
   const replay = `deno task accuracy --seed ${seed}`;
   if (values.scenario !== undefined) {
-    const s = [...SCENARIOS_5, ...SCENARIOS_50].find((x) => x.id === values.scenario);
+    const s = TABLE_SCENARIOS.find((x) => x.id === values.scenario);
     if (!s) {
       console.error(
         `accuracy: no scenario ${values.scenario}; one of ${
-          [...SCENARIOS_5, ...SCENARIOS_50].map((x) => x.id).join(", ")
+          TABLE_SCENARIOS.map((x) => x.id).join(", ")
         }`,
       );
       return 2;

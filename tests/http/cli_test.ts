@@ -34,6 +34,11 @@ describe("sidecar flags", () => {
       RATEGUARD_DRY_RUN: "true",
     });
     assert.ok(e.kind === "run" && e.config.dryRun && e.config.classes.length === 2);
+    assert.ok(e.kind === "run" && !e.config.fleetRules, "fleet rules are off by default");
+    const shared = parseSidecarArgs(["--limit", "1", "--bind", "127.0.0.1:0"], {
+      RATEGUARD_FLEET_RULES: "true",
+    });
+    assert.ok(shared.kind === "run" && shared.config.fleetRules);
     assert.ok(e.kind === "run" && e.config.http.port === 7947);
     const v6 = parseSidecarArgs(["--limit", "1", "--http", "[::1]:0"], {});
     assert.ok(v6.kind === "run" && v6.config.http.hostname === "::1");
@@ -82,6 +87,8 @@ describe("sidecar flags", () => {
       [["--limit", "1", "--nope"], {}, /--nope/],
       [["--limit", "1"], { RATEGUARD_DRY_RUN: "maybe" }, /RATEGUARD_DRY_RUN.*"maybe"/],
       [["--limit", "1", "--seeds", "a:1"], {}, /--seeds need --bind/],
+      [["--limit", "1", "--fleet-rules"], {}, /--fleet-rules .*needs --bind/],
+      [["--limit", "1"], { RATEGUARD_FLEET_RULES: "sure" }, /RATEGUARD_FLEET_RULES.*"sure"/],
       [["--limit", "1", "--bind", "x"], {}, /--bind/],
       [
         ["--limit", "1"],

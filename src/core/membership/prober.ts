@@ -18,7 +18,7 @@ export type SendFields =
   | { readonly type: "ping" | "ack" | "nack"; readonly seq: number }
   | { readonly type: "pingReq"; readonly seq: number; readonly target: Peer }
   | { readonly type: "join"; readonly page: number }
-  | { readonly type: "gossip" };
+  | { readonly type: "gossip"; readonly rules?: Uint8Array };
 
 /** The node's side of the prober. */
 export interface ProberHost {
