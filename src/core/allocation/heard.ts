@@ -189,6 +189,12 @@ export class HeardReports {
 
   #takes(known: HeardReport | undefined, key: string, group: DemandGroup, nowMs: number): boolean {
     if (group.ageMs > this.#believedMs) return false;
+    // Most groups a node hears are relayed copies of what it holds: an earlier
+    // or the same round of the life held, while that is believed, changes nothing.
+    const sameLife = known !== undefined && known.group.life === group.life;
+    if (sameLife && group.round <= known.group.round && ageOf(known, nowMs) <= this.#believedMs) {
+      return false;
+    }
     const life = this.#members.liveLife(key);
     if (life === undefined || (life !== 0 && life !== group.life)) return false;
     const spent = this.#spent.get(key);
