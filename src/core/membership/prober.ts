@@ -57,7 +57,6 @@ interface Relay {
 /** When a helper gives up on the target, as a fraction of the probe timeout. */
 const NACK_AT = 0.8;
 
-
 function isLive(member: Member): boolean {
   return member.state === "alive" || member.state === "suspect";
 }
