@@ -1,7 +1,11 @@
 /**
  * Local enforcement: the request path. A check finds the key's slot (or
  * gives it one), brings its rule up to date if the book changed, runs the
- * shadow beside it, and decides by GCRA. It is synchronous and does no I/O;
+ * shadow beside it, and decides by GCRA. What it learns on the way goes to
+ * the parts that own it: a key nearing its cold share to the allocator's
+ * {@link CandidateQueue}, a denied key to the {@link NotedKeys} the stats
+ * read, a new key in a fleet to the {@link KeyHashIndex} peers' reports are
+ * matched through. It is synchronous and does no I/O;
  * the time is an argument, read on the caller's clock in milliseconds and
  * brought into the core's time base (whole microseconds since the
  * enforcer's origin, see `time.ts`) once per check.
@@ -9,15 +13,19 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs, owedAt } from "./gcra.ts";
-import { hashId, type HashKey, keyHash64 } from "./hash.ts";
-import { hasCooled, KeyTable, ratesAt, Slot } from "./keytable.ts";
+import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs } from "./gcra.ts";
+import type { HashKey } from "./hash.ts";
+import { KeyTable, Slot } from "./keytable.ts";
+import { KeyHashIndex } from "./hash_index.ts";
+import { NotedKeys } from "./noted.ts";
+import { CandidateQueue, nearsColdShare } from "./allocation/candidates.ts";
 import { type LimitBook, type Rule, ruleOf } from "./rules.ts";
-import { describe, MAX_COST } from "./limit.ts";
-import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
-import { toUs, usToMs } from "./time.ts";
+import { type BatchDecision, checkBatch, checkCost, decideBatch } from "./batch.ts";
+import type { BatchItem } from "./options.ts";
+import { toUs } from "./time.ts";
 
 export type { BatchItem } from "./options.ts";
+export type { BatchDecision } from "./batch.ts";
 
 /** A decision with what the key's shadow limit would have decided. */
 export interface Traced {
@@ -25,12 +33,6 @@ export interface Traced {
   readonly decision: Decision;
   /** What the shadow would have decided; undefined when the key has no shadow. */
   readonly shadow: Decision | undefined;
-}
-
-/** The outcome of an all-or-nothing batch. */
-export interface BatchDecision extends Decision {
-  /** One decision per item, in order; all allowed, or none consumed. */
-  readonly decisions: readonly Decision[];
 }
 
 /** Counters of what this instance decided, since it started. */
@@ -77,34 +79,6 @@ export interface EnforcerOptions {
   readonly originMs?: number;
 }
 
-/** Keys nearing their cold share queued at most between two ticks. */
-const MAX_CANDIDATES = 256;
-
-/**
- * A key owing more than this fraction of its burst is spending at about its rate: nearing its cold share, it is nominated to be
- * coordinated. Lower nominates keys sooner (more of the hot set spent on
- * keys that stay cold); 1 would wait until the burst is gone.
- */
-const NOMINATE_FRACTION = 0.5;
-
-/** Denied keys remembered for `mostDenied` at most, unless the options say otherwise. */
-const MAX_NOTED = 4_096;
-
-/**
- * A full noted set is swept for cooled keys at most this often: a flood of
- * distinct denied keys costs one scan of the set a second, not one a denial.
- * A key takes tens of seconds to cool, so a sweep a second misses none for long.
- */
-const FORGET_EVERY_MS = 1_000;
-
-// Relations the constants above must keep, checked when the module loads.
-if (MAX_CANDIDATES < GUARD_BOUNDS.hotKeys.max) {
-  throw new Error("enforcer: a tick's candidates must be able to fill the largest hot set");
-}
-if (!(NOMINATE_FRACTION > 0 && NOMINATE_FRACTION < 1)) {
-  throw new Error("enforcer: NOMINATE_FRACTION must be in (0, 1)");
-}
-
 /** The request path over a {@link LimitBook} and a bounded {@link KeyTable}. */
 export class Enforcer {
   /** Admit everything, counting what would have been denied. */
@@ -120,12 +94,9 @@ export class Enforcer {
   readonly #table: KeyTable;
   readonly #overflow: Slot;
   readonly #overflowScale: number;
-  readonly #fleet: EnforcerOptions["fleet"];
-  readonly #byHash = new Map<number, Slot>();
-  #candidates: Slot[] = [];
-  readonly #noted = new Set<Slot>();
-  readonly #maxNoted: number;
-  #forgotMs = -Infinity;
+  readonly #hashes: KeyHashIndex | undefined;
+  readonly #candidates = new CandidateQueue();
+  readonly #noted: NotedKeys;
   readonly #originMs: number;
 
   /**
@@ -145,15 +116,15 @@ export class Enforcer {
   ) {
     this.#originMs = options.originMs ?? 0;
     this.#book = book;
-    this.#fleet = options.fleet;
+    this.#hashes = options.fleet && new KeyHashIndex(options.fleet.hashKey);
+    this.#noted = new NotedKeys({ max: options.maxNoted, originMs: this.#originMs });
     // An evicted slot leaves every index of slots: a key that comes back
     // gets a new slot, which must not sit beside its old one.
     this.#table = new KeyTable(options.capacity, (slot) => {
       this.#noted.delete(slot);
-      if (slot.hash !== undefined) this.#byHash.delete(hashId(slot.hash));
+      this.#hashes?.delete(slot);
     });
     this.#overflowScale = options.overflowScale;
-    this.#maxNoted = options.maxNoted ?? MAX_NOTED;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
     this.#overflow.candidate = true; // never nominated: it is no one key
   }
@@ -186,12 +157,7 @@ export class Enforcer {
     const nowUs = toUs(nowMs, this.#originMs);
     for (const slot of this.#table.slots()) {
       if (!slot.lean) continue;
-      slot.lean = false;
-      if (slot.denied === 0) {
-        const owed = owedAt(slot.debt, slot.atUs, slot.rule, nowUs);
-        slot.debt = owed > slot.leanDebt() ? owed - slot.leanDebt() : 0;
-        if (nowUs > slot.atUs) slot.atUs = nowUs;
-      }
+      slot.endLean(nowUs);
       // At the rate it runs at from now, so that it frees its place as soon
       // as a key made now would (a rule is otherwise refreshed on a check).
       if (slot.epoch !== book.epoch && slot.hot === undefined) {
@@ -202,24 +168,31 @@ export class Enforcer {
   }
 
   /**
-   * The slot of the key with this hash (its {@link hashId}), in a fleet.
+   * The keys of the table by hash, in a fleet; undefined for a standalone enforcer.
    *
    * @internal For the allocator.
    */
-  slotByHash(id: number): Slot | undefined {
-    return this.#byHash.get(id);
+  get hashes(): KeyHashIndex | undefined {
+    return this.#hashes;
   }
 
   /**
-   * Keys that neared their cold share since the last call, each once.
+   * Keys that neared their cold share since the allocator last took them.
    *
    * @internal For the allocator.
    */
-  takeCandidates(): Slot[] {
-    const taken = this.#candidates;
-    this.#candidates = [];
-    for (const slot of taken) slot.candidate = false;
-    return taken;
+  get candidates(): CandidateQueue {
+    return this.#candidates;
+  }
+
+  /**
+   * Keys denied lately, some perhaps since cooled: readers skip those, and
+   * leave the set alone.
+   *
+   * @internal For the stats.
+   */
+  get noted(): NotedKeys {
+    return this.#noted;
   }
 
   /** What was decided so far: a snapshot. */
@@ -323,51 +296,27 @@ export class Enforcer {
    * @throws {RangeError} when a cost is out of range.
    */
   checkAll(items: readonly BatchItem[], nowMs: number): BatchDecision {
+    checkBatch(items, this.#book);
     const nowUs = toUs(nowMs, this.#originMs);
-    const slots = this.#batchSlots(items, nowMs, nowUs);
-    // Two keys of a batch may share the overflow slot: track each slot's
-    // debt as the batch would leave it, as of the later of its instant and now.
-    const pending = new Map<Slot, number>();
-    const next: number[] = [];
-    let allAllowed = true;
-    const at = (slot: Slot) => Math.max(slot.atUs, nowUs);
-    for (let i = 0; i < items.length; i++) {
-      const slot = slots[i];
-      const cost = items[i].cost ?? 1;
-      this.#runShadow(slot, cost, nowUs);
-      const owed = pending.get(slot);
-      const debt = owed === undefined
-        ? admitDebt(slot.debt, slot.atUs, slot.rule, cost, nowUs)
-        : admitDebt(owed, at(slot), slot.rule, cost, nowUs);
-      next.push(debt);
-      if (debt === debt) pending.set(slot, debt);
-      else allAllowed = false;
-    }
-    const decisions = slots.map((slot, i) => {
-      const debt = next[i];
-      if (debt === debt) return allowedDecision(debt, at(slot), slot.rule, nowUs);
-      const owed = pending.get(slot);
-      return owed === undefined
-        ? deniedDecision(slot.debt, slot.atUs, slot.rule, items[i].cost ?? 1, nowUs)
-        : deniedDecision(owed, at(slot), slot.rule, items[i].cost ?? 1, nowUs);
+    const costs = items.map((item) => item.cost ?? 1);
+    const slots = items.map((item) => {
+      const slot = this.#slotFor(item.class ?? "", item.key, nowMs, nowUs);
+      this.#refresh(slot, nowUs);
+      return slot;
     });
-    if (allAllowed) {
-      for (const [slot, debt] of pending) {
+    // Every key has its place before any shadow runs; a shadow's debt is its own.
+    for (let i = 0; i < slots.length; i++) this.#runShadow(slots[i], costs[i], nowUs);
+    const batch = decideBatch(slots, costs, nowUs, this.dryRun);
+    if (batch.allAllowed) {
+      for (const [slot, debt] of batch.debts) {
         slot.debt = debt;
-        slot.atUs = at(slot);
+        if (nowUs > slot.atUs) slot.atUs = nowUs;
       }
       this.#admitted += items.length;
     } else {
       this.#denied += items.length;
     }
-    const allowed = allAllowed || this.dryRun;
-    return {
-      allowed,
-      retryAfterMs: allowed ? 0 : Math.max(...decisions.map((d) => d.retryAfterMs)),
-      remaining: Math.min(...decisions.map((d) => d.remaining)),
-      resetMs: Math.max(...decisions.map((d) => d.resetMs)),
-      decisions: allowed && !allAllowed ? decisions.map(dryRunAllowed) : decisions,
-    };
+    return batch.decision;
   }
 
   /**
@@ -412,54 +361,15 @@ export class Enforcer {
       slot.debt = next;
       if (nowUs > slot.atUs) slot.atUs = nowUs;
       this.#admitted++;
-      // A key owing more than NOMINATE_FRACTION of its burst is spending at
-      // about its rate: nearing its cold share, it asks to be coordinated.
-      if (!slot.candidate && next > NOMINATE_FRACTION * rule.toleranceUnits) this.#nominate(slot);
+      if (!slot.candidate && nearsColdShare(next, rule)) this.#candidates.nominate(slot);
       return allowedDecision(next, slot.atUs, rule, nowUs);
     }
     this.#denied++;
     slot.denied += cost;
-    this.#note(slot, nowUs);
-    if (!slot.candidate) this.#nominate(slot);
+    if (slot !== this.#overflow) this.#noted.note(slot, nowUs);
+    if (!slot.candidate) this.#candidates.nominate(slot);
     if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
     return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
-  }
-
-  /**
-   * Remembers a key that was denied (or shadow-denied), for mostDenied: a
-   * bounded set, so a flood of distinct denied keys costs a fixed amount.
-   * The set is full only on the deny path, so that is where cooled keys are
-   * forgotten to make room: reads (the stats) leave the set as it is, and a
-   * standalone guard, which has no tick, still notes new keys.
-   */
-  #note(slot: Slot, nowUs: number): void {
-    if (slot === this.#overflow || this.#noted.has(slot)) return;
-    if (this.#noted.size >= this.#maxNoted) this.#forgetCooled(this.#originMs + usToMs(nowUs));
-    if (this.#noted.size < this.#maxNoted) this.#noted.add(slot);
-  }
-
-  #forgetCooled(nowMs: number): void {
-    if (nowMs - this.#forgotMs < FORGET_EVERY_MS) return;
-    this.#forgotMs = nowMs;
-    for (const slot of this.#noted) {
-      if (hasCooled(ratesAt(slot, nowMs))) this.#noted.delete(slot);
-    }
-  }
-
-  /**
-   * Keys denied lately, some perhaps since cooled: readers skip those, and
-   * leave the set alone.
-   *
-   * @internal For the stats.
-   */
-  get noted(): ReadonlySet<Slot> {
-    return this.#noted;
-  }
-
-  #nominate(slot: Slot): void {
-    if (slot.hot !== undefined || this.#candidates.length >= MAX_CANDIDATES) return;
-    slot.candidate = true;
-    this.#candidates.push(slot);
   }
 
   #runShadow(slot: Slot, cost: number, nowUs: number): void {
@@ -473,7 +383,7 @@ export class Enforcer {
     } else {
       this.#shadowDenied++;
       s.denied += cost;
-      this.#note(slot, nowUs);
+      if (slot !== this.#overflow) this.#noted.note(slot, nowUs);
     }
   }
 
@@ -512,9 +422,8 @@ export class Enforcer {
       slot.atUs = nowUs;
     }
     if (this.#table.insert(slot, nowUs)) {
-      if (this.#fleet) {
-        slot.hash = keyHash64(this.#fleet.hashKey, className, key);
-        this.#byHash.set(hashId(slot.hash), slot);
+      if (this.#hashes !== undefined) {
+        this.#hashes.add(slot);
       } else {
         slot.candidate = true; // no allocator to nominate it to: skip the test per check
       }
@@ -525,39 +434,6 @@ export class Enforcer {
     return this.#overflow;
   }
 
-  #batchSlots(items: readonly BatchItem[], nowMs: number, nowUs: number): Slot[] {
-    if (!Array.isArray(items) || items.length === 0) {
-      throw new TypeError(
-        `checkAll: expected a non-empty array of { key, class?, cost? }, got ${describe(items)}`,
-      );
-    }
-    const seen = new Set<string>();
-    for (const item of items) {
-      if (item === null || typeof item !== "object") {
-        throw new TypeError(
-          `checkAll: each item must be { key, class?, cost? }, got ${describe(item)}`,
-        );
-      }
-      const className = item.class ?? "";
-      this.#book.checkKey(className, item.key, "checkAll");
-      if (item.cost !== undefined) checkCost(item.cost);
-      const id = `${className.length}:${className}${item.key}`;
-      if (seen.has(id)) {
-        throw new TypeError(
-          `checkAll: the key ${JSON.stringify(item.key)} of class ${
-            JSON.stringify(className)
-          } appears twice`,
-        );
-      }
-      seen.add(id);
-    }
-    return items.map((item) => {
-      const slot = this.#slotFor(item.class ?? "", item.key, nowMs, nowUs);
-      this.#refresh(slot, nowUs);
-      return slot;
-    });
-  }
-
   #overflowRule(): Rule {
     return ruleOf(
       this.#book.strictestLimit(),
@@ -566,16 +442,4 @@ export class Enforcer {
       Math.min(this.#overflowScale, this.#book.scale),
     );
   }
-}
-
-function checkCost(cost: number): void {
-  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COST) {
-    throw new RangeError(
-      `cost must be a whole number from 1 to ${MAX_COST}, got ${describe(cost)}`,
-    );
-  }
-}
-
-function dryRunAllowed(d: Decision): Decision {
-  return d.allowed ? d : new Decision(true, 0, 0, d.resetMs);
 }

@@ -211,6 +211,20 @@ export class Slot {
     return s === undefined || shadow === undefined || owedAt(s.debt, s.atUs, shadow, nowUs) === 0;
   }
 
+  /**
+   * Ends a lean start: a key never denied since is given back the part of
+   * its burst it started without, and is then where it would be had it
+   * started with all of it; a denied one has met the cap, where both starts
+   * end alike, and keeps its debt.
+   */
+  endLean(nowUs: number): void {
+    this.lean = false;
+    if (this.denied !== 0) return;
+    const owed = owedAt(this.debt, this.atUs, this.rule, nowUs);
+    this.debt = owed > this.leanDebt() ? owed - this.leanDebt() : 0;
+    if (nowUs > this.atUs) this.atUs = nowUs;
+  }
+
   /** What starting lean costs, in the rule's units: the burst less one request. */
   leanDebt(): number {
     return this.rule.toleranceUnits - this.rule.unitsPerRequest;

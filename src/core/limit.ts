@@ -21,6 +21,16 @@ export const MAX_COUNT = 4_294_967_295;
  */
 export const MAX_COST: number = MAX_COUNT;
 
+/**
+ * Whether `cost` is a cost a check may carry: a whole number from 1 to {@link MAX_COST}.
+ *
+ * @param cost The value to test.
+ * @returns Whether it is a valid cost.
+ */
+export function isCost(cost: unknown): cost is number {
+  return typeof cost === "number" && Number.isInteger(cost) && cost >= 1 && cost <= MAX_COST;
+}
+
 const UNITS: Readonly<Record<string, number>> = {
   "": SECOND_MS,
   s: SECOND_MS,

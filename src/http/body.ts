@@ -7,7 +7,7 @@
  */
 
 import type { BatchItem } from "../core/enforcer.ts";
-import { KeyLimit, Limit, MAX_BURST, MAX_COST, rateText } from "../core/limit.ts";
+import { isCost, KeyLimit, Limit, MAX_BURST, MAX_COST, rateText } from "../core/limit.ts";
 import { DEFAULT_MAX_KEY_BYTES, fitsKeyBytes, tooLongMessage } from "../core/rules.ts";
 import { BadRequest, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
@@ -132,7 +132,7 @@ export function parseCheck(
   if (!fitsKeyBytes(className, maxKeyBytes)) {
     throw new BadRequest(tooLongMessage("class name", className, maxKeyBytes), `${at}/class`);
   }
-  if (typeof cost !== "number" || !Number.isInteger(cost) || cost < 1 || cost > MAX_COST) {
+  if (!isCost(cost)) {
     throw new BadRequest(`cost must be a whole number from 1 to ${MAX_COST}`, `${at}/cost`);
   }
   return { key, className, cost };
