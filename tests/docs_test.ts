@@ -16,6 +16,7 @@ const DOCS = [
   "docs/kubernetes.md",
   "docs/membership.md",
   "docs/accuracy.md",
+  "docs/fleet-rules.md",
 ];
 
 describe("docs/sidecar.md", () => {
