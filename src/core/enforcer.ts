@@ -13,7 +13,8 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs } from "./gcra.ts";
+import { admitDebt, allowedDecision, deniedDecision, fullInMs } from "./gcra.ts";
+import { Decision } from "./decision.ts";
 import type { HashKey } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { KeyHashIndex } from "./hash_index.ts";

@@ -9,7 +9,7 @@
 
 import { type AllocationStats, Allocator } from "./allocation/allocator.ts";
 import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
-import type { Decision } from "./gcra.ts";
+import type { Decision } from "./decision.ts";
 import {
   type MembershipOptions,
   type MembershipStats,
