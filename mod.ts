@@ -41,6 +41,13 @@ export type {
 } from "./src/core/options.ts";
 export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
+export type {
+  FleetView,
+  HotKeyView,
+  MemberShare,
+  MemberView,
+  NamedDeniedKey,
+} from "./src/runtime/fleet_view.ts";
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";

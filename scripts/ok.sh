@@ -48,5 +48,9 @@ check doc-examples "$deno" test --doc -A mod.ts src README.md
 # deno doc --lint over every entry point of deno.json at once, plus @param and
 # @returns on every public function and method, and one meaning per exported name.
 check doc-lint "$deno" run -A scripts/doc_lint.ts
+# The Go client: gofmt and go vet (its tests run in scripts/test-all.sh).
+if command -v go >/dev/null; then
+  check go-vet bash -c 'cd sdk/go && test -z "$(gofmt -l .)" && GOTOOLCHAIN=local GOPROXY=off go vet ./...'
+fi
 
 KEEP_RESULTS=1 bash scripts/test-all.sh

@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs the one test suite under Deno, Bun and Node (via tsx), each writing a
-# JUnit report, then prints a single total line: "N passed, N failed, N skipped".
+# JUnit report, the Go client's tests against a sidecar on Deno and on Bun
+# (scripts/go-test.sh), the npm package's test (tests/package/npm_pack.ts) and
+# the dashboard's browser test on Node, then prints a single total line:
+# "N passed, N failed, N skipped".
 # Exit status is non-zero when any test failed or any runner crashed.
 set -u
 cd "$(dirname "$0")/.."
@@ -26,4 +29,19 @@ run bun "$bin/bun" test --timeout 60000 --reporter=junit --reporter-outfile="$ou
 run node "$bin/tsx" --test --test-concurrency=1 --test-reporter=spec --test-reporter=junit \
   --test-reporter-destination=stdout --test-reporter-destination="$out/node.xml" "${files[@]}"
 
-node scripts/junit-total.mjs "$out" deno bun node
+run go-deno bash scripts/go-test.sh deno "$out/go-deno.xml"
+run go-bun bash scripts/go-test.sh bun "$out/go-bun.xml"
+
+# The npm package, packed and installed outside the repository, used there on
+# all three runtimes: one file, run once (it drives each runtime itself).
+run package "$bin/tsx" --test --test-reporter=spec --test-reporter=junit \
+  --test-reporter-destination=stdout --test-reporter-destination="$out/package.xml" \
+  tests/package/npm_pack.ts
+
+# The dashboard in a real browser, once, on Node: three sidecars and Debian's
+# Chromium are enough to run it once, not three times.
+run browser "$bin/tsx" --test --test-concurrency=1 --test-reporter=spec --test-reporter=junit \
+  --test-reporter-destination=stdout --test-reporter-destination="$out/browser.xml" \
+  tests/browser/dashboard_browser.ts
+
+node scripts/junit-total.mjs "$out" deno bun node go-deno go-bun package browser

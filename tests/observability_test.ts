@@ -124,6 +124,7 @@ describe("stats", () => {
         datagramsSent: 0,
         bytesSent: 0,
         datagramsReceived: 0,
+        bytesReceived: 0,
       },
       running: false,
       gossipAuth: "required",

@@ -7,10 +7,11 @@
  * @module
  */
 
-import { type AllocationStats, Allocator } from "./allocation/allocator.ts";
+import { type AllocationStats, Allocator, type HotKeyView } from "./allocation/allocator.ts";
 import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
 import type { Decision } from "./decision.ts";
 import {
+  type MemberInfo,
   type MembershipOptions,
   type MembershipStats,
   Node,
@@ -268,6 +269,24 @@ export class FleetNode {
    */
   share(className: string, key: string): number {
     return this.#enforcer.currentRate(className, key);
+  }
+
+  /**
+   * The members this node holds, itself excluded, the dead not yet forgotten included.
+   *
+   * @returns One entry per member.
+   */
+  members(): MemberInfo[] {
+    return this.#node.members();
+  }
+
+  /**
+   * The hot keys and how each is split among the members, as this node sees it.
+   *
+   * @returns One view per hot key.
+   */
+  hotKeys(): HotKeyView[] {
+    return this.#allocator.hotKeys();
   }
 
   /**

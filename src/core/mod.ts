@@ -64,7 +64,7 @@ export {
   type Rule,
   type ShadowEntry,
 } from "./rules.ts";
-export type { AllocationStats } from "./allocation/allocator.ts";
+export type { AllocationStats, HotKeyView, MemberShare } from "./allocation/allocator.ts";
 export {
   decodeReports,
   type DemandGroup,

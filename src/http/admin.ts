@@ -34,6 +34,7 @@ export const ADMIN_PATHS: readonly string[] = [
   "/v1/shadows",
   "/v1/dry-run",
   "/v1/stats",
+  "/v1/dashboard",
   "/v1/keys",
   "/metrics",
 ];
@@ -218,18 +219,21 @@ function setDefault(guard: Guard, state: AdminState, limit: Limit): void {
   state.defaultLimit = limit;
 }
 
-function classList(guard: Guard, state: AdminState): ClassBody[] {
+/** The classes in force, the default first when it is known. */
+export function classList(guard: Guard, state: AdminState): ClassBody[] {
   const named = guard.classes().map(([name, limit]) => ({ class: name, ...limitBody(limit) }));
   return state.defaultLimit === undefined
     ? named
     : [{ class: "", ...limitBody(state.defaultLimit) }, ...named];
 }
 
-function shadowList(guard: Guard): ClassBody[] {
+/** The shadows in force. */
+export function shadowList(guard: Guard): ClassBody[] {
   return guard.shadows().map(([name, limit]) => ({ class: name, ...limitBody(limit) }));
 }
 
-function keyLimitJson([className, key, limit]: KeyLimitEntry): Record<string, unknown> {
+/** A key limit in JSON: its own limit, or the class it follows. */
+export function keyLimitJson([className, key, limit]: KeyLimitEntry): Record<string, unknown> {
   return limit instanceof KeyLimit
     ? { class: className, key, follows: limit.className }
     : { class: className, key, ...limitBody(limit) };

@@ -140,7 +140,8 @@ comma-separated list. A flag on the command line wins.
 
 API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
 GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
-GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run.
+GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run;
+GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dashboard).
 `;
 
 /** Reads `argv` (without the runtime and script) and `env` into a config. */

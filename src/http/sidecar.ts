@@ -19,7 +19,8 @@ import {
   queryParam,
   readJson,
 } from "./body.ts";
-import { ADMIN_PATHS, adminRoutes } from "./admin.ts";
+import { ADMIN_PATHS, adminRoutes, type AdminState } from "./admin.ts";
+import { dashboardRoutes } from "./dashboard.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
@@ -61,6 +62,7 @@ export interface SidecarOptions {
  * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
  * - `GET /v1/peek?class=&key=` → what the next check would say;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
+ * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
  *
@@ -117,7 +119,9 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     if (!guard.isRunning()) return c.text("stopped\n", 503);
     return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
   });
-  adminRoutes(app, guard, { defaultLimit: options.defaultLimit }, log);
+  const state: AdminState = { defaultLimit: options.defaultLimit };
+  adminRoutes(app, guard, state, log);
+  dashboardRoutes(app, guard, state);
   app.notFound((c) =>
     problemResponse(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)
   );

@@ -26,6 +26,8 @@ export interface GossipCounters {
   readonly bytesSent: number;
   /** Datagrams received. */
   readonly datagramsReceived: number;
+  /** Bytes received. */
+  readonly bytesReceived: number;
   /** Datagrams dropped for coming unsigned under Required. */
   readonly unsigned: number;
   /** Datagrams dropped for a tag no secret of this node made. */
@@ -61,6 +63,7 @@ export class GossipTask {
   #sent = 0;
   #bytesSent = 0;
   #received = 0;
+  #bytesReceived = 0;
   #unsigned = 0;
   #badTag = 0;
   #auth: AuthConfig;
@@ -120,6 +123,7 @@ export class GossipTask {
       datagramsSent: this.#sent,
       bytesSent: this.#bytesSent,
       datagramsReceived: this.#received,
+      bytesReceived: this.#bytesReceived,
       unsigned: this.#unsigned,
       badTag: this.#badTag,
     };
@@ -141,6 +145,7 @@ export class GossipTask {
   #receive(bytes: Uint8Array, from: Remote): void {
     if (!this.#running) return;
     this.#received++;
+    this.#bytesReceived += bytes.length;
     let address: Address;
     try {
       address = Address.parse(

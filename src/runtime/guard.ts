@@ -16,6 +16,7 @@ import type { Clock } from "./clock.ts";
 import type { GossipCounters, GossipTask } from "./gossip.ts";
 import { collectStats, type Stats } from "./stats.ts";
 import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
+import type { FleetView } from "./fleet_view.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
 import type { GuardBuilder } from "./builder.ts";
@@ -368,6 +369,35 @@ export class Guard {
         hashKey: this.#hashKey,
       }),
     });
+  }
+
+  /**
+   * The fleet as this instance sees it, for a picture of it (the sidecar's
+   * dashboard): the members, the hot keys with each member's demand and
+   * share, and the keys denied most, by name. Reads; changes nothing.
+   *
+   * @returns A fresh view; no members nor hot keys for a standalone guard.
+   */
+  fleetView(): FleetView {
+    const node = this.#gossip?.node;
+    const named = mostDenied(this.#enforcer, {
+      k: this.#mostDenied,
+      nowMs: this.#clock(),
+      hashKey: this.#hashKey,
+      named: true,
+    });
+    return {
+      address: node?.address.toString(),
+      id: node?.address.id.toString(),
+      members: (node?.members() ?? []).map((m) => ({
+        address: m.address.toString(),
+        id: m.id.toString(),
+        state: m.state,
+        incarnation: m.incarnation,
+      })),
+      hotKeys: node?.hotKeys() ?? [],
+      ...named,
+    };
   }
 
   /**

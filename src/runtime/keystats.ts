@@ -40,6 +40,14 @@ export interface DeniedKey {
   readonly shadowDeniedPerSec: number;
 }
 
+/** A {@link DeniedKey} with its name. */
+export interface NamedDeniedKey extends DeniedKey {
+  /** The key's class; `""` is the default. */
+  readonly className: string;
+  /** The key. */
+  readonly key: string;
+}
+
 /** The stats of one key, or undefined if this instance keeps no state for it; creates none. */
 export function keyStatsOf(
   parts: { enforcer: Enforcer; book: LimitBook },
@@ -69,6 +77,15 @@ export function keyStatsOf(
 export function mostDenied(
   enforcer: Enforcer,
   options: { k: number; nowMs: number; hashKey: HashKey },
+): { mostDenied: DeniedKey[]; mostShadowDenied: DeniedKey[] };
+/** As above, each key named with its class, for an operator's eyes (the dashboard). */
+export function mostDenied(
+  enforcer: Enforcer,
+  options: { k: number; nowMs: number; hashKey: HashKey; named: true },
+): { mostDenied: NamedDeniedKey[]; mostShadowDenied: NamedDeniedKey[] };
+export function mostDenied(
+  enforcer: Enforcer,
+  options: { k: number; nowMs: number; hashKey: HashKey; named?: boolean },
 ): { mostDenied: DeniedKey[]; mostShadowDenied: DeniedKey[] } {
   const rows: { slot: Slot; denied: number; shadow: number; requests: number }[] = [];
   for (const slot of enforcer.noted) {
@@ -89,6 +106,7 @@ export function mostDenied(
         deniedPerSec: x.denied,
         requestsPerSec: x.requests,
         shadowDeniedPerSec: x.shadow,
+        ...(options.named ? { className: x.slot.className, key: x.slot.key } : {}),
       }));
   return { mostDenied: top("denied"), mostShadowDenied: top("shadow") };
 }

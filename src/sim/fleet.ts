@@ -14,6 +14,7 @@ import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/
 import { Enforcer } from "../core/enforcer.ts";
 import { syncMac } from "./hmac.ts";
 import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
+import type { HotKeyView } from "../core/allocation/allocator.ts";
 import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import type { Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
@@ -302,6 +303,16 @@ export class Fleet {
     const allowed = node.check("", key, 1, this.#driver.localMs(index)).allowed;
     this.#driver.flush(index);
     return allowed;
+  }
+
+  /**
+   * How node `index` sees its hot keys split among the members, if it runs.
+   *
+   * @param index The node's index.
+   * @returns One view per hot key, or `undefined` when the node does not run.
+   */
+  hotKeys(index: number): HotKeyView[] | undefined {
+    return this.#driver.node(index)?.hotKeys();
   }
 
   /**

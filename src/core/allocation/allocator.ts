@@ -85,6 +85,31 @@ export interface AllocationStats {
   readonly cutRecords: number;
 }
 
+/** One member's part of a hot key, as this node reckons it. */
+export interface MemberShare {
+  /** The member's ID, 16 hexadecimal digits. */
+  readonly id: string;
+  /** Its smoothed demand, requests a second: this node's own, or as last reported. */
+  readonly demand: number;
+  /**
+   * Its share, requests a second: this node's as applied; a peer's by the
+   * same rule from the same sums (a peer's own may differ while reports travel).
+   */
+  readonly share: number;
+}
+
+/** A hot key and how its limit is split, as this node sees it. */
+export interface HotKeyView {
+  /** The key's class; `""` is the default. */
+  readonly className: string;
+  /** The key. */
+  readonly key: string;
+  /** The fleet-wide limit, requests a second. */
+  readonly limitPerSec: number;
+  /** This node first, then each counted peer whose latest report names the key. */
+  readonly members: readonly MemberShare[];
+}
+
 interface HotKey extends HotShare {
   rule: Rule;
   readonly slot: Slot;
@@ -97,6 +122,8 @@ interface HotKey extends HotShare {
   readonly history: Float64Array;
   /** Until when the key keeps its cold share, while the peers' reports of it arrive. */
   settlingUntilMs: number;
+  /** The last reshare's figures, for {@link Allocator.hotKeys}: share, and the split's inputs. */
+  last: { share: number; limitPerSec: number; floor: number; total: number; n: number };
   /** Since when the key has been cool everywhere; undefined while busy. */
   coolSinceMs: number | undefined;
 }
@@ -361,6 +388,7 @@ export class Allocator implements MembershipExtension {
       history: new Float64Array(HISTORY_ROUNDS).fill(demand),
       settlingUntilMs,
       coolSinceMs: undefined,
+      last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
     };
     slot.hot = hot;
     this.#hot.set(hashId(hot.hash), hot);
@@ -391,9 +419,7 @@ export class Allocator implements MembershipExtension {
     const then = hot.history[(this.#round - roundsAgo + HISTORY_ROUNDS) % HISTORY_ROUNDS];
     const own = Math.min(hot.demand, then);
     const total = own + others;
-    let share = this.#held
-      ? floor
-      : floor + limitPerSec * (1 - this.#beta) * (total > 0 ? own / total : 1 / n);
+    let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
     // Until the peers' reports of a new hot key have had time to arrive, it
     // keeps its cold share: alone in its sums, it would take nearly all.
     if (nowMs < hot.settlingUntilMs) share = Math.min(share, (limitPerSec * this.#alpha) / n);
@@ -407,10 +433,35 @@ export class Allocator implements MembershipExtension {
       slot.epoch = -1; // resolve the cold rule on the next check
       return;
     }
+    hot.last = { share, limitPerSec, floor, total, n };
     const scale = share / limitPerSec;
     const shadow = resolved.shadow && ruleOf(resolved.shadow.limit, undefined, false, scale);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
+  }
+
+  /** What is left above the floors goes by demand: evenly when there is none. */
+  #split(limitPerSec: number, floor: number, demand: number, total: number, n: number): number {
+    return floor + limitPerSec * (1 - this.#beta) * (total > 0 ? demand / total : 1 / n);
+  }
+
+  /**
+   * The hot keys, each with this node's demand and share and those of the
+   * counted peers that report it: the picture of shares following demand.
+   */
+  hotKeys(): HotKeyView[] {
+    const views: HotKeyView[] = [];
+    for (const [id, hot] of this.#hot) {
+      const { share, limitPerSec, floor, total, n } = hot.last;
+      const members: MemberShare[] = [{ id: this.#selfKey, demand: hot.demand, share }];
+      for (const [key, o] of this.#reports.entries()) {
+        const demand = o.demands.get(id);
+        if (demand === undefined || !this.#view.counts(key)) continue;
+        members.push({ id: key, demand, share: this.#split(limitPerSec, floor, demand, total, n) });
+      }
+      views.push({ className: hot.slot.className, key: hot.slot.key, limitPerSec, members });
+    }
+    return views;
   }
 
   #ownGroup(): DemandGroup {

@@ -1,0 +1,3 @@
+module github.com/rateguard/guard/sdk/go
+
+go 1.19
