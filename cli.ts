@@ -5,15 +5,15 @@
  * standalone.
  *
  * ```sh
- * deno run -A cli.ts --limit 1000/min
- * bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
- * npx tsx cli.ts --limit 1000/min
+ * node_modules/.bin/deno run -A cli.ts --limit 1000/min
+ * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
+ * node --import tsx cli.ts --config rateguard.json
  * ```
  *
- * A bad flag prints one line naming it and exits with status 2. Log lines
- * go to stderr, one per event, as text or JSON (`--log-format`). SIGTERM or
- * SIGINT stops accepting requests, lets those in flight finish, leaves the
- * fleet, and exits 0.
+ * A bad flag, variable or config key prints one line naming it and exits
+ * with status 2. Log lines go to stderr, one per event, as text or JSON
+ * (`--log-format`). SIGTERM or SIGINT stops accepting requests, lets those
+ * in flight finish, closes every connection, leaves the fleet, and exits 0.
  *
  * @module
  */
@@ -105,8 +105,9 @@ async function spawnGuard(config: SidecarConfig): Promise<Guard> {
   try {
     return await buildGuard(config).spawn();
   } catch (e) {
-    // The builder names the option at fault; say which flag that is.
-    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(flagged(e.message));
+    // The flags were checked against the same bounds; what the builder
+    // refuses still is a mistake in them, told in one line.
+    if (e instanceof TypeError || e instanceof RangeError) throw new UsageError(e.message);
     throw e;
   }
 }
@@ -115,9 +116,12 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
   let builder = Guard.builder()
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
+    .fleetRules(config.fleetRules)
     .hotKeys(config.hotKeys)
     .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)
+    .maxClasses(config.maxClasses)
+    .maxKeyLimits(config.maxKeyLimits)
     .partitionPolicy(config.partitionPolicy)
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);
@@ -138,13 +142,6 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     if (config.advertise !== undefined) builder = builder.advertise(config.advertise);
   }
   return builder;
-}
-
-function flagged(message: string): string {
-  return message.replace(
-    /^(bind|advertise|seeds|trackedKeys|hotKeys|maxKeyBytes|protocolPeriodMs|maxMembers)\b/,
-    (option) => `--${option.replace(/Ms$/, "").replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`,
-  );
 }
 
 function fromFile<T>(flag: string, read: () => T): T {

@@ -3,9 +3,10 @@
  * instances. Each instance decides locally, from memory, in well under a
  * microsecond; nothing on the request path talks to anyone.
  *
- * This version is the standalone guard: every key is enforced by GCRA on
- * the instance that checks it, with classes, limits for single keys,
- * shadow limits and a dry run.
+ * A guard runs standalone, every key enforced by GCRA on the instance that
+ * checks it, or joins a fleet over UDP gossip and takes a share of each
+ * limit in proportion to its demand; with classes, limits for single keys,
+ * shadow limits and a dry run either way.
  *
  * @example
  * ```ts
@@ -30,6 +31,7 @@ export {
   DEFAULT_PARTITION_POLICY,
   FLOOR_FRACTION,
   GUARD_BOUNDS,
+  HTTP_BOUNDS,
 } from "./src/core/options.ts";
 export type {
   BatchItem,
@@ -39,8 +41,9 @@ export type {
   NumericOption,
   OptionBounds,
 } from "./src/core/options.ts";
-export type { RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
+export type { FleetRulesStats, RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
+export type { AcquireOptions } from "./src/runtime/acquire.ts";
 export type {
   FleetView,
   HotKeyView,

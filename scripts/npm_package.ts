@@ -33,13 +33,15 @@ export const REPO: string = join(dirname(fileURLToPath(import.meta.url)), "..");
 /**
  * The runtime dependencies of the sources, each an optional peer of the
  * package: what needs it, so that a user of the bare guard installs nothing.
- * The versions are the root `package.json`'s `dependencies`.
+ * The versions are the root `package.json`'s `dependencies`, or its
+ * `peerDependencies` for a framework only a subpath adapts (Express).
  */
 export const PEERS: Readonly<Record<string, string>> = {
   "hono": "the types of ./hono, and the rateguard command",
   "@hono/node-server": "the rateguard command on Node.js",
   "postgres": "./postgres",
   "@opentelemetry/api": "./metrics",
+  "express": "./express",
 };
 
 type Json = Record<string, unknown>;
@@ -58,6 +60,7 @@ function compiled(source: string, ext: ".js" | ".d.ts"): string {
 export function npmManifest(deno: Json, root: Json): Json {
   const entries = deno.exports as Record<string, string>;
   const deps = (root.dependencies ?? {}) as Record<string, string>;
+  const peers = (root.peerDependencies ?? {}) as Record<string, string>;
   const unknown = Object.keys(deps).filter((d) => !(d in PEERS));
   if (unknown.length > 0) {
     throw new Error(`package.json dependencies not described in PEERS: ${unknown.join(", ")}`);
@@ -65,7 +68,7 @@ export function npmManifest(deno: Json, root: Json): Json {
   const peerDependencies: Record<string, string> = {};
   const peerDependenciesMeta: Record<string, { optional: true }> = {};
   for (const name of Object.keys(PEERS)) {
-    const range = deps[name];
+    const range = deps[name] ?? peers[name];
     if (range === undefined) throw new Error(`PEERS names ${name}, not in package.json`);
     peerDependencies[name] = range;
     peerDependenciesMeta[name] = { optional: true };

@@ -13,6 +13,7 @@ out=.test-results
 mkdir -p "$out"
 mapfile -t files < <(find tests -name '*_test.ts' | sort)
 if [ "${#files[@]}" -eq 0 ]; then echo "no test files under tests/" >&2; exit 1; fi
+printf '%s\n' "${files[@]}" >"$out/files.txt"
 
 run() { # name, command...
   local name=$1; shift

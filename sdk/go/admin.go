@@ -58,6 +58,8 @@ type KeyStats struct {
 	Limit string `json:"limit"`
 	// Shadow is its shadow limit, or "" when it has none.
 	Shadow string `json:"shadow"`
+	// BlockedForMs is how long it stays blocked (Block), ms; 0 when it is not.
+	BlockedForMs float64 `json:"blockedForMs"`
 }
 
 func (c *Client) admin(ctx context.Context, method, path string, body, out any) error {

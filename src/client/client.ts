@@ -10,6 +10,7 @@ import { Limit } from "../core/limit.ts";
 import { messageOf, OperationalError } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+import { type AcquireOptions, Waiters } from "../runtime/acquire.ts";
 
 export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 
@@ -56,6 +57,17 @@ export interface ClientOptions {
    * @default {5000}
    */
   readonly adminTimeoutMs?: number;
+  /**
+   * How long the client's first call may spend setting up its connection,
+   * ms, before the call's own timeout starts: it first sends `/healthz` a
+   * request (answered 405, changing nothing), which opens the kept-alive
+   * connection the checks then use. On Node the
+   * first fetch of a process also loads its HTTP parser, about 50 ms, as
+   * long as a check's whole default timeout.
+   *
+   * @default {1000}
+   */
+  readonly connectTimeoutMs?: number;
   /**
    * When a check times out, cannot connect, or gets a 5xx: `"open"` admits,
    * `"closed"` denies with a retry in a second, `"throw"` rejects. The
@@ -177,7 +189,10 @@ export class Client {
   readonly #url: string;
   readonly #timeoutMs: number;
   readonly #adminTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  #connected: Promise<void> | undefined;
   readonly #onFailure: FailurePolicy;
+  readonly #waiters = new Waiters();
   readonly #auth: Record<string, string>;
 
   /**
@@ -196,6 +211,7 @@ export class Client {
     this.#url = url.replace(/\/+$/, "");
     this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
     this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
+    this.#connectTimeoutMs = positive(options.connectTimeoutMs ?? 1_000, "connectTimeoutMs");
     this.#onFailure = options.onFailure ?? "open";
     if (!["open", "closed", "throw"].includes(this.#onFailure)) {
       throw new RangeError(
@@ -269,6 +285,75 @@ export class Client {
     } catch (e) {
       return this.#failed(e);
     }
+  }
+
+  /**
+   * Gives back what a check of `key` took (`POST /v1/refund`), as the
+   * guard's `refund`: never more than the key still owes.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class and the cost to give back (1 when left out).
+   * @returns Whether the key's state changed on the sidecar.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked: no failure policy
+   *   applies, as nothing is decided.
+   */
+  async refund(key: string, options: CheckOptions = {}): Promise<boolean> {
+    const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
+    return (await this.#call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
+  }
+
+  /**
+   * Forgets what `key` owes on the sidecar, a block included (`POST /v1/reset`).
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns Whether the sidecar had state for the key.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
+  async reset(key: string, options: KeyOptions = {}): Promise<boolean> {
+    const body = { key: checkKey(key), class: options.class ?? "" };
+    return (await this.#call<{ reset: boolean }>("POST", "/v1/reset", { body })).reset;
+  }
+
+  /**
+   * Denies every check of `key` on the sidecar for `ms` (`POST /v1/block`).
+   *
+   * @param key The key, a non-empty string.
+   * @param ms How long, above 0 and at most a year.
+   * @param options The class; the default class when left out.
+   * @returns Whether it is blocked: false when the sidecar's key table had no place for it.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `ms` is not a positive number.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   * @throws {ClientUnavailableError} when the sidecar cannot be asked.
+   */
+  async block(key: string, ms: number, options: KeyOptions = {}): Promise<boolean> {
+    const body = { key: checkKey(key), class: options.class ?? "", ms: positive(ms, "ms") };
+    return (await this.#call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
+  }
+
+  /**
+   * Waits until a check of `key` is admitted, then takes it, as the guard's
+   * `acquire`: each denial's `retryAfterMs` is slept, at most `maxWaitMs` in
+   * all (10 s by default), at most 4,096 callers of this client at once
+   * (one more gets its denial at once), cancellable with `signal`. A check
+   * the failure policy answers ends the wait with that answer.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class, the cost, a signal, and the longest wait.
+   * @returns The admission, or the denial when it cannot come in time.
+   * @throws {TypeError} when `key` is not a non-empty string; rejects with the signal's reason
+   *   when aborted.
+   * @throws {RangeError} when `maxWaitMs` is out of range.
+   * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
+   */
+  acquire(key: string, options: AcquireOptions = {}): Promise<ClientDecision> {
+    const check = { class: options.class, cost: options.cost };
+    return this.#waiters.acquire(() => this.check(key, check), options, () => performance.now());
   }
 
   /**
@@ -449,6 +534,7 @@ export class Client {
     options: { body?: unknown; admin?: boolean } = {},
   ): Promise<T> {
     const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
+    await (this.#connected ??= this.#connect());
     const where = `${method} ${this.#url}${path.replace(/\?.*/, "")}`;
     let res: Response;
     let payload;
@@ -489,6 +575,26 @@ export class Client {
       );
     }
     return payload as T;
+  }
+
+  /**
+   * Opens the connection once, outside any call's timeout. Whatever comes
+   * of it, the calls go on: one that cannot reach the sidecar fails on its own.
+   */
+  async #connect(): Promise<void> {
+    try {
+      // A POST with a JSON body, the shape of a check, so that every path a
+      // check takes has run once; the sidecar answers it 405 and changes nothing.
+      const res = await fetch(`${this.#url}/healthz`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+        signal: AbortSignal.timeout(this.#connectTimeoutMs),
+      });
+      await res.body?.cancel();
+    } catch {
+      // Unreachable or slow: the call that follows says so.
+    }
   }
 
   #failed(e: unknown): ClientDecision {

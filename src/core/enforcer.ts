@@ -353,6 +353,31 @@ export class Enforcer {
   }
 
   /**
+   * A key's slot, with its rule current, and the time in the core's base,
+   * for the operations off the request path (refund, reset, block, see
+   * `operations.ts`); with `create`, a key with no state is given a slot.
+   * Undefined when the key has no slot of its own: none, or the shared
+   * overflow allowance, which no one key may change.
+   *
+   * @internal For the operations.
+   */
+  slotAt(
+    className: string,
+    key: string,
+    nowMs: number,
+    create: boolean,
+  ): { slot: Slot; nowUs: number } | undefined {
+    this.#book.checkKey(className, key, "the operation");
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slot = create
+      ? this.#slotFor(className, key, nowMs, nowUs)
+      : this.#table.get(className, key);
+    if (slot === undefined || slot === this.#overflow) return undefined;
+    if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
+    return { slot, nowUs };
+  }
+
+  /**
    * The request path's decision. Only the allow path is written here; what
    * is rare (a changed book, a denial) is a call away, so that the function
    * stays small enough for the JITs to inline it and what it calls.

@@ -22,6 +22,8 @@ import type { Address } from "../proto/mod.ts";
 import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
+import type { MembershipExtension } from "./membership/extension.ts";
+import { applyRule, type RuleEntry, RulesSync, type RulesSyncStats } from "./rules_sync/mod.ts";
 
 /** What a fleet node is made of and how it is tuned. */
 export interface FleetNodeOptions {
@@ -54,6 +56,22 @@ export interface FleetNodeOptions {
    */
   readonly seeds?: readonly string[];
   /**
+   * Share rule changes with the fleet (see `rules_sync/mod.ts`): changes
+   * made here go in through {@link FleetNode.shareRule}, and the peers'
+   * are applied to `book` and the enforcer's dry run.
+   *
+   * @default {false}
+   */
+  readonly fleetRules?: boolean;
+  /**
+   * Wall-clock milliseconds at `nowMs` 0, read by the runtime once: fleet
+   * rules are versioned in wall-clock time, which must agree across the
+   * fleet within a minute.
+   *
+   * @default {0}
+   */
+  readonly wallOffsetMs?: number;
+  /**
    * Membership's tunables; `extension` is the allocator's.
    *
    * @default {the defaults of MembershipOptions}
@@ -62,13 +80,35 @@ export interface FleetNodeOptions {
 }
 
 /** Everything a fleet node can tell about itself. */
-export interface FleetStats extends EnforcerCounters, AllocationStats, MembershipStats {
+export interface FleetStats
+  extends EnforcerCounters, AllocationStats, MembershipStats, RulesSyncStats {
   /** Keys holding state. */
   readonly trackedKeys: number;
+  /** Whether rule changes are shared with the fleet; the `rules…` figures are zero when not. */
+  readonly fleetRules: boolean;
 }
+
+/** A change of one rule, as {@link FleetNode.shareRule} takes it. */
+export type RuleChange = Omit<RuleEntry, "version">;
 
 /** Allocation ticks this many times a protocol period: stats are at most this stale. */
 const TICKS_PER_PERIOD = 4;
+
+/** The rule-sharing figures of a node that does not share rules. */
+const NO_RULES: RulesSyncStats = {
+  rulesLearning: false,
+  rulesVersion: 0,
+  rulesDigest: "0000000000000000",
+  rulesLive: 0,
+  rulesRemoved: 0,
+  rulesApplied: 0,
+  rulesMalformed: 0,
+  rulesStrangers: 0,
+  rulesRefused: 0,
+  rulesFull: 0,
+  rulesUnshared: 0,
+  rulesTransfers: 0,
+};
 
 /** See the module doc. */
 export class FleetNode {
@@ -77,7 +117,11 @@ export class FleetNode {
   readonly #enforcer: Enforcer;
   readonly #tickMs: number;
   readonly #maxMembers: number;
+  readonly #rules: RulesSync | undefined;
   #nextTickMs = 0;
+  #lastNowMs = 0;
+  /** Peers' changes the book refused (its bounds). */
+  #refusedRules = 0;
 
   /**
    * A node that has not yet joined anyone: drive it, and do the lookups of
@@ -99,13 +143,70 @@ export class FleetNode {
       protocolPeriodMs: periodMs,
       relay: options.relay,
     });
+    this.#rules = options.fleetRules ? this.#rulesSync(options, periodMs) : undefined;
     this.#node = new Node(options.address, {
       ...options.membership,
       seeds: options.seeds,
-      extension: this.#allocator,
+      extension: this.#rules ? this.#both(this.#rules) : this.#allocator,
     });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership?.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
+  }
+
+  #rulesSync(options: FleetNodeOptions, periodMs: number): RulesSync {
+    const { book, enforcer } = options;
+    const startLimit = book.defaultLimit();
+    const startDryRun = enforcer.dryRun;
+    const sync: RulesSync = new RulesSync({
+      self: { hi: options.address.id.hi, lo: options.address.id.lo },
+      maxEntries: 2 * (book.maxKeyLimits + book.maxClasses) + 2,
+      protocolPeriodMs: periodMs,
+      wallOffsetMs: options.wallOffsetMs ?? 0,
+      apply: (entry) => {
+        const target = {
+          book,
+          setDryRun: (on: boolean) => enforcer.dryRun = on,
+          startLimit,
+          startDryRun,
+          lookup: (id: string) => sync.entry(id),
+        };
+        if (!applyRule(target, entry)) this.#refusedRules++;
+      },
+    }, (options.seeds?.length ?? 0) > 0);
+    return sync;
+  }
+
+  /** The allocator's extension and rule sharing's, on one membership node. */
+  #both(rules: RulesSync): MembershipExtension {
+    const allocator = this.#allocator;
+    return {
+      outgoing: (nowMs, to, maxBytes) => allocator.outgoing(nowMs, to, maxBytes),
+      incoming: (nowMs, from, bytes) => allocator.incoming(nowMs, from, bytes),
+      memberChanged: (change) => {
+        allocator.memberChanged(change);
+        rules.memberChanged(change);
+      },
+      outgoingRules: (nowMs, to, maxBytes) => rules.outgoingRules(nowMs, to, maxBytes),
+      incomingRules: (nowMs, from, bytes) => rules.incomingRules(nowMs, from, bytes),
+    };
+  }
+
+  /** Whether rule changes are shared with the fleet. */
+  get sharesRules(): boolean {
+    return this.#rules !== undefined;
+  }
+
+  /**
+   * Shares a change already made to this node's book (or dry run) with the
+   * fleet. Nothing when fleet rules are off.
+   *
+   * @param nowMs The time, ms.
+   * @param change The rule, and what it now says (`value` undefined: removed).
+   * @returns Whether it goes to the fleet: false when fleet rules are off,
+   *   or the rule is too large to share (counted in `rulesUnshared`).
+   */
+  shareRule(nowMs: number, change: RuleChange): boolean {
+    return this.#rules?.local(nowMs, change) !== undefined;
   }
 
   /** Where the other members reach this node. */
@@ -200,6 +301,7 @@ export class FleetNode {
    * @param bytes The datagram; malformed ones are counted and dropped.
    */
   handleDatagram(nowMs: number, from: Address, bytes: Uint8Array): void {
+    this.#lastNowMs = nowMs;
     this.#node.handleDatagram(nowMs, from, bytes);
   }
 
@@ -223,11 +325,14 @@ export class FleetNode {
    * @param nowMs The time, ms; a spurious call is harmless.
    */
   handleTimeout(nowMs: number): void {
+    this.#lastNowMs = nowMs;
     this.#node.handleTimeout(nowMs);
     if (nowMs >= this.#nextTickMs) {
       const m = this.#node.stats(nowMs);
+      this.#rules?.tick(nowMs, m.joining);
       this.#allocator.tick(nowMs, {
-        joining: m.joining,
+        // A member still learning the fleet's rules is held like a joiner.
+        joining: m.joining || (this.#rules?.learning ?? false),
         membersFull: m.membersFull,
         maxMembers: this.#maxMembers,
       });
@@ -241,6 +346,11 @@ export class FleetNode {
    * @returns The datagram and where to send it, or `undefined` when there is none.
    */
   pollTransmit(): Transmit | undefined {
+    if (this.#rules) {
+      for (let send = this.#rules.pollSend(); send; send = this.#rules.pollSend()) {
+        this.#node.sendRules(this.#lastNowMs, send.to, send.bytes);
+      }
+    }
     return this.#node.pollTransmit();
   }
 
@@ -300,7 +410,10 @@ export class FleetNode {
       ...this.#enforcer.counters,
       ...this.#allocator.stats(nowMs),
       ...this.#node.stats(nowMs),
+      ...(this.#rules?.stats() ?? NO_RULES),
+      rulesRefused: (this.#rules?.stats().rulesRefused ?? 0) + this.#refusedRules,
       trackedKeys: this.#enforcer.table.size,
+      fleetRules: this.#rules !== undefined,
     };
   }
 }

@@ -178,6 +178,14 @@ function appendUtf8(s: string, at: number): number {
 }
 
 /**
+ * The bytes {@link keyHash} encodes `s` to (UTF-8, a lone surrogate in
+ * three bytes), as a fresh array: for what goes on the wire.
+ */
+export function utf8Bytes(s: string): Uint8Array {
+  return utf8.slice(0, appendUtf8(s, 0));
+}
+
+/**
  * The length of `s` in the bytes {@link keyHash} encodes it to: UTF-8, a lone
  * surrogate in three bytes. Counted, not encoded: nothing is allocated.
  */

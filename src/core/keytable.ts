@@ -179,7 +179,9 @@ export class Slot {
       this.debt = owedAt(this.debt, this.atUs, old, nowUs);
       this.atUs = nowUs;
     }
-    this.debt = carry(this.debt, old, rule);
+    // A key whose instant is ahead of now is blocked (operations.ts): it
+    // stays blocked, owing the new rule's whole burst.
+    this.debt = this.atUs > nowUs ? rule.toleranceUnits : carry(this.debt, old, rule);
     const oldShadow = old.shadow, shadow = rule.shadow, s = this.shadow;
     if (s === undefined) return;
     if (shadow === undefined || oldShadow === undefined) {

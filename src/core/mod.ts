@@ -47,7 +47,21 @@
  */
 
 export * from "./membership/mod.ts"; // with the wire format, src/proto
-export { FleetNode, type FleetNodeOptions, type FleetStats } from "./fleet_node.ts";
+export {
+  FleetNode,
+  type FleetNodeOptions,
+  type FleetStats,
+  type RuleChange,
+} from "./fleet_node.ts";
+export {
+  type Origin,
+  RULE_KINDS,
+  type RuleEntry,
+  type RuleKind,
+  type RulesSyncStats,
+  type RuleValue,
+  type Version,
+} from "./rules_sync/mod.ts";
 export {
   type BatchDecision,
   Enforcer,
@@ -86,6 +100,7 @@ export {
   DEFAULT_PARTITION_POLICY,
   FLOOR_FRACTION,
   GUARD_BOUNDS,
+  HTTP_BOUNDS,
   type KeyOptions,
   type NumericOption,
   type OptionBounds,

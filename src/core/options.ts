@@ -78,6 +78,20 @@ export const GUARD_BOUNDS = {
 } as const satisfies Record<string, OptionBounds>;
 
 /**
+ * The sidecar's HTTP server, bounded against slow and idle clients: how
+ * long a client may take over its headers, over its whole request (the
+ * body included), how long a kept-alive connection may sit idle, and how
+ * many connections are open at once. The one source of the server's
+ * defaults and of its flags' bounds.
+ */
+export const HTTP_BOUNDS = {
+  headersTimeoutMs: { default: 10_000, min: 100, max: 600_000 },
+  requestTimeoutMs: { default: 30_000, min: 100, max: 3_600_000 },
+  idleTimeoutMs: { default: 5_000, min: 100, max: 600_000 },
+  maxConnections: { default: 1_024, min: 1, max: 65_536 },
+} as const satisfies Record<string, OptionBounds>;
+
+/**
  * The cold fraction α: a key nobody coordinates runs at α times its fair
  * share R/N, and keys with no place in the table share one allowance at
  * that rate. Fixed, not an option: the accuracy table is measured with it.
@@ -112,7 +126,21 @@ export type NumericOption = keyof typeof GUARD_BOUNDS;
  * @throws {RangeError} when it is not a whole number within the bounds.
  */
 export function checkOption(name: NumericOption, value: unknown): number {
-  const { min, max } = GUARD_BOUNDS[name];
+  return checkBounded(name, GUARD_BOUNDS[name], value);
+}
+
+/**
+ * Checks a number against bounds, such as those of {@link HTTP_BOUNDS}.
+ *
+ * @param name What the number is, named in the error.
+ * @param bounds The least and most it takes.
+ * @param value What the caller gave.
+ * @returns The value, a whole number within the bounds.
+ * @throws {TypeError} when `value` is not a number.
+ * @throws {RangeError} when it is not a whole number within the bounds.
+ */
+export function checkBounded(name: string, bounds: OptionBounds, value: unknown): number {
+  const { min, max } = bounds;
   if (typeof value !== "number") {
     throw new TypeError(
       `${name}: expected a whole number from ${min} to ${max}, got ${describe(value)}`,
@@ -156,6 +184,15 @@ export interface GuardOptions {
    * @default {false}
    */
   readonly dryRun?: boolean;
+  /**
+   * Share rule changes with the fleet: a class, key limit, shadow, default
+   * limit or dry run set or removed on any instance through the admin API
+   * applies on every instance that also has this on, by gossip (see
+   * docs/fleet-rules.md). Off, every instance keeps the rules it is given.
+   *
+   * @default {false}
+   */
+  readonly fleetRules?: boolean;
   /**
    * Keys kept with state at once, from `hotKeys` to 1,048,576; the table
    * holds twice as many.
@@ -263,6 +300,8 @@ export interface ResolvedGuardOptions {
   readonly classes: ReadonlyMap<string, Limit>;
   /** Whether the guard runs dry. */
   readonly dryRun: boolean;
+  /** Whether rule changes are shared with the fleet. */
+  readonly fleetRules: boolean;
   /** The numeric options. */
   readonly trackedKeys: number;
   /** See {@link GuardOptions.hotKeys}. */
@@ -335,12 +374,16 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
         "set advertise(ip:port), where the other instances reach this one",
     );
   }
+  if (options.fleetRules === true && bind === undefined) {
+    throw new RangeError("fleetRules: rules are shared by gossip; set bind(ip:port) too");
+  }
   const auth = options.gossipAuth ?? { mode: "off", secrets: [] };
   return {
     ...numbers,
     limit: options.burst === undefined ? limit : limit.burst(options.burst),
     classes,
     dryRun: checkBoolean(options.dryRun ?? false, "dryRun"),
+    fleetRules: checkBoolean(options.fleetRules ?? false, "fleetRules"),
     partitionPolicy: checkPolicy(options.partitionPolicy ?? DEFAULT_PARTITION_POLICY),
     ...(bind === undefined ? {} : { bind }),
     ...(advertise === undefined ? {} : { advertise }),
@@ -507,6 +550,13 @@ export function checkSalt(bytes: unknown, what = "keySalt"): Uint8Array<ArrayBuf
   return bytes.slice();
 }
 
-function isUnspecified(a: Address): boolean {
+/**
+ * Whether an address listens on every interface (`0.0.0.0`, `::`), so that
+ * nobody can be told to reach it there.
+ *
+ * @param a The address.
+ * @returns Whether every byte of its IP is 0.
+ */
+export function isUnspecified(a: Address): boolean {
   return a.ip.every((b) => b === 0);
 }

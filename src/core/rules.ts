@@ -86,6 +86,16 @@ export class LimitBook {
     this.#maxKeyBytes = checkMaxKeyBytes(options.maxKeyBytes ?? DEFAULT_MAX_KEY_BYTES);
   }
 
+  /** Named classes kept at most. */
+  get maxClasses(): number {
+    return this.#options.maxClasses;
+  }
+
+  /** Limits for single keys kept at most. */
+  get maxKeyLimits(): number {
+    return this.#options.maxKeyLimits;
+  }
+
   /** The longest key or class name, in bytes of UTF-8. */
   get maxKeyBytes(): number {
     return this.#maxKeyBytes;

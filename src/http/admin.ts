@@ -12,8 +12,8 @@ import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "../metrics/prometheus.t
 import type { Guard } from "../runtime/guard.ts";
 import { KeyLimit, type Limit } from "../core/limit.ts";
 import type { KeyLimitEntry } from "../core/rules.ts";
+import { RateguardError } from "../core/errors.ts";
 import {
-  arrayField,
   checkKeyField,
   type LimitBody,
   limitBody,
@@ -98,16 +98,16 @@ interface Admin {
 }
 
 function classRoutes(app: Hono, { guard, state, log }: Admin): void {
-  app.get("/v1/classes", (c) => c.json({ classes: classList(guard, state) }));
+  app.get("/v1/classes", (c) => c.json({ classes: filtered(c.req.url, classList(guard, state)) }));
   app.put("/v1/classes", async (c) => {
     const url = new URL(c.req.url);
     const body = await readJson(c.req.raw);
     if (!url.searchParams.has("class")) {
-      const shape = '{"classes": [{"class": "free", "limit": "10/s"}]}';
-      const entries = arrayField(body, "classes", shape).map((e, i) => {
-        const at = `/classes/${i}`;
-        return [stringField(object(e, shape, at), "class", at), parseLimit(e, at)] as const;
-      });
+      const entries = namedLimits(
+        body,
+        "classes",
+        '{"classes": [{"class": "free", "limit": "10/s"}]}',
+      );
       const fallback = entries.find(([name]) => name === "");
       guard.setClasses(entries.filter(([name]) => name !== ""));
       if (fallback) setDefault(guard, state, fallback[1]);
@@ -131,17 +131,13 @@ function classRoutes(app: Hono, { guard, state, log }: Admin): void {
 }
 
 function shadowRoutes(app: Hono, { guard, log }: Admin): void {
-  app.get("/v1/shadows", (c) => c.json({ shadows: shadowList(guard) }));
+  app.get("/v1/shadows", (c) => c.json({ shadows: filtered(c.req.url, shadowList(guard)) }));
   app.put("/v1/shadows", async (c) => {
     const url = new URL(c.req.url);
     const body = await readJson(c.req.raw);
     if (!url.searchParams.has("class")) {
-      const shape = '{"shadows": [{"class": "free", "limit": "5/s"}]}';
       guard.setShadows(
-        arrayField(body, "shadows", shape).map((e, i) => {
-          const at = `/shadows/${i}`;
-          return [stringField(object(e, shape, at), "class", at), parseLimit(e, at)] as const;
-        }),
+        namedLimits(body, "shadows", '{"shadows": [{"class": "free", "limit": "5/s"}]}'),
       );
       log.info("shadows replaced", { shadows: guard.shadows().length });
       return c.json({ shadows: shadowList(guard) });
@@ -164,29 +160,33 @@ function shadowRoutes(app: Hono, { guard, log }: Admin): void {
 }
 
 function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
-  app.get("/v1/key-limits", (c) => c.json({ keyLimits: guard.keyLimits().map(keyLimitJson) }));
+  app.get("/v1/key-limits", (c) => {
+    const url = new URL(c.req.url);
+    const key = url.searchParams.get("key");
+    const all = filtered(c.req.url, guard.keyLimits().map(keyLimitJson));
+    return c.json({ keyLimits: key === null ? all : all.filter((e) => e.key === key) });
+  });
   app.put("/v1/key-limits", async (c) => {
     const url = new URL(c.req.url);
     const body = await readJson(c.req.raw);
-    if (!url.searchParams.has("key")) {
+    if (!url.searchParams.has("key") && !url.searchParams.has("class")) {
       const shape = '{"keyLimits": [{"class": "pro", "key": "tenant:42", "limit": "2000/s"}]}';
-      const entries = arrayField(body, "keyLimits", shape).map((e, i): KeyLimitEntry => {
+      const seen = new Set<string>();
+      const entries = wholeTable(body, "keyLimits", shape).map((e, i): KeyLimitEntry => {
         const at = `/keyLimits/${i}`;
         const o = object(e, shape, at);
         const key = checkKeyField(stringField(o, "key", at), `${at}/key`, guard.maxKeyBytes());
-        return [
-          o.class === undefined ? "" : stringField(o, "class", at),
-          key,
-          parseKeyLimit(o, at),
-        ];
+        const className = o.class === undefined ? "" : stringField(o, "class", at);
+        once(seen, JSON.stringify([className, key]), "this class and key", at);
+        return [knownClass(guard, className, `${at}/class`), key, followed(guard, o, at)];
       });
       guard.setKeyLimits(entries);
       log.info("key limits replaced", { keyLimits: entries.length });
       return c.json({ keyLimits: guard.keyLimits().map(keyLimitJson) });
     }
-    const className = queryParam(url, "class", "");
+    const className = knownClass(guard, queryParam(url, "class", ""), "/query/class");
     const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
-    const limit = parseKeyLimit(body);
+    const limit = followed(guard, body, "");
     guard.setKeyLimit(className, key, limit);
     log.info("key limit set", { class: className, key, limit: String(limit) });
     return c.json(keyLimitJson([className, key, limit]));
@@ -201,6 +201,62 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
     log.info("key limit removed", { class: className, key });
     return c.json({ removed: true });
   });
+}
+
+/**
+ * The body of a `PUT` that replaces a whole table: an object with the
+ * array `name`. A body for one item (`{"limit": ...}`) sent without the
+ * query that names the item is refused, never read as an empty table.
+ */
+function wholeTable(body: unknown, name: string, shape: string): unknown[] {
+  const o = object(body, shape);
+  if (o[name] === undefined && (o.limit !== undefined || o.follows !== undefined)) {
+    const item = name === "keyLimits" ? "key" : "class";
+    throw new BadRequest(
+      `this body sets one item: name it with ?${item}=; to replace the whole table, PUT ${shape}`,
+      `/query/${item}`,
+    );
+  }
+  if (!Array.isArray(o[name])) {
+    throw new BadRequest(`${name} must be an array like ${shape}`, `/${name}`);
+  }
+  return o[name] as unknown[];
+}
+
+/** A table of classes or shadows, `[{"class", "limit", "burst"?}]`, each class once. */
+function namedLimits(body: unknown, name: string, shape: string): Array<readonly [string, Limit]> {
+  const seen = new Set<string>();
+  return wholeTable(body, name, shape).map((e, i) => {
+    const at = `/${name}/${i}`;
+    const className = stringField(object(e, shape, at), "class", at);
+    once(seen, className, "this class", at);
+    return [className, parseLimit(e, at)] as const;
+  });
+}
+
+/** Refuses an item a bulk body gives twice: which one should win is anyone's guess. */
+function once(seen: Set<string>, id: string, what: string, at: string): void {
+  if (seen.has(id)) throw new BadRequest(`${what} appears twice in the table`, at);
+  seen.add(id);
+}
+
+/** A class a key limit is in, or follows: one this instance has, or a 404 `UnknownClass`. */
+function knownClass(guard: Guard, name: string, field: string): string {
+  if (name === "" || guard.classes().some(([n]) => n === name)) return name;
+  throw new RateguardError("UnknownClass", `no class named ${q(name)} on this instance (${field})`);
+}
+
+/** A key's limit, whose `follows` names a class this instance has. */
+function followed(guard: Guard, body: unknown, at: string): Limit | KeyLimit {
+  const limit = parseKeyLimit(body, at);
+  if (limit instanceof KeyLimit) knownClass(guard, limit.className, `${at}/follows`);
+  return limit;
+}
+
+/** The items of a listing in the class `?class=` names, or all of them. */
+function filtered<T extends { class: unknown }>(url: string, items: T[]): T[] {
+  const name = new URL(url).searchParams.get("class");
+  return name === null ? items : items.filter((item) => item.class === name);
 }
 
 function dryRunRoutes(app: Hono, { guard, log }: Admin): void {
@@ -233,7 +289,9 @@ export function shadowList(guard: Guard): ClassBody[] {
 }
 
 /** A key limit in JSON: its own limit, or the class it follows. */
-export function keyLimitJson([className, key, limit]: KeyLimitEntry): Record<string, unknown> {
+export function keyLimitJson(
+  [className, key, limit]: KeyLimitEntry,
+): { class: string; key: string; [field: string]: unknown } {
   return limit instanceof KeyLimit
     ? { class: className, key, follows: limit.className }
     : { class: className, key, ...limitBody(limit) };

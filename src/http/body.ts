@@ -9,7 +9,7 @@
 import type { BatchItem } from "../core/enforcer.ts";
 import { isCost, KeyLimit, Limit, MAX_BURST, MAX_COST, rateText } from "../core/limit.ts";
 import { DEFAULT_MAX_KEY_BYTES, fitsKeyBytes, tooLongMessage } from "../core/rules.ts";
-import { BadRequest, ContentTooLarge } from "./problem.ts";
+import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
 
 /** The largest request body the sidecar reads. */
@@ -39,14 +39,19 @@ type Json = Record<string, unknown>;
  * Reads the body as JSON, at most {@link MAX_BODY_BYTES}: an empty or
  * malformed body is a {@link BadRequest}, a larger one {@link ContentTooLarge}.
  * A declared length is checked before reading; a chunked body is read up
- * to the bound and no further.
+ * to the bound and no further. A body cut off (the client hung up, or the
+ * server's request timeout closed it) is a {@link BodyCut}.
  */
 export async function readJson(req: Request): Promise<unknown> {
   const declared = req.headers.get("content-length");
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  const bytes = declared !== null
-    ? new Uint8Array(await req.arrayBuffer())
-    : await readBounded(req);
+  let bytes: Uint8Array;
+  try {
+    bytes = declared !== null ? new Uint8Array(await req.arrayBuffer()) : await readBounded(req);
+  } catch (e) {
+    if (e instanceof ContentTooLarge) throw e;
+    throw new BodyCut(`the request body was cut off: ${messageOf(e)}`);
+  }
   let text: string;
   try {
     text = UTF8.decode(bytes);
@@ -201,13 +206,6 @@ export function parseKeyLimit(body: unknown, at = ""): Limit | KeyLimit {
 export function stringField(o: Json, name: string, at: string): string {
   const v = o[name];
   if (typeof v !== "string") throw new BadRequest(`${name} must be a string`, `${at}/${name}`);
-  return v;
-}
-
-/** Reads `name` as an array member of the body. */
-export function arrayField(body: unknown, name: string, shape: string): unknown[] {
-  const v = object(body, shape)[name];
-  if (!Array.isArray(v)) throw new BadRequest(`${name} must be an array`, `/${name}`);
   return v;
 }
 

@@ -1,21 +1,52 @@
 /**
  * The sidecar's command line: flags parsed with `parseArgs` from
  * `node:util`, each also readable from an environment variable
- * `RATEGUARD_<FLAG>` (a flag given on the command line wins).
+ * `RATEGUARD_<FLAG>` and from a JSON file (`--config`) whose keys are the
+ * flags' names. A flag wins over the environment, which wins over the
+ * file; an empty variable counts as unset. Every value is checked here,
+ * against the bounds of `GUARD_BOUNDS`, so that a mistake is one line
+ * naming where it came from, before anything starts.
  *
  * @module
  */
 
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
-import { DEFAULT_PARTITION_POLICY, GUARD_BOUNDS as B } from "../core/options.ts";
+import {
+  checkAddress,
+  checkAdvertise,
+  checkBounded,
+  checkOption,
+  DEFAULT_PARTITION_POLICY,
+  GUARD_BOUNDS as B,
+  HTTP_BOUNDS as H,
+  isUnspecified,
+  type NumericOption,
+  type OptionBounds,
+} from "../core/options.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
-import { checkHotKeys } from "../core/allocation/report.ts";
-import { checkMaxKeyBytes } from "../core/rules.ts";
+import type { ListenOptions } from "./serve.ts";
+import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, OPTIONS } from "./cli_flags.ts";
+import {
+  bool,
+  classTexts,
+  type Env,
+  fromConfig,
+  type Given,
+  parseClasses,
+  readConfig,
+  set,
+  UsageError,
+  valueOf,
+  wholeNumber,
+} from "./cli_sources.ts";
+
+export { HELP, UsageError };
 
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
@@ -26,14 +57,20 @@ export interface SidecarConfig {
   readonly limit: Limit;
   /** Named classes. */
   readonly classes: ReadonlyArray<readonly [string, Limit]>;
-  /** Where the HTTP API listens. */
-  readonly http: { readonly hostname: string; readonly port: number };
+  /** Where the HTTP API listens, and its bounds on slow and idle clients. */
+  readonly http: Required<ListenOptions>;
   /** Admit everything, counting would-be denials. */
   readonly dryRun: boolean;
+  /** Share rule changes made through the admin routes with the fleet, and take theirs. */
+  readonly fleetRules: boolean;
   /** Keys with state at once. */
   readonly trackedKeys: number;
   /** Keys coordinated with the peers at once. */
   readonly hotKeys: number;
+  /** Named classes kept at most. */
+  readonly maxClasses: number;
+  /** Key limits kept at most. */
+  readonly maxKeyLimits: number;
   /** The longest key or class name, in bytes of UTF-8. */
   readonly maxKeyBytes: number;
   /** The UDP address to gossip on; none for a standalone sidecar. */
@@ -65,94 +102,25 @@ export type ParsedArgs =
   | { readonly kind: "run"; readonly config: SidecarConfig }
   | { readonly kind: "help"; readonly text: string };
 
-/** A bad flag or value; the CLI prints the message on one line and exits 2. */
-export class UsageError extends Error {
-  /** A usage error with a one-line message. */
-  constructor(message: string) {
-    super(message);
-    this.name = "UsageError";
-  }
-}
-
-/** The default HTTP address: loopback only. */
-const DEFAULT_HTTP = "127.0.0.1:7947";
-
-const OPTIONS = {
-  limit: { type: "string" },
-  burst: { type: "string" },
-  class: { type: "string", multiple: true },
-  http: { type: "string" },
-  bind: { type: "string" },
-  advertise: { type: "string" },
-  seeds: { type: "string" },
-  "partition-policy": { type: "string" },
-  "protocol-period": { type: "string" },
-  "hot-keys": { type: "string" },
-  "tracked-keys": { type: "string" },
-  "max-key-bytes": { type: "string" },
-  "max-members": { type: "string" },
-  "dry-run": { type: "boolean" },
-  "admin-token-file": { type: "string" },
-  "log-format": { type: "string" },
-  "gossip-auth": { type: "string" },
-  "gossip-secret-file": { type: "string" },
-  "key-salt-file": { type: "string" },
-  help: { type: "boolean", short: "h" },
-} as const;
-
-type Flag = keyof typeof OPTIONS;
-
-/** The `--help` text. */
-export const HELP =
-  `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
-
-Usage: cli.ts --limit 1000/min [options]
-
-Limits
-  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
-  --burst <n>                  requests admitted back to back (default: a twentieth of the count)
-  --class <name=limit>         a class of limits, such as free=10/s; repeatable
-  --dry-run                    admit every request, count what would be denied
-  --tracked-keys <n>           keys with state at once (default ${B.trackedKeys.default})
-  --hot-keys <n>               keys coordinated with the peers at once, ${B.hotKeys.min} to ${B.hotKeys.max} (default ${B.hotKeys.default})
-  --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, ${B.maxKeyBytes.min} to ${B.maxKeyBytes.max} (default ${B.maxKeyBytes.default})
-
-Fleet (leave out --bind to run standalone)
-  --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
-  --advertise <ip:port>        where the other sidecars reach this one (the pod IP)
-  --seeds <a:7946,b:7946>      peers to join through, ip:port or host:port
-  --partition-policy <p>       optimistic, ${DEFAULT_PARTITION_POLICY} (default) or quorum
-  --protocol-period <d>        how often members gossip: ${B.protocolPeriodMs.default}ms (default), 1s
-  --max-members <n>            members tracked at most (default ${B.maxMembers.default})
-  --gossip-auth <mode>         off (default), transitional or required: signed gossip
-  --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
-  --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
-
-HTTP
-  --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
-  --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
-  --log-format <text|json>     one line per event on stderr (default text)
-  -h, --help                   this text
-
-Every flag can also come from the environment as RATEGUARD_<FLAG>, such as
-RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS takes a
-comma-separated list. A flag on the command line wins.
-
-API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
-GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
-GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run;
-GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dashboard).
-`;
-
-/** Reads `argv` (without the runtime and script) and `env` into a config. */
+/**
+ * Reads `argv` (without the runtime and script), `env` and the `--config`
+ * file, if any, into a config.
+ *
+ * @param argv The arguments.
+ * @param env The environment.
+ * @param readFile Reads the `--config` file as text; the file system by default.
+ * @returns What to run, or the help text.
+ * @throws {UsageError} naming the flag, variable or key at fault.
+ */
 export function parseSidecarArgs(
   argv: readonly string[],
-  env: Readonly<Record<string, string | undefined>>,
+  env: Env,
+  readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
 ): ParsedArgs {
   let values;
   try {
     ({ values } = parseArgs({
-      args: [...argv],
+      args: joinValues(argv),
       options: OPTIONS,
       strict: true,
       allowPositionals: false,
@@ -161,66 +129,108 @@ export function parseSidecarArgs(
     throw new UsageError(messageOf(e).split("\n")[0]);
   }
   if (values.help) return { kind: "help", text: HELP };
-  const get = (flag: Flag): string | undefined => {
+  const configPath = typeof values.config === "string" ? values.config : set(env.RATEGUARD_CONFIG);
+  const file = configPath === undefined
+    ? new Map()
+    : readConfig(configPath, fromConfig(configPath, readFile));
+  const get = (flag: Flag): Given | undefined => {
     const v = values[flag];
-    if (typeof v === "string") return v;
-    return env[envName(flag)];
+    if (typeof v === "string") return { text: v, from: `--${flag}` };
+    const e = set(env[envName(flag)]);
+    if (e !== undefined) return { text: e, from: envName(flag) };
+    const f = file.get(flag);
+    return f === undefined ? undefined : { text: String(f), from: `${configPath}: ${flag}` };
   };
-  const whole = (flag: Flag, fallback: number): number => {
-    const text = get(flag);
-    return text === undefined ? fallback : flagValue(`--${flag}`, () => wholeNumber(text));
-  };
-  // A whole number the option's own validator bounds; its message, which
-  // names the option, is told under the flag's name instead.
-  const bounded = (flag: Flag, fallback: number, check: (n: number) => number): number =>
-    flagValue(`--${flag}`, () => {
-      try {
-        return check(whole(flag, fallback));
-      } catch (e) {
-        if (e instanceof UsageError) throw e;
-        throw new RangeError((e as Error).message.replace(/^\w+: /, ""));
-      }
-    });
-  const limitText = get("limit");
-  if (limitText === undefined) {
+  const limitGiven = get("limit");
+  if (limitGiven === undefined) {
     throw new UsageError("--limit is required (or RATEGUARD_LIMIT), such as --limit 1000/min");
   }
-  let limit = flagValue("--limit", () => Limit.parse(limitText));
+  let limit = valueOf(limitGiven, (text) => Limit.parse(text));
   const burst = get("burst");
-  if (burst !== undefined) limit = flagValue("--burst", () => limit.burst(wholeNumber(burst)));
-  const classTexts = values.class ?? list(env.RATEGUARD_CLASS);
-  const dryRun = values["dry-run"] ??
-    flagValue("RATEGUARD_DRY_RUN", () => bool(env.RATEGUARD_DRY_RUN));
-  const adminTokenFile = get("admin-token-file");
+  if (burst !== undefined) limit = valueOf(burst, (text) => limit.burst(wholeNumber(text)));
+  const numbers = numericFlags(get);
+  const classes = parseClasses(classTexts(values.class, env, file.get("class"), configPath));
+  if (classes.length > numbers.maxClasses) {
+    throw new UsageError(
+      `--class: ${classes.length} ${
+        classes.length === 1 ? "class" : "classes"
+      }, more than --max-classes (${numbers.maxClasses})`,
+    );
+  }
+  const dryRunGiven = values["dry-run"] === true ? undefined : get("dry-run");
+  const fleetRulesGiven = values["fleet-rules"] === true ? undefined : get("fleet-rules");
+  const fleetRules = values["fleet-rules"] === true ||
+    (fleetRulesGiven !== undefined && valueOf(fleetRulesGiven, bool));
+  if (fleetRules && get("bind") === undefined) {
+    throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
+  }
+  const adminTokenFile = get("admin-token-file")?.text;
   return {
     kind: "run",
     config: {
       limit,
-      classes: classTexts.map(parseClass),
-      http: parseHostPort("--http", get("http") ?? DEFAULT_HTTP),
-      dryRun,
-      trackedKeys: whole("tracked-keys", B.trackedKeys.default),
-      hotKeys: bounded("hot-keys", B.hotKeys.default, checkHotKeys),
-      maxKeyBytes: bounded("max-key-bytes", B.maxKeyBytes.default, checkMaxKeyBytes),
-      maxMembers: whole("max-members", B.maxMembers.default),
+      classes,
+      http: httpFlags(get),
+      dryRun: values["dry-run"] === true ||
+        (dryRunGiven !== undefined && valueOf(dryRunGiven, bool)),
+      fleetRules,
+      ...numbers,
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
-      logFormat: logFormat(get("log-format") ?? "text"),
+      logFormat: logFormat(get("log-format")),
       ...authFlags(get),
     },
   };
 }
 
+/**
+ * `--burst -1` as `--burst=-1`: a flag that takes a value takes the next
+ * argument whatever it looks like, so a negative number is refused as a
+ * number rather than as an ambiguous argument.
+ */
+function joinValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = /^--([a-z-]+)$/.exec(argv[i])?.[1];
+    const option = name !== undefined && Object.hasOwn(OPTIONS, name)
+      ? OPTIONS[name as Flag]
+      : undefined;
+    if (option?.type === "string" && i + 1 < argv.length) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
+type NumericFlags = Pick<
+  SidecarConfig,
+  "trackedKeys" | "hotKeys" | "maxKeyBytes" | "maxMembers" | "maxClasses" | "maxKeyLimits"
+>;
+
+/** Each numeric flag within its option's bounds, and the tracked keys no fewer than the hot. */
+function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {
+  const out = {} as Record<NumericOption, number>;
+  for (const [flag, option] of Object.entries(NUMERIC) as [Flag, NumericOption][]) {
+    const given = get(flag);
+    out[option] = given === undefined
+      ? B[option].default
+      : valueOf(given, (text) => checkOption(option, wholeNumber(text, B[option])));
+  }
+  if (out.trackedKeys < out.hotKeys) {
+    throw new UsageError(
+      `--tracked-keys (${out.trackedKeys}) must be at least --hot-keys (${out.hotKeys})`,
+    );
+  }
+  return out as NumericFlags;
+}
+
 type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySaltFile">;
 
 /** Signing needs a secret to sign with; a secret without signing is a mistake too. */
-function authFlags(get: (flag: Flag) => string | undefined): AuthFlags {
-  const modeText = get("gossip-auth");
-  const gossipAuth = modeText === undefined
-    ? "off"
-    : flagValue("--gossip-auth", () => parseGossipAuth(modeText));
-  const gossipSecretFile = get("gossip-secret-file");
-  const keySaltFile = get("key-salt-file");
+function authFlags(get: (flag: Flag) => Given | undefined): AuthFlags {
+  const mode = get("gossip-auth");
+  const gossipAuth = mode === undefined ? "off" : valueOf(mode, parseGossipAuth);
+  const gossipSecretFile = get("gossip-secret-file")?.text;
+  const keySaltFile = get("key-salt-file")?.text;
   if (gossipAuth !== "off" && gossipSecretFile === undefined) {
     throw new UsageError(
       `--gossip-auth ${gossipAuth} needs --gossip-secret-file, the secret to sign with`,
@@ -239,95 +249,102 @@ type FleetFlags = Pick<
 >;
 
 /** The flags of gossip; without `--bind`, `--advertise` and `--seeds` make no sense. */
-function fleetFlags(get: (flag: Flag) => string | undefined): FleetFlags {
+function fleetFlags(get: (flag: Flag) => Given | undefined): FleetFlags {
   const bind = get("bind");
   const advertise = get("advertise");
-  if (bind !== undefined) parseHostPort("--bind", bind);
-  if (advertise !== undefined) parseHostPort("--advertise", advertise);
-  const seeds = list(get("seeds"));
-  for (const seed of seeds) parseHostPort("--seeds", seed);
+  if (advertise !== undefined) valueOf(advertise, checkAdvertise);
+  if (bind !== undefined && isUnspecified(valueOf(bind, (t) => checkAddress(t, "bind")))) {
+    if (advertise === undefined) {
+      throw new UsageError(
+        `${bind.from} ${bind.text} listens on every address: set --advertise <ip:port>, ` +
+          "where the other sidecars reach this one",
+      );
+    }
+  }
+  const seedsGiven = get("seeds");
+  const seeds = list(seedsGiven?.text);
+  for (const seed of seeds) parseHostPort(seedsGiven!.from, seed);
   if (bind === undefined && (advertise !== undefined || seeds.length > 0)) {
     throw new UsageError("--advertise and --seeds need --bind, the UDP address to gossip on");
   }
-  const policyText = get("partition-policy");
-  const periodText = get("protocol-period");
+  const policy = get("partition-policy");
+  const period = get("protocol-period");
   return {
-    ...(bind === undefined ? {} : { bind }),
-    ...(advertise === undefined ? {} : { advertise }),
+    ...(bind === undefined ? {} : { bind: bind.text }),
+    ...(advertise === undefined ? {} : { advertise: advertise.text }),
     seeds,
-    partitionPolicy: policyText === undefined
+    partitionPolicy: policy === undefined
       ? DEFAULT_PARTITION_POLICY
-      : flagValue("--partition-policy", () => PartitionPolicy.parse(policyText)),
-    protocolPeriodMs: periodText === undefined
+      : valueOf(policy, (t) => PartitionPolicy.parse(t)),
+    protocolPeriodMs: period === undefined
       ? B.protocolPeriodMs.default
-      : flagValue("--protocol-period", () => durationMs(periodText)),
+      : valueOf(period, (t) => durationMs(t, B.protocolPeriodMs)),
   };
 }
 
-/** `RATEGUARD_<FLAG>`: `--dry-run` is `RATEGUARD_DRY_RUN`. */
-function envName(flag: string): string {
-  return `RATEGUARD_${flag.toUpperCase().replaceAll("-", "_")}`;
-}
-
 /** Reads `host:port` or `[v6]:port`, with the one parser of `src/proto/host_port.ts`. */
-function parseHostPort(flag: string, text: string): { hostname: string; port: number } {
+function parseHostPort(from: string, text: string): { hostname: string; port: number } {
   const split = splitHostPort(text.trim());
   if (split === undefined) {
     throw new UsageError(
-      `${flag}: expected host:port, such as ${DEFAULT_HTTP}, got ${JSON.stringify(text)}`,
+      `${from}: expected host:port, such as ${DEFAULT_HTTP}, got ${JSON.stringify(text)}`,
     );
   }
   return { hostname: split.host, port: split.port };
 }
 
-/** Reads a duration: `200ms`, `1s`, `2m`, or a bare number of milliseconds. */
-function durationMs(text: string): number {
+/** The HTTP server's address and its bounds on slow and idle clients. */
+function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptions> {
+  const http = get("http");
+  const duration = (flag: Flag, bounds: OptionBounds) => {
+    const given = get(flag);
+    return given === undefined ? bounds.default : valueOf(given, (t) => durationMs(t, bounds));
+  };
+  const headersTimeoutMs = duration("header-timeout", H.headersTimeoutMs);
+  const requestTimeoutMs = duration("request-timeout", H.requestTimeoutMs);
+  if (headersTimeoutMs > requestTimeoutMs) {
+    throw new UsageError(
+      `--header-timeout (${headersTimeoutMs}ms) must be at most --request-timeout (${requestTimeoutMs}ms)`,
+    );
+  }
+  const connections = get("max-connections");
+  const { hostname, port } = http === undefined
+    ? parseHostPort("--http", DEFAULT_HTTP)
+    : parseHostPort(http.from, http.text);
+  return {
+    hostname,
+    port,
+    headersTimeoutMs,
+    requestTimeoutMs,
+    idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),
+    maxConnections: connections === undefined
+      ? H.maxConnections.default
+      : valueOf(connections, (t) =>
+        checkBounded("maxConnections", H.maxConnections, wholeNumber(t, H.maxConnections))),
+  };
+}
+
+/** Reads a duration, `200ms`, `1s` or a bare number of milliseconds, within `bounds`. */
+function durationMs(text: string, bounds: OptionBounds): number {
   const ms = parseDurationMs(text);
-  if (ms === undefined) {
-    throw new TypeError(`expected a duration such as 200ms or 1s, got ${JSON.stringify(text)}`);
+  const { min, max } = bounds;
+  if (ms === undefined || ms < min || ms > max) {
+    throw new RangeError(
+      `expected a duration from ${min}ms to ${max}ms, such as 200ms or 1s, got ${
+        JSON.stringify(text)
+      }`,
+    );
   }
   return Math.round(ms);
 }
 
-function parseClass(text: string): readonly [string, Limit] {
-  const eq = text.indexOf("=");
-  const name = text.slice(0, eq).trim();
-  if (eq < 1 || name === "") {
-    throw new UsageError(
-      `--class: expected name=limit, such as free=10/s, got ${JSON.stringify(text)}`,
-    );
+function logFormat(given: Given | undefined): LogFormat {
+  if (given === undefined || given.text === "text" || given.text === "json") {
+    return (given?.text ?? "text") as LogFormat;
   }
-  return [name, flagValue(`--class ${name}`, () => Limit.parse(text.slice(eq + 1)))];
-}
-
-function logFormat(text: string): LogFormat {
-  if (text === "text" || text === "json") return text;
-  throw new UsageError(`--log-format: expected text or json, got ${JSON.stringify(text)}`);
+  throw new UsageError(`${given.from}: expected text or json, got ${JSON.stringify(given.text)}`);
 }
 
 function list(text: string | undefined): string[] {
   return (text ?? "").split(",").map((s) => s.trim()).filter((s) => s !== "");
-}
-
-function flagValue<T>(flag: string, read: () => T): T {
-  try {
-    return read();
-  } catch (e) {
-    if (e instanceof UsageError) throw e;
-    throw new UsageError(`${flag}: ${messageOf(e)}`);
-  }
-}
-
-function wholeNumber(text: string): number {
-  if (!/^\s*\d+\s*$/.test(text)) {
-    throw new RangeError(`expected a whole number, got ${JSON.stringify(text)}`);
-  }
-  return Number(text);
-}
-
-function bool(text: string | undefined): boolean {
-  if (text === undefined || text === "") return false;
-  if (/^(1|true|yes|on)$/i.test(text)) return true;
-  if (/^(0|false|no|off)$/i.test(text)) return false;
-  throw new RangeError(`expected true or false, got ${JSON.stringify(text)}`);
 }

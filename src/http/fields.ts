@@ -1,15 +1,20 @@
 /**
- * The HTTP fields that tell a client about its limit: `RateLimit-Policy`
- * and `RateLimit` of draft-ietf-httpapi-ratelimit-headers-10, serialized as
- * Structured Fields (RFC 9651), the older `X-RateLimit-*` trio, and
- * `Retry-After`. Independent of any framework: the Hono middleware uses
- * them, and so can any handler that has a `Headers`.
+ * The HTTP fields that tell a client about its limit, in the standard a
+ * caller selects: `RateLimit-Policy` and `RateLimit` of
+ * draft-ietf-httpapi-ratelimit-headers-10 as Structured Fields (RFC 9651;
+ * drafts 11 and 12 keep this wire format), draft-7's `RateLimit`
+ * dictionary, draft-6's separate `RateLimit-Limit`, `-Remaining` and
+ * `-Reset`, the older `X-RateLimit-*` trio, and `Retry-After`. Independent
+ * of any framework: the Hono, Express and fetch adapters use them, and so
+ * can any handler that has a `Headers`.
  *
  * How a GCRA limit maps onto the draft's quota policy: `q` and `w` are the
  * limit as configured (1000/min is `q=1000;w=60`); `r` is how many requests
  * this instance would admit back to back now (at most the burst), and `t`
  * the seconds until the whole burst is back. A smoothed limit has no window
- * that resets all at once; `t` is the moment it has fully caught up.
+ * that resets all at once; `t` is the moment it has fully caught up. On a
+ * denial `t` is the `Retry-After` instead, so that the two name one moment
+ * and a client that waits for `t` is never early.
  *
  * @module
  */
@@ -26,10 +31,75 @@ export interface DecisionLike {
   readonly retryAfterMs: number;
   /** Milliseconds until the full burst is back. */
   readonly resetMs: number;
+  /**
+   * Set when the limiter could not decide and the decision is a failure
+   * policy's (a sidecar {@link Client}'s `failure`): an admission then says
+   * nothing of what is left.
+   */
+  readonly failure?: unknown;
 }
 
-/** Which rate limit fields to send. */
-export type HeaderStyle = "ietf" | "legacy" | "both" | "none";
+/**
+ * One standard of rate limit fields: `"draft-10"` (`RateLimit-Policy:
+ * "name";q=100;w=60` and `RateLimit: "name";r=49;t=3`, the wire format of
+ * drafts 10 to 12), `"draft-7"` (`RateLimit: limit=100, remaining=49,
+ * reset=3` and `RateLimit-Policy: 100;w=60`), `"draft-6"`
+ * (`RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset` and
+ * `RateLimit-Policy: 100;w=60`), or `"legacy"` (`X-RateLimit-Limit`,
+ * `-Remaining`, `-Reset`; reset in seconds from now).
+ */
+export type HeaderStandard = "draft-10" | "draft-7" | "draft-6" | "legacy";
+
+/**
+ * Which rate limit fields to send: one {@link HeaderStandard}, or one IETF
+ * draft and `"legacy"` together; `"ietf"` is `"draft-10"`, `"both"` is
+ * draft-10 and legacy, `"none"` sends none (`Retry-After` still goes with
+ * a denial).
+ */
+export type HeaderStyle =
+  | HeaderStandard
+  | readonly HeaderStandard[]
+  | "ietf"
+  | "both"
+  | "none";
+
+/** A {@link HeaderStyle} resolved: at most one IETF draft, and whether the legacy trio goes too. */
+export interface HeaderSet {
+  /** The IETF draft whose fields go, if any. */
+  readonly draft: "draft-10" | "draft-7" | "draft-6" | undefined;
+  /** Whether the `X-RateLimit-*` trio goes. */
+  readonly legacy: boolean;
+}
+
+const DRAFTS = ["draft-10", "draft-7", "draft-6"] as const;
+
+/**
+ * Reads a `headers` option: a {@link HeaderStyle}, `true` (draft-10) or
+ * `false` (none), the default draft-10 when left out.
+ *
+ * @param style The option's value.
+ * @param who The option's owner, for the message.
+ * @returns The fields to send.
+ * @throws {RangeError} when it names no standard, or two IETF drafts (they share field names).
+ */
+export function headerSet(style: HeaderStyle | boolean | undefined, who: string): HeaderSet {
+  if (style === undefined || style === true || style === "ietf") {
+    return { draft: "draft-10", legacy: false };
+  }
+  if (style === false || style === "none") return { draft: undefined, legacy: false };
+  if (style === "both") return { draft: "draft-10", legacy: true };
+  const list: readonly unknown[] = typeof style === "string" ? [style] : style;
+  const known = Array.isArray(list) &&
+    list.every((s) => s === "legacy" || DRAFTS.includes(s as "draft-10"));
+  const drafts = known ? list.filter((s) => s !== "legacy") : [];
+  if (!known || drafts.length > 1) {
+    throw new RangeError(
+      `${who}: headers must be "draft-10", "draft-7", "draft-6", "legacy", one draft with ` +
+        `"legacy", "ietf", "both" or "none", got ${JSON.stringify(style)}`,
+    );
+  }
+  return { draft: drafts[0] as HeaderSet["draft"], legacy: list.includes("legacy") };
+}
 
 /** The largest integer RFC 9651 serializes (15 digits). */
 const SF_INTEGER_MAX = 999_999_999_999_999;
@@ -104,7 +174,19 @@ export function policyItem(name: string, limit: Limit): string {
 }
 
 /**
- * `"name";r=49;t=3`: one item of `RateLimit`.
+ * The seconds a client is told to wait for its quota: until the full burst
+ * is back, or on a denial the `Retry-After` itself, so that the two agree
+ * (a retry can never be admitted: until the burst is back).
+ */
+function resetSeconds(decision: DecisionLike): number {
+  return !decision.allowed && Number.isFinite(decision.retryAfterMs)
+    ? retryAfterSeconds(decision.retryAfterMs)
+    : ceilSeconds(decision.resetMs);
+}
+
+/**
+ * `"name";r=49;t=3`: one item of `RateLimit`. On a denial `t` is the
+ * `Retry-After`, never later.
  *
  * @param name The policy's name.
  * @param decision What the check decided.
@@ -112,7 +194,7 @@ export function policyItem(name: string, limit: Limit): string {
  */
 export function rateLimitItem(name: string, decision: DecisionLike): string {
   return `${sfString(name)};r=${sfInteger(decision.remaining)};t=${
-    sfInteger(ceilSeconds(decision.resetMs))
+    sfInteger(resetSeconds(decision))
   }`;
 }
 
@@ -120,21 +202,83 @@ export function rateLimitItem(name: string, decision: DecisionLike): string {
 export interface RateLimitFields {
   /** The policy's name, such as the class. */
   readonly policy: string;
-  /** The limit the key is held to; without it `RateLimit-Policy` and `X-RateLimit-Limit` are left out. */
+  /** The limit the key is held to; without it the fields that tell the limit are left out. */
   readonly limit: Limit | undefined;
   /** What the check decided. */
   readonly decision: DecisionLike;
-  /** Which fields; `"ietf"` when left out. */
-  readonly style?: HeaderStyle;
+  /** Which fields; draft-10's when left out. */
+  readonly style?: HeaderStyle | HeaderSet;
 }
 
 /**
- * Adds the rate limit fields of one decision to `headers`. The IETF fields
- * are lists, so they are appended: two limiters on one response each add
- * their policy. The legacy fields hold one value, so the limiter with the
- * fewest remaining keeps them. A denial adds `Retry-After` (whole seconds,
- * rounded up; left out when a retry can never succeed), keeping a later
- * one already there.
+ * One field to write: its name, its value, and whether to append it to a
+ * list already there (or else to set it, replacing one).
+ */
+export type FieldWrite = readonly [name: string, value: string, append: boolean];
+
+/**
+ * The fields of one decision, as writes for any framework's response:
+ * `headers.append` or `headers.set` by the third element (Hono's
+ * `c.header(name, value, { append })`, Express's `res.append` or
+ * `res.setHeader`). List fields (draft-10's, and every draft's
+ * `RateLimit-Policy`) are appended, so two limiters on one response each
+ * add their policy; fields that hold one value are kept by the limiter with
+ * the fewest remaining, read through `existing`. A limiter that failed open
+ * sends no field that tells what is left. A denial adds `Retry-After`
+ * (whole seconds, rounded up; left out when a retry can never succeed),
+ * keeping a later one already there.
+ *
+ * @param fields The policy, its limit, the decision and which fields to send.
+ * @param existing A field's value on the response so far, or null.
+ * @returns The writes, in order.
+ */
+export function rateLimitFieldWrites(
+  fields: RateLimitFields,
+  existing: (name: string) => string | null | undefined,
+): FieldWrite[] {
+  const { policy, limit, decision } = fields;
+  const set = typeof fields.style === "object" && !Array.isArray(fields.style)
+    ? fields.style as HeaderSet
+    : headerSet(fields.style as HeaderStyle | undefined, "rateLimitFieldWrites");
+  const out: FieldWrite[] = [];
+  const told = !(decision.allowed && decision.failure !== undefined);
+  const remaining = sfInteger(decision.remaining), reset = sfInteger(resetSeconds(decision));
+  // A single-valued field goes only if this decision has fewer left than the one there.
+  const fewer = (now: string | null | undefined) =>
+    told && !(decision.remaining >= Number(now ?? Infinity));
+  if (set.draft === "draft-10") {
+    if (limit !== undefined) out.push(["RateLimit-Policy", policyItem(policy, limit), true]);
+    if (told) out.push(["RateLimit", rateLimitItem(policy, decision), true]);
+  } else if (set.draft !== undefined && limit !== undefined) {
+    const q = sfInteger(limit.count()), w = sfInteger(ceilSeconds(limit.periodMs()));
+    out.push(["RateLimit-Policy", `${q};w=${w}`, true]);
+  }
+  if (set.draft === "draft-7") {
+    const now = existing("RateLimit")?.match(/remaining=(\d+)/)?.[1];
+    if (fewer(now)) {
+      const q = limit === undefined ? "" : `limit=${sfInteger(limit.count())}, `;
+      out.push(["RateLimit", `${q}remaining=${remaining}, reset=${reset}`, false]);
+    }
+  }
+  for (
+    const [on, prefix] of [[set.draft === "draft-6", "RateLimit"], [set.legacy, "X-RateLimit"]]
+  ) {
+    if (!on || !fewer(existing(`${prefix}-Remaining`))) continue;
+    if (limit !== undefined) out.push([`${prefix}-Limit`, sfInteger(limit.count()), false]);
+    out.push([`${prefix}-Remaining`, remaining, false], [`${prefix}-Reset`, reset, false]);
+  }
+  if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
+    const seconds = retryAfterSeconds(decision.retryAfterMs);
+    if (!(Number(existing("Retry-After") ?? 0) >= seconds)) {
+      out.push(["Retry-After", String(seconds), false]);
+    }
+  }
+  return out;
+}
+
+/**
+ * Adds the rate limit fields of one decision to `headers`, as
+ * {@link rateLimitFieldWrites} says.
  *
  * @example
  * ```ts
@@ -151,25 +295,21 @@ export interface RateLimitFields {
  *
  * @param headers Where the fields go: a response's or a request's `Headers`.
  * @param fields The policy, its limit, the decision and which fields to send.
+ * @throws {RangeError} when `style` names no standard.
  */
 export function appendRateLimitFields(headers: Headers, fields: RateLimitFields): void {
-  const { policy, limit, decision, style = "ietf" } = fields;
-  if (style === "ietf" || style === "both") {
-    if (limit !== undefined) headers.append("RateLimit-Policy", policyItem(policy, limit));
-    headers.append("RateLimit", rateLimitItem(policy, decision));
-  }
-  if (style === "legacy" || style === "both") {
-    const before = Number(headers.get("X-RateLimit-Remaining") ?? Infinity);
-    if (!(decision.remaining >= before)) {
-      if (limit !== undefined) headers.set("X-RateLimit-Limit", sfInteger(limit.count()));
-      else headers.delete("X-RateLimit-Limit");
-      headers.set("X-RateLimit-Remaining", sfInteger(decision.remaining));
-      headers.set("X-RateLimit-Reset", sfInteger(ceilSeconds(decision.resetMs)));
-    }
-  }
-  if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
-    const seconds = retryAfterSeconds(decision.retryAfterMs);
-    const before = Number(headers.get("Retry-After") ?? 0);
-    if (!(before >= seconds)) headers.set("Retry-After", String(seconds));
+  applyWrites(headers, rateLimitFieldWrites(fields, (n) => headers.get(n)));
+}
+
+/**
+ * Writes fields to `headers`, appending or setting each as it says.
+ *
+ * @param headers Where they go.
+ * @param writes The fields.
+ */
+export function applyWrites(headers: Headers, writes: readonly FieldWrite[]): void {
+  for (const [name, value, append] of writes) {
+    if (append) headers.append(name, value);
+    else headers.set(name, value);
   }
 }

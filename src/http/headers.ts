@@ -1,8 +1,11 @@
 /**
  * The HTTP fields that tell a client about its limit, for any framework
  * (`@rateguard/guard/headers`): `RateLimit-Policy` and `RateLimit` of
- * draft-ietf-httpapi-ratelimit-headers-10 as Structured Fields (RFC 9651),
- * the older `X-RateLimit-*` trio, and `Retry-After`. They write to a
+ * draft-ietf-httpapi-ratelimit-headers-10 as Structured Fields (RFC 9651;
+ * the wire format drafts 11 and 12 keep), draft-7's `RateLimit`
+ * dictionary, draft-6's separate fields, the older `X-RateLimit-*` trio,
+ * and `Retry-After`; and the client's address behind trusted proxies
+ * (`clientIpResolver`), for any framework's key. They write to a
  * standard `Headers`, so an adapter for any server can use them; the Hono
  * middleware (`@rateguard/guard/hono`) is one. Loads no framework.
  *
@@ -27,11 +30,18 @@
 
 export {
   appendRateLimitFields,
+  applyWrites,
   type DecisionLike,
+  type FieldWrite,
+  type HeaderSet,
+  headerSet,
+  type HeaderStandard,
   type HeaderStyle,
   policyItem,
   type RateLimitFields,
+  rateLimitFieldWrites,
   rateLimitItem,
   retryAfterSeconds,
   sfString,
 } from "./fields.ts";
+export { type ClientIpOptions, clientIpResolver, UNKNOWN_ADDRESS } from "./client_ip.ts";

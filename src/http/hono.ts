@@ -3,128 +3,71 @@
  * with a {@link Guard} (or anything with its `check`, such as the
  * sidecar's {@link Client}), answers a denied one with 429, `Retry-After`
  * and a problem of type quota-exceeded, and tells clients their limit in
- * the `RateLimit-Policy` and `RateLimit` fields of
- * draft-ietf-httpapi-ratelimit-headers-10.
+ * the fields of the standard it is given (draft-10's `RateLimit-Policy`
+ * and `RateLimit` by default). {@link clientIp} keys requests by the
+ * client's address, behind proxies too.
  *
  * This is the subpath `@rateguard/guard/hono`: the guard itself
  * (`@rateguard/guard`) never loads Hono. The fields it writes come from
- * `@rateguard/guard/headers`, for any other framework to use.
+ * `@rateguard/guard/headers`, for any other framework to use; Express has
+ * `@rateguard/guard/express`, and `fetch` handlers `@rateguard/guard/fetch`.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { Hono } from "hono";
  * import { Guard } from "@rateguard/guard";
- * import { rateLimit } from "@rateguard/guard/hono";
+ * import { rateLimit, type RateLimitEnv } from "@rateguard/guard/hono";
  *
  * const guard = await Guard.builder().limit(100).spawn();
- * const app = new Hono();
- * // One limit per tenant; a request with no tenant is not limited.
+ * const app = new Hono<RateLimitEnv>();
+ * // One limit per tenant; a request with no tenant is not limited, and an
+ * // empty tenant is limited as one key shared by all such requests.
  * app.use("/api/*", rateLimit({ guard, key: (c) => c.req.header("x-tenant") }));
- * app.get("/api/hello", (c) => c.text("hello\n"));
+ * app.get("/api/hello", (c) => c.text(`hello, ${c.get("rateLimit")?.decision.remaining} left\n`));
  *
  * const res = await app.request("/api/hello", { headers: { "x-tenant": "42" } });
  * assert(res.status === 200 && res.headers.get("RateLimit") !== null);
+ * assert((await app.request("/api/hello", { headers: { "x-tenant": "" } })).status === 200);
  * ```
  *
  * @module
  */
 
 import type { Context, MiddlewareHandler } from "hono";
-import type { Limit } from "../core/limit.ts";
-import {
-  appendRateLimitFields,
-  type DecisionLike,
-  type HeaderStyle,
-  retryAfterSeconds,
-} from "./fields.ts";
-import type { Client } from "../client/client.ts";
-import type { Guard } from "../runtime/guard.ts";
+import { HTTPException } from "hono/http-exception";
+import type { ConnInfo } from "hono/conninfo";
+import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
+import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
-/** The problem type of a denial, registered by the RateLimit fields draft. */
-export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
+export * from "./common.ts";
 
-/**
- * What decides: a {@link Guard}, a {@link Client} of the sidecar, or
- * anything with a `check` of the same shape. With `limitFor` it also
- * tells the limit a key is held to, for `RateLimit-Policy`.
- */
-export interface Limiter {
-  /**
-   * Checks a request for `key`.
-   *
-   * @param key The key.
-   * @param options The class (`""`: the default class) and the cost.
-   * @returns The decision, or a promise of it.
-   */
-  check(
-    key: string,
-    options: { readonly class: string; readonly cost: number },
-  ): DecisionLike | Promise<DecisionLike>;
-  /**
-   * The limit `key` is held to, if the limiter can tell.
-   *
-   * @param key The key.
-   * @param options The class (`""`: the default class).
-   * @returns The limit, or undefined when unknown.
-   */
-  limitFor?(key: string, options: { readonly class: string }): Limit | undefined;
-}
+/** Options of {@link rateLimit}: what every adapter takes, over Hono's context. */
+export type RateLimitOptions = LimitingOptions<[Context]>;
 
-/**
- * A request's key, alone (the default class) or with its class, as a
- * check's items are; `undefined` lets the request pass unlimited.
- */
-export type KeyOf = string | { readonly key: string; readonly class?: string } | undefined;
-
-/** Options of {@link rateLimit}. */
-export interface RateLimitOptions {
-  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter | Guard | Client;
-  /**
-   * The key of a request, or `{ key, class }`. Return `undefined` to let
-   * a request pass unlimited; to limit anonymous requests, give them a key
-   * of their own, such as `"anonymous"`.
-   */
-  readonly key: (c: Context) => KeyOf | Promise<KeyOf>;
-  /**
-   * What a request costs; 1 when left out.
-   *
-   * @default {() => 1}
-   */
-  readonly cost?: (c: Context) => number;
-  /**
-   * Which fields to send: `"ietf"` (also `true`), `"legacy"`
-   * (`X-RateLimit-*`), `"both"`, or `"none"` (also `false`).
-   *
-   * @default {"ietf"}
-   */
-  readonly headers?: HeaderStyle | boolean;
-  /**
-   * The policy name in the fields.
-   *
-   * @default {the class, or "default" for the default class}
-   */
-  readonly policy?: (className: string) => string;
-  /**
-   * The limit to advertise in `RateLimit-Policy`; by.
-   *
-   * @default {the guard's limitFor, if it has one}
-   */
-  readonly limit?: (key: string, options: { readonly class: string }) => Limit | undefined;
+/** The variables the middleware sets: `c.get("rateLimit")` is what was decided; use it as `new Hono<RateLimitEnv>()`. */
+export interface RateLimitEnv {
+  /** `rateLimit`: the decision for this request, undefined for one skipped or with no key. */
+  Variables: { rateLimit: RateLimitInfo | undefined };
 }
 
 /**
  * A middleware that limits each request by its key. An admitted request
- * goes on, and its response gets the rate limit fields; a denied one gets
- * 429 with `Retry-After`, the same fields, and an `application/problem+json`
- * body of type quota-exceeded naming the policy it violated. The fields are
- * appended, never overwritten, so two limiters can share a response.
+ * goes on with what was decided in `c.get("rateLimit")`, and its response
+ * gets the rate limit fields, appended with `c.header(..., { append: true })`
+ * so that two limiters share a response. A denied one throws Hono's
+ * `HTTPException` of 429: `app.onError` may restyle it (`err.cause` is the
+ * {@link RateLimitInfo}, `err.getResponse()` the 429), and without an
+ * `onError` Hono sends that 429 as it is: `Retry-After`, the fields, and an
+ * `application/problem+json` body of type quota-exceeded naming the policy.
+ * The exception rather than a hook of its own, because that is how Hono's
+ * middleware report what ends a request: one place restyles them all.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { Hono } from "hono";
+ * import { HTTPException } from "hono/http-exception";
  * import { Guard, Limit } from "@rateguard/guard";
  * import { rateLimit } from "@rateguard/guard/hono";
  *
@@ -139,86 +82,97 @@ export interface RateLimitOptions {
  *     if (tenant === undefined) return undefined;
  *     return c.req.header("x-plan") === "pro" ? { key: tenant, class: "pro" } : tenant;
  *   },
- *   headers: "both",
+ *   skip: (c) => c.req.path === "/healthz",
+ *   headers: ["draft-10", "legacy"],
  * }));
  * app.get("/", (c) => c.text("served\n"));
+ * // A denial in the app's own style, its fields kept.
+ * app.onError((err, c) => {
+ *   if (!(err instanceof HTTPException) || err.status !== 429) throw err;
+ *   const res = err.getResponse();
+ *   return c.text("slow down\n", 429, Object.fromEntries(res.headers));
+ * });
  *
  * const ask = () => app.request("/", { headers: { "x-tenant": "7" } });
  * assert((await ask()).status === 200);
  * const denied = await ask();
  * assert(denied.status === 429 && denied.headers.get("Retry-After") === "1");
+ * assert(await denied.text() === "slow down\n");
  * ```
  *
  * @param options What decides, the key of a request, and which fields to send.
  * @returns The middleware, for `app.use`.
- * @throws {TypeError} when `guard` has no `check` or `key` is not a function.
+ * @throws {TypeError} when `guard` has no `check`, or `key` (or `cost`, `skip`) is not a function.
  * @throws {RangeError} when `headers` is not one of its values.
  */
-export function rateLimit(options: RateLimitOptions): MiddlewareHandler {
-  const limiter = options.guard as Limiter;
-  if (limiter === null || typeof limiter !== "object" || typeof limiter.check !== "function") {
-    throw new TypeError("rateLimit: guard must be a Guard, a Client, or have check()");
-  }
-  if (typeof options.key !== "function") {
-    throw new TypeError("rateLimit: key must be a function of the request's context");
-  }
-  const style = options.headers === true || options.headers === undefined
-    ? "ietf"
-    : options.headers === false
-    ? "none"
-    : options.headers;
-  if (!["ietf", "legacy", "both", "none"].includes(style)) {
-    throw new RangeError(
-      `rateLimit: headers must be "ietf", "legacy", "both" or "none", got ${JSON.stringify(style)}`,
-    );
-  }
-  const policyOf = options.policy ?? ((className: string) => className || "default");
-  const limitOf = options.limit ??
-    (typeof limiter.limitFor === "function"
-      ? (key: string, o: { readonly class: string }) => limiter.limitFor!(key, o)
-      : () => undefined);
-
+export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimitEnv> {
+  const limiting = new Limiting<[Context]>(options, "rateLimit");
   return async function rateLimitMiddleware(c, next) {
-    const found = await options.key(c);
-    if (found === undefined) return await next();
-    const key = typeof found === "string" ? found : found.key;
-    const check = { class: typeof found === "string" ? "" : found.class ?? "", cost: 1 };
-    if (options.cost !== undefined) check.cost = options.cost(c);
-    const decision = await limiter.check(key, check);
-    const fields = { policy: policyOf(check.class), limit: limitOf(key, check), decision, style };
-    if (!decision.allowed) {
-      const res = quotaExceeded(fields.policy, decision);
-      appendRateLimitFields(res.headers, fields);
-      return res;
+    const info = await limiting.decide(c);
+    if (info === undefined) return await next();
+    c.set("rateLimit", info);
+    if (!info.decision.allowed) {
+      const res = deniedResponse(info, limiting.writes(info, () => null));
+      throw new HTTPException(429, { res, message: "rate limited", cause: info });
     }
     await next();
-    try {
-      appendRateLimitFields(c.res.headers, fields);
-    } catch (e) {
-      // A handler may return a Response whose headers are immutable (one
-      // from fetch): copy it once, then add the fields. The first append
-      // is the one that throws, so nothing was half written.
-      if (!(e instanceof TypeError)) throw e;
-      c.res = new Response(c.res.body, c.res);
-      appendRateLimitFields(c.res.headers, fields);
+    // The response so far, with what another limiter already wrote.
+    const headers = c.res.headers;
+    for (const [name, value, append] of limiting.writes(info, (n) => headers.get(n))) {
+      c.header(name, value, { append });
     }
   };
 }
 
-/** The 429 of a denial, with a problem body of type quota-exceeded. */
-function quotaExceeded(policy: string, decision: DecisionLike): Response {
-  const wait = Number.isFinite(decision.retryAfterMs)
-    ? `retry in ${retryAfterSeconds(decision.retryAfterMs)} s`
-    : "this request costs more than the limit ever admits at once";
-  const body = {
-    type: QUOTA_EXCEEDED,
-    title: "Request cannot be satisfied as assigned quota has been exceeded",
-    status: 429,
-    detail: `the rate limit of policy ${JSON.stringify(policy)} is used up: ${wait}`,
-    "violated-policies": [policy],
-  };
-  return new Response(JSON.stringify(body), {
-    status: 429,
-    headers: { "content-type": "application/problem+json" },
-  });
+/** Options of {@link clientIp}: Hono's `getConnInfo` for the runtime, and who to trust. */
+export interface HonoClientIpOptions extends ClientIpOptions {
+  /**
+   * The runtime's `getConnInfo`: from `hono/deno`, `hono/bun` or
+   * `@hono/node-server/conninfo` (or `@hono/deno`, `@hono/bun`).
+   */
+  readonly getConnInfo: (c: Context) => ConnInfo;
+}
+
+/**
+ * A key function for {@link rateLimit}: the client's address. The peer of
+ * the connection, as Hono's `getConnInfo` for the runtime tells it, or,
+ * with `trustProxy`, the nearest address in `X-Forwarded-For` (or
+ * `Forwarded`) that no trusted proxy wrote; an IPv6 client by its /56 (or
+ * `ipv6Prefix`). A request whose peer is unknown gets `"unknown"`, one key
+ * for all of them.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Hono } from "hono";
+ * import { Guard } from "@rateguard/guard";
+ * import { clientIp, rateLimit, type RateLimitEnv } from "@rateguard/guard/hono";
+ *
+ * const guard = await Guard.builder().limit(10).spawn();
+ * // Behind one load balancer, on Deno: import { getConnInfo } from "hono/deno".
+ * const getConnInfo = () => ({ remote: { address: "10.0.0.2" } });
+ * const key = clientIp({ getConnInfo, trustProxy: ["10.0.0.0/8"] });
+ * const app = new Hono<RateLimitEnv>();
+ * app.use(rateLimit({ guard, key }));
+ * app.get("/", (c) => c.text(c.get("rateLimit")?.key ?? ""));
+ * const res = await app.request("/", {
+ *   headers: { "x-forwarded-for": "2001:db8:1:1ff::7, 10.0.0.9" },
+ * });
+ * assert(await res.text() === "2001:db8:1:100::/56");
+ * ```
+ *
+ * @param options The runtime's `getConnInfo`, the proxies to trust, the IPv6 prefix.
+ * @returns The key function.
+ * @throws {TypeError} when `getConnInfo` is not a function, or `trustProxy` is malformed.
+ * @throws {RangeError} when `trustProxy`, `header` or `ipv6Prefix` is out of range.
+ */
+export function clientIp(options: HonoClientIpOptions): (c: Context) => string {
+  if (typeof options?.getConnInfo !== "function") {
+    throw new TypeError(
+      "clientIp: getConnInfo must be the runtime's, from hono/deno, hono/bun or @hono/node-server/conninfo",
+    );
+  }
+  const resolve = clientIpResolver(options);
+  const getConnInfo = options.getConnInfo;
+  return (c) => resolve(getConnInfo(c).remote.address, (name) => c.req.header(name));
 }

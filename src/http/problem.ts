@@ -55,6 +55,7 @@ const TITLES: Readonly<Record<number, string>> = {
   401: "Unauthorized",
   404: "Not Found",
   405: "Method Not Allowed",
+  408: "Request Timeout",
   409: "Conflict",
   413: "Content Too Large",
   415: "Unsupported Media Type",
@@ -80,5 +81,18 @@ export class ContentTooLarge extends Error {
   constructor(detail: string) {
     super(detail);
     this.name = "ContentTooLarge";
+  }
+}
+
+/**
+ * A request body that stopped before its end: the client hung up or was
+ * timed out. Nobody reads the answer, so it is no error of the sidecar's
+ * and is not logged.
+ */
+export class BodyCut extends Error {
+  /** A body cut off. */
+  constructor(detail: string) {
+    super(detail);
+    this.name = "BodyCut";
   }
 }

@@ -1,53 +1,53 @@
 /**
- * Serving a fetch handler on whichever runtime runs us: `Deno.serve`,
- * `Bun.serve`, or Node's http server through `@hono/node-server`, loaded
- * only on Node. Runtimes are told apart through a typed view of
- * `globalThis`, never a bare `Deno` or `Bun` identifier, so this file type
- * checks and publishes everywhere.
+ * Serving a fetch handler on whichever runtime runs us, through Node's
+ * `node:http` server and `@hono/node-server`: Deno and Bun implement that
+ * server with its timeouts and its connection bound, where `Deno.serve` has
+ * none and `Bun.serve` no bound on connections or on a slow body. One
+ * server, so a slow client is held to the same bounds on every runtime.
  *
  * @module
  */
 
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import { formatHostPort } from "../proto/host_port.ts";
 import { messageOf } from "../core/errors.ts";
+import { HTTP_BOUNDS } from "../core/options.ts";
 
 /** A running HTTP server. */
 export interface HttpServer {
   /** The address it listens on, as `host:port` with the real port. */
   readonly address: string;
-  /** Stops accepting connections and resolves once in-flight requests finished. */
+  /**
+   * Stops accepting connections, answers requests that arrive meanwhile
+   * with 503, and resolves once those in flight are answered and every
+   * connection is closed: a kept-alive connection does not hold it up.
+   */
   close(): Promise<void>;
 }
 
-/** Where to listen. */
+/** Where to listen, and the bounds on slow and idle clients. */
 export interface ListenOptions {
   /** Host name or IP literal, such as `127.0.0.1`. */
   readonly hostname: string;
   /** Port; 0 picks a free one. */
   readonly port: number;
+  /** How long a client may take to send its headers, ms; then 408 and closed. */
+  readonly headersTimeoutMs?: number;
+  /** How long a client may take to send its whole request, body included, ms. */
+  readonly requestTimeoutMs?: number;
+  /** How long a kept-alive connection may wait for its next request, ms. */
+  readonly idleTimeoutMs?: number;
+  /** Connections open at once; one more is closed as it is accepted. */
+  readonly maxConnections?: number;
 }
 
-type Fetch = (request: Request) => Response | Promise<Response>;
-
-interface DenoServer {
-  readonly addr: { port: number };
-  readonly finished: Promise<void>;
-  shutdown(): Promise<void>;
-}
-interface DenoLike {
-  serve(
-    options: { hostname: string; port: number; onListen?: () => void },
-    handler: Fetch,
-  ): DenoServer;
-}
-interface BunServer {
-  readonly port: number;
-  stop(closeActiveConnections?: boolean): Promise<void> | void;
-}
-interface BunLike {
-  serve(options: { hostname: string; port: number; fetch: Fetch }): BunServer;
-}
-const runtime = globalThis as unknown as { Deno?: DenoLike; Bun?: BunLike };
+/**
+ * A handler; its second argument is what the server hands it
+ * (@hono/node-server's bindings, `{ incoming, outgoing }`), which the
+ * `getConnInfo` of `@hono/node-server/conninfo` reads, so it is passed on.
+ */
+// deno-lint-ignore no-explicit-any
+type Fetch = (request: Request, info?: any) => Response | Promise<Response>;
 
 /**
  * Serves `fetch` at `options`. Rejects, naming the address, when it cannot
@@ -56,59 +56,45 @@ const runtime = globalThis as unknown as { Deno?: DenoLike; Bun?: BunLike };
 export async function serveHttp(fetch: Fetch, options: ListenOptions): Promise<HttpServer> {
   const where = formatHostPort(options.hostname, options.port);
   try {
-    if (runtime.Deno?.serve) return serveDeno(runtime.Deno, fetch, options);
-    if (runtime.Bun?.serve) return serveBun(runtime.Bun, fetch, options);
-    return await serveNode(fetch, options);
+    return await serveNodeHttp(fetch, options);
   } catch (e) {
     throw new Error(`cannot listen for HTTP on ${where}: ${messageOf(e)}`, { cause: e });
   }
 }
 
-/**
- * `Deno.serve`'s `shutdown()` waits for responses in flight but cuts off
- * a request whose body is still arriving. So requests are counted, and a
- * close first turns new ones away with 503, waits for the counted ones to
- * be answered, and only then shuts down.
- */
-function serveDeno(deno: DenoLike, fetch: Fetch, options: ListenOptions): HttpServer {
-  let active = 0;
-  let closing = false;
-  let drained: (() => void) | undefined;
-  const counted = async (request: Request): Promise<Response> => {
-    if (closing) {
-      return new Response("shutting down\n", { status: 503, headers: { connection: "close" } });
-    }
-    active++;
-    try {
-      return await fetch(request);
-    } finally {
-      if (--active === 0) drained?.();
-    }
-  };
-  const server = deno.serve({ ...options, onListen: () => {} }, counted);
-  return {
-    address: formatHostPort(options.hostname, server.addr.port),
-    close: async () => {
-      closing = true;
-      if (active > 0) await new Promise<void>((resolve) => (drained = resolve));
-      await server.shutdown();
-    },
-  };
-}
-
-function serveBun(bun: BunLike, fetch: Fetch, options: ListenOptions): HttpServer {
-  const server = bun.serve({ ...options, fetch });
-  return {
-    address: formatHostPort(options.hostname, server.port),
-    close: async () => {
-      await server.stop(false);
-    },
-  };
-}
-
-async function serveNode(fetch: Fetch, options: ListenOptions): Promise<HttpServer> {
+async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<HttpServer> {
+  const B = HTTP_BOUNDS;
+  const headersTimeout = options.headersTimeoutMs ?? B.headersTimeoutMs.default;
+  const requestTimeout = options.requestTimeoutMs ?? B.requestTimeoutMs.default;
+  const keepAliveTimeout = options.idleTimeoutMs ?? B.idleTimeoutMs.default;
   const { createAdaptorServer } = await import("@hono/node-server");
-  const server = createAdaptorServer({ fetch });
+  let closing = false;
+  const refusing = (request: Request, info: unknown): Response | Promise<Response> =>
+    closing
+      ? new Response("shutting down\n", { status: 503, headers: { connection: "close" } })
+      : fetch(request, info);
+  const server = createAdaptorServer({
+    fetch: refusing,
+    serverOptions: {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout,
+      // The timeouts are checked this often: a fraction of the shortest.
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, headersTimeout / 4)),
+    },
+  }) as Server<typeof IncomingMessage, typeof ServerResponse>;
+  server.maxConnections = options.maxConnections ?? B.maxConnections.default;
+  // Requests are counted until their response is sent, so that a close
+  // waits for a body still arriving and for its answer, then closes every
+  // connection at once rather than letting kept-alive ones idle out.
+  let active = 0;
+  let drained: (() => void) | undefined;
+  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+    active++;
+    res.once("close", () => {
+      if (--active === 0) drained?.();
+    });
+  });
   const port = await new Promise<number>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port, options.hostname, () => {
@@ -119,6 +105,13 @@ async function serveNode(fetch: Fetch, options: ListenOptions): Promise<HttpServ
   });
   return {
     address: formatHostPort(options.hostname, port),
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: async () => {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      if (active > 0) await new Promise<void>((resolve) => (drained = resolve));
+      server.closeAllConnections();
+      await closed;
+    },
   };
 }

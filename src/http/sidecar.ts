@@ -21,9 +21,10 @@ import {
 } from "./body.ts";
 import { ADMIN_PATHS, adminRoutes, type AdminState } from "./admin.ts";
 import { dashboardRoutes } from "./dashboard.ts";
+import { operationRoutes } from "./operations.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
-import { BadRequest, ContentTooLarge, problemResponse } from "./problem.ts";
+import { BadRequest, BodyCut, ContentTooLarge, problemResponse } from "./problem.ts";
 
 export { MAX_BODY_BYTES };
 
@@ -61,6 +62,8 @@ export interface SidecarOptions {
  *   200 with a {@link DecisionBody}, also when denied;
  * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
  * - `GET /v1/peek?class=&key=` → what the next check would say;
+ * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
+ *   (with `"ms"`) → what a service does to one key besides checking it;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
  * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
@@ -119,15 +122,27 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     if (!guard.isRunning()) return c.text("stopped\n", 503);
     return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
   });
+  operationRoutes(app, guard);
   const state: AdminState = { defaultLimit: options.defaultLimit };
   adminRoutes(app, guard, state, log);
   dashboardRoutes(app, guard, state);
-  app.notFound((c) =>
-    problemResponse(404, `no route for ${c.req.method} ${new URL(c.req.url).pathname}`)
-  );
+  // The routes above are the one table of paths and their methods: a path
+  // it has with another method is a 405 naming those it takes.
+  app.notFound((c) => {
+    const path = new URL(c.req.url).pathname;
+    const allowed = allowedMethods(app, path);
+    if (allowed.length === 0) return problemResponse(404, `no route for ${c.req.method} ${path}`);
+    const res = problemResponse(
+      405,
+      `${c.req.method} is not a method of ${path}: it takes ${allowed.join(", ")}`,
+    );
+    res.headers.set("allow", allowed.join(", "));
+    return res;
+  });
   app.onError((err, c) => {
     if (err instanceof BadRequest) return problemResponse(400, err.message, { field: err.field });
     if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
+    if (err instanceof BodyCut) return problemResponse(408, err.message);
     if (err instanceof RateguardError) {
       const status = err.code === "UnknownClass" ? 404 : 409;
       return problemResponse(status, err.message, { code: err.code });
@@ -141,6 +156,19 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     return problemResponse(500, "internal error");
   });
   return app;
+}
+
+/**
+ * The methods `app` routes `path` with, as `Allow` lists them: `HEAD`
+ * wherever `GET` is, as Hono answers it with the `GET` route.
+ */
+function allowedMethods(app: Hono, path: string): string[] {
+  const methods = new Set<string>();
+  for (const route of app.routes) {
+    if (route.path === path && route.method !== "ALL") methods.add(route.method);
+  }
+  if (methods.has("GET")) methods.add("HEAD");
+  return [...methods];
 }
 
 /** The JSON form of a decision, in whole milliseconds rounded up. */

@@ -94,6 +94,24 @@ export const METRICS: readonly MetricDefinition[] = [
     ],
   },
   {
+    name: "rateguard_rules_refused_total",
+    kind: "counter",
+    help: "Fleet rule changes and sections not taken, by reason (see docs/fleet-rules.md).",
+    series: (s) => [
+      [{ reason: "refused" }, s.rules.refused],
+      [{ reason: "malformed" }, s.rules.malformed],
+      [{ reason: "strangers" }, s.rules.strangers],
+      [{ reason: "full" }, s.rules.full],
+      [{ reason: "unshared" }, s.rules.unshared],
+    ],
+  },
+  {
+    name: "rateguard_rules",
+    kind: "gauge",
+    help: "Fleet rules held: live rules, and removals kept until they expire.",
+    series: (s) => [[{ state: "live" }, s.rules.live], [{ state: "removed" }, s.rules.removed]],
+  },
+  {
     name: "rateguard_cluster_size",
     kind: "gauge",
     help: "Members seen, this instance included.",

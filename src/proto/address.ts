@@ -66,7 +66,7 @@ export class Address {
     bytes.set(ip, 1);
     bytes[ip.length + 1] = port >>> 8;
     bytes[ip.length + 2] = port & 0xff;
-    return new Address(bytes, ip.length === 4 ? ip.join(".") : formatV6(ip), port);
+    return new Address(bytes, formatIp(ip), port);
   }
 
   /**
@@ -155,6 +155,29 @@ export class Address {
   toString(): string {
     return this.#text;
   }
+}
+
+/**
+ * The bytes of an IP literal (no brackets, port or zone): 4 for IPv4 and
+ * for an IPv4-mapped IPv6 address, 16 for IPv6; undefined for anything else.
+ * The one parser of IP text, for members' addresses and clients' alike.
+ *
+ * @param text The literal.
+ * @returns Its bytes, network order.
+ */
+export function parseIp(text: string): Uint8Array | undefined {
+  const ip = text.includes(":") ? parseV6(text) : parseV4(text);
+  return ip !== undefined && ip.length === 16 && isV4Mapped(ip) ? ip.subarray(12) : ip;
+}
+
+/**
+ * The canonical text of 4 or 16 bytes: dotted IPv4, or IPv6 as RFC 5952 writes it.
+ *
+ * @param ip The bytes, network order.
+ * @returns The text {@link parseIp} reads back.
+ */
+export function formatIp(ip: Uint8Array): string {
+  return ip.length === 4 ? ip.join(".") : formatV6(ip);
 }
 
 function isV4Mapped(ip: Uint8Array): boolean {

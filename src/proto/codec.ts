@@ -12,7 +12,8 @@
  * lives     = sender life u32 | one life u32 per record, in the records' order
  * ```
  *
- * Sections: records 1, extension 2, padding 3 (zeros, skipped), lives 4.
+ * Sections: records 1, extension 2, padding 3 (zeros, skipped), lives 4,
+ * rules 5 (the fleet's rule changes, opaque here: see `core/rules_sync`).
  * A life of 0 is no life: a sender that does not send lives (a node of an
  * earlier release) leaves the section out, and a decoder leaves `life` out
  * of what it says.
@@ -51,6 +52,8 @@ const SECTION_EXTENSION = 2;
 /** Zeros that only lengthen a datagram, to pay for its answer; read by nobody. */
 const SECTION_PADDING = 3;
 const SECTION_LIVES = 4;
+/** Rule changes and their transfer, on any message type; opaque bytes to this layer. */
+const SECTION_RULES = 5;
 /** Bytes of one life in the lives section. */
 const LIFE_BYTES = 4;
 
@@ -116,6 +119,7 @@ export function encodedSize(message: Message): number {
     for (const record of message.records) size += recordSize(record) - LIFE_BYTES;
   }
   if (message.extension) size += MESSAGE_SECTION_HEADER_BYTES + message.extension.length;
+  if (message.rules) size += MESSAGE_SECTION_HEADER_BYTES + message.rules.length;
   if (hasLives(message)) {
     size += MESSAGE_SECTION_HEADER_BYTES + LIFE_BYTES * (1 + message.records.length);
   }
@@ -187,6 +191,11 @@ export function encode(message: Message): Uint8Array {
     w.bytes(message.extension);
     w.endSection(start);
   }
+  if (message.rules) {
+    const start = w.section(SECTION_RULES);
+    w.bytes(message.rules);
+    w.endSection(start);
+  }
   if (hasLives(message)) {
     const start = w.section(SECTION_LIVES);
     w.u32(message.sender.life ?? 0, "sender.life");
@@ -244,6 +253,7 @@ function readSections(r: Reader, message: Message): DecodeResult {
   let records: MemberRecord[] | undefined;
   let extension: Uint8Array | undefined;
   let lives: Uint8Array | undefined;
+  let rules: Uint8Array | undefined;
   while (!r.error && r.remaining > 0) {
     const kind = r.u8();
     const length = r.u16();
@@ -260,10 +270,18 @@ function readSections(r: Reader, message: Message): DecodeResult {
     } else if (kind === SECTION_LIVES) {
       if (lives) return fail("section");
       lives = body;
+    } else if (kind === SECTION_RULES) {
+      if (rules) return fail("section");
+      rules = body.slice();
     }
   }
   if (r.error) return fail(r.error);
-  const value = { ...message, records: records ?? [], ...(extension ? { extension } : {}) };
+  const value = {
+    ...message,
+    records: records ?? [],
+    ...(extension ? { extension } : {}),
+    ...(rules ? { rules } : {}),
+  };
   return lives ? withLives(value, lives) : { ok: true, value };
 }
 
@@ -386,8 +404,11 @@ class Writer {
   }
 }
 
-/** Reads forward; the first overrun sets `error`, after which every read yields 0. */
-class Reader {
+/**
+ * Reads forward; the first overrun sets `error`, after which every read
+ * yields 0. Also reads the rules section's body (`core/rules_sync`).
+ */
+export class Reader {
   error: DecodeError | undefined;
   #bytes: Uint8Array;
   #view: DataView;

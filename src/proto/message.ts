@@ -99,6 +99,11 @@ export interface Envelope {
    */
   readonly extension?: Uint8Array;
   /**
+   * Opaque bytes of the fleet's rule sharing (changes, digests, pages of
+   * the table), on any message type; absent when there are none.
+   */
+  readonly rules?: Uint8Array;
+  /**
    * Zero bytes that only lengthen the datagram, read by nobody: a joiner
    * pays with them for the page it asks for, since a node sends an address
    * it has not heard answer no more bytes than it received in its name.

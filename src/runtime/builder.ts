@@ -141,6 +141,21 @@ export class GuardBuilder {
   }
 
   /**
+   * Share rule changes with the fleet: a class, key limit, shadow, default
+   * limit or dry run changed through this guard's admin methods applies on
+   * every instance that shares them too, and theirs here (see
+   * `GuardOptions.fleetRules` and docs/fleet-rules.md). Only with `bind`.
+   *
+   * @param on Whether to share them (default false).
+   * @returns This builder.
+   * @throws {TypeError} when `on` is not a boolean.
+   */
+  fleetRules(on: boolean): this {
+    this.#options.fleetRules = checkBoolean(on, "fleetRules");
+    return this;
+  }
+
+  /**
    * Keys kept with state at once; the table holds twice as many.
    *
    * @param n From `hotKeys` to 1,048,576 (default 4096).
@@ -398,6 +413,9 @@ async function spawnFleet(
         enforcer,
         policy: options.partitionPolicy,
         hotKeys: options.hotKeys,
+        fleetRules: options.fleetRules,
+        // Fleet rules are versioned in wall-clock time: the one reading of it here.
+        wallOffsetMs: Date.now() - clock(),
         membership: {
           seed: membershipSeed,
           protocolPeriodMs: options.protocolPeriodMs,

@@ -21,10 +21,15 @@ import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from ".
 import { type HashKey, keyHash } from "../core/hash.ts";
 import type { GuardBuilder } from "./builder.ts";
 import { type GuardParts, makers } from "./parts.ts";
+import { block, blockedForMs, refund, reset } from "../core/operations.ts";
+import { type AcquireOptions, Waiters } from "./acquire.ts";
+import type { RuleChange } from "../core/fleet_node.ts";
+import { bookParts, changesBetween } from "./rule_changes.ts";
 
 import "./builder.ts"; // its static block sets makers.builder
 
 export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+export type { AcquireOptions } from "./acquire.ts";
 
 /**
  * One rate limit per key, decided locally. Build one with
@@ -57,6 +62,7 @@ export class Guard {
   readonly #mostDenied: number;
   #auth: AuthConfig;
   #running = true;
+  readonly #waiters = new Waiters();
 
   static {
     makers.guard = (parts) => new Guard(parts);
@@ -143,6 +149,105 @@ export class Guard {
   }
 
   /**
+   * Gives back what a check of `key` took, when the work it admitted did not
+   * happen (the upstream call failed, say): its debt comes down by `cost`
+   * requests, never below nothing, so a refund grants at most what the key
+   * still owes. Local to this instance. A blocked key is left blocked.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(1).burst(1).spawn();
+   * assert(guard.check("tenant:42").allowed);
+   * guard.refund("tenant:42"); // the call it admitted failed
+   * assert(guard.check("tenant:42").allowed);
+   * ```
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class and the cost to give back (1 when left out).
+   * @returns Whether the key's state changed: false with no state here, nothing owed, or a block.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `cost` is out of range, or the key or class too long.
+   */
+  refund(key: string, options?: CheckOptions): boolean {
+    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
+    return refund(this.#enforcer, target, this.#clock());
+  }
+
+  /**
+   * Forgets what `key` owes, a block included: it starts again as a new key.
+   * Local to this instance.
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns Whether the key had state here.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
+   */
+  reset(key: string, options?: KeyOptions): boolean {
+    return reset(this.#enforcer, options?.class ?? "", key, this.#clock());
+  }
+
+  /**
+   * Denies every check of `key` for `ms` (a penalty box), then lets its
+   * burst come back at its rate. A longer block replaces a shorter one;
+   * `reset` lifts it. Shown in `keyStats(key).blockedForMs`. Local to this
+   * instance.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(100).spawn();
+   * guard.block("ip:203.0.113.7", 60_000);
+   * const denied = guard.check("ip:203.0.113.7");
+   * assert(!denied.allowed && denied.retryAfterMs >= 60_000);
+   * assert(guard.keyStats("ip:203.0.113.7")!.blockedForMs > 59_000);
+   * ```
+   *
+   * @param key The key, a non-empty string.
+   * @param ms How long, above 0 and at most a year.
+   * @param options The class; the default class when left out.
+   * @returns Whether it is blocked: false when the key table has no place for it.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `ms` is out of range, or the key or class too long.
+   */
+  block(key: string, ms: number, options?: KeyOptions): boolean {
+    return block(this.#enforcer, { className: options?.class ?? "", key, ms }, this.#clock());
+  }
+
+  /**
+   * Waits until a check of `key` is admitted, then takes it: at most
+   * `maxWaitMs` (10 s by default), answered at once with the denial when the
+   * wait would pass it (a cost above the burst, a long block), or when
+   * 4,096 callers already wait here. Cancel it with `signal`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(1_000).burst(1).spawn();
+   * guard.check("job:7");
+   * const decision = await guard.acquire("job:7", { maxWaitMs: 1_000 });
+   * assert(decision.allowed);
+   * ```
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class, the cost, a signal, and the longest wait.
+   * @returns The admission, or the denial when it cannot come in time.
+   * @throws {TypeError} as {@link Guard.check}; rejects with the signal's reason when aborted.
+   * @throws {RangeError} as {@link Guard.check}, or when `maxWaitMs` is out of range.
+   */
+  acquire(key: string, options?: AcquireOptions): Promise<Decision> {
+    const check = { class: options?.class ?? "", cost: options?.cost ?? 1 };
+    return this.#waiters.acquire(() => this.check(key, check), options, this.#clock);
+  }
+
+  /**
    * Sets the default class's limit. Keys keep their state: no fresh burst.
    *
    * @param limit The new limit.
@@ -150,6 +255,7 @@ export class Guard {
    */
   setLimit(limit: Limit): void {
     this.#book.setLimit(limit);
+    this.#share({ kind: "defaultLimit", className: "", key: "", value: limit });
   }
 
   /**
@@ -163,6 +269,7 @@ export class Guard {
    */
   setClass(name: string, limit: Limit): void {
     this.#book.setClass(name, limit);
+    this.#share({ kind: "class", className: name, key: "", value: limit });
   }
 
   /**
@@ -172,7 +279,13 @@ export class Guard {
    * @returns Whether there was such a class.
    */
   removeClass(name: string): boolean {
-    return this.#book.removeClass(name);
+    const shadowed = this.#book.shadows().some(([c]) => c === name);
+    const had = this.#book.removeClass(name);
+    if (!had) return false;
+    this.#share({ kind: "class", className: name, key: "", value: undefined });
+    // The book drops the class's shadow with it; the fleet's table holds it apart.
+    if (shadowed) this.#share({ kind: "shadow", className: name, key: "", value: undefined });
+    return true;
   }
 
   /**
@@ -184,7 +297,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyClasses` when there are more than `maxClasses`.
    */
   setClasses(entries: Iterable<ClassEntry>): void {
-    this.#book.setClasses(entries);
+    this.#bulk(() => this.#book.setClasses(entries));
   }
 
   /**
@@ -223,6 +336,7 @@ export class Guard {
    */
   setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
     this.#book.setKeyLimit(className, key, limit);
+    this.#share({ kind: "keyLimit", className, key, value: limit });
   }
 
   /**
@@ -233,7 +347,9 @@ export class Guard {
    * @returns Whether the key had a limit of its own.
    */
   removeKeyLimit(className: string, key: string): boolean {
-    return this.#book.removeKeyLimit(className, key);
+    const had = this.#book.removeKeyLimit(className, key);
+    if (had) this.#share({ kind: "keyLimit", className, key, value: undefined });
+    return had;
   }
 
   /**
@@ -244,7 +360,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyKeyLimits` when there are more than `maxKeyLimits`.
    */
   setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
-    this.#book.setKeyLimits(entries);
+    this.#bulk(() => this.#book.setKeyLimits(entries));
   }
 
   /**
@@ -267,6 +383,7 @@ export class Guard {
    */
   setShadow(className: string, limit: Limit | null): void {
     this.#book.setShadow(className, limit);
+    this.#share({ kind: "shadow", className, key: "", value: limit ?? undefined });
   }
 
   /**
@@ -286,7 +403,7 @@ export class Guard {
    * @throws {RateguardError} `UnknownClass` when an entry names a class this instance lacks.
    */
   setShadows(entries: Iterable<ShadowEntry>): void {
-    this.#book.setShadows(entries);
+    this.#bulk(() => this.#book.setShadows(entries));
   }
 
   /**
@@ -300,6 +417,23 @@ export class Guard {
       throw new TypeError(`setDryRun: expected a boolean, got ${typeof on}`);
     }
     this.#enforcer.dryRun = on;
+    this.#share({ kind: "dryRun", className: "", key: "", value: on });
+  }
+
+  /** Passes changes made here to the fleet, when it shares rules. */
+  #share(change: RuleChange): void {
+    this.#gossip?.node.shareRule(this.#clock(), change);
+  }
+
+  /** Runs a change of many rules, then passes each rule it changed to the fleet. */
+  #bulk<T>(change: () => T): T {
+    const node = this.#gossip?.node;
+    if (!node?.sharesRules) return change();
+    const before = bookParts(this.#book);
+    const result = change();
+    const nowMs = this.#clock();
+    for (const c of changesBetween(before, bookParts(this.#book))) node.shareRule(nowMs, c);
+    return result;
   }
 
   /**
@@ -414,12 +548,9 @@ export class Guard {
   keyStats(key: string, options?: KeyOptions): KeyStats | undefined {
     const className = options?.class ?? "";
     this.#book.checkKey(className, key, "keyStats");
-    return keyStatsOf(
-      { enforcer: this.#enforcer, book: this.#book },
-      className,
-      key,
-      this.#clock(),
-    );
+    const nowMs = this.#clock();
+    const stats = keyStatsOf({ enforcer: this.#enforcer, book: this.#book }, className, key, nowMs);
+    return stats && { ...stats, blockedForMs: blockedForMs(this.#enforcer, className, key, nowMs) };
   }
 
   /**

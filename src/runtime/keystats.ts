@@ -26,6 +26,8 @@ export interface KeyStats {
   readonly limit: Limit;
   /** Its shadow limit, if it runs under one. */
   readonly shadow: Limit | undefined;
+  /** How long it stays blocked here (`guard.block`), ms; 0 when it is not. */
+  readonly blockedForMs: number;
 }
 
 /** A key among the most denied, by its 64-bit hash (see `guard.keyHash`). */
@@ -54,7 +56,7 @@ export function keyStatsOf(
   className: string,
   key: string,
   nowMs: number,
-): KeyStats | undefined {
+): Omit<KeyStats, "blockedForMs"> | undefined {
   const slot = parts.enforcer.table.get(className, key);
   if (slot === undefined) return undefined;
   const r = updateRates(slot, nowMs);

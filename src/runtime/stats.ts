@@ -76,6 +76,8 @@ export interface Stats {
   readonly gossipAuth: GossipAuthMode;
   /** Datagrams (and records) refused, by reason. */
   readonly rejectedDatagrams: RejectedDatagrams;
+  /** The fleet's rules as this instance holds them (see `fleetRules`). */
+  readonly rules: FleetRulesStats;
   /** The keys denied most lately, with their rates over the last ten seconds or so. */
   readonly mostDenied: readonly DeniedKey[];
   /** The keys a shadow limit would deny most, likewise. */
@@ -96,6 +98,39 @@ export interface StatsSources {
   readonly gossipAuth: GossipAuthMode;
   /** The per-key lists. */
   readonly most: { readonly mostDenied: DeniedKey[]; readonly mostShadowDenied: DeniedKey[] };
+}
+
+/**
+ * Which of the fleet's rules this instance holds, and what sharing them did.
+ * Two instances with the same `digest` hold the same rules.
+ */
+export interface FleetRulesStats {
+  /** Whether this instance shares rule changes with the fleet (`fleetRules`). */
+  readonly shared: boolean;
+  /** Still learning the fleet's rules after a start: held at the floor meanwhile. */
+  readonly learning: boolean;
+  /** The newest change held: its version's clock reading (wall ms × 1024 + a counter); 0 for none. */
+  readonly version: number;
+  /** The digest of the rules held, 16 hex digits. */
+  readonly digest: string;
+  /** Rules held from the fleet. */
+  readonly live: number;
+  /** Removals held, until they expire (an hour). */
+  readonly removed: number;
+  /** Peers' changes applied here. */
+  readonly applied: number;
+  /** Peers' changes refused: too far ahead of this clock, older than a removal's lifetime, or beyond this book's bounds. */
+  readonly refused: number;
+  /** Rules sections refused as malformed. */
+  readonly malformed: number;
+  /** Rules sections from senders that are no live member here. */
+  readonly strangers: number;
+  /** Changes not kept for want of room. */
+  readonly full: number;
+  /** Changes made here too large to share. */
+  readonly unshared: number;
+  /** Transfers of a peer's whole table completed. */
+  readonly transfers: number;
 }
 
 /** One flat snapshot; a standalone guard is a fleet of one that needs no rounds. */
@@ -131,6 +166,21 @@ export function collectStats(s: StatsSources): Stats {
       badTag: s.gossip?.badTag ?? 0,
       malformed: f?.malformed ?? 0,
       mismatchedRecords: f?.mismatchedRecords ?? 0,
+    },
+    rules: {
+      shared: f?.fleetRules ?? false,
+      learning: f?.rulesLearning ?? false,
+      version: f?.rulesVersion ?? 0,
+      digest: f?.rulesDigest ?? "0000000000000000",
+      live: f?.rulesLive ?? 0,
+      removed: f?.rulesRemoved ?? 0,
+      applied: f?.rulesApplied ?? 0,
+      refused: f?.rulesRefused ?? 0,
+      malformed: f?.rulesMalformed ?? 0,
+      strangers: f?.rulesStrangers ?? 0,
+      full: f?.rulesFull ?? 0,
+      unshared: f?.rulesUnshared ?? 0,
+      transfers: f?.rulesTransfers ?? 0,
     },
     mostDenied: s.most.mostDenied,
     mostShadowDenied: s.most.mostShadowDenied,

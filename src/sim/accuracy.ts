@@ -56,6 +56,8 @@ export interface Scenario {
   readonly steady?: readonly [number, number];
   /** How long the run lasts (50 s). */
   readonly endMs?: number;
+  /** Whether the nodes share rules (default: no). */
+  readonly fleetRules?: boolean;
 }
 
 /** What one run admitted, in units of R. */
@@ -88,6 +90,7 @@ export function run(s: Scenario, seed: number, options: { relay?: boolean } = {}
     faults: s.faults,
     clockDrift: s.clockDrift,
     relay: options.relay,
+    fleetRules: s.fleetRules,
   });
   const endMs = s.endMs ?? 50_000;
   const script = [

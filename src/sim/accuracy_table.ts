@@ -7,6 +7,7 @@
 
 import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./accuracy.ts";
 import { ENFORCED_RUN, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
+import { SCENARIOS_RULES } from "./accuracy_rules.ts";
 
 /** The seed of the published table. */
 export const TABLE_SEED = 1;
@@ -19,13 +20,20 @@ export interface Row {
   readonly outcome: Outcome;
 }
 
+/** Every scenario of the table, in its order. */
+export const TABLE_SCENARIOS: readonly Scenario[] = [
+  ...SCENARIOS_5,
+  ...SCENARIOS_RULES,
+  ...SCENARIOS_50,
+];
+
 /** Runs every scenario with `seed`; `onRow` hears of each as it finishes. */
 export function runAll(
   seed: number,
   onRow?: (row: Row) => void,
 ): { rows: Row[]; shadow: Outcome; enforced: Outcome } {
   const rows: Row[] = [];
-  for (const scenario of [...SCENARIOS_5, ...SCENARIOS_50]) {
+  for (const scenario of TABLE_SCENARIOS) {
     const row = { scenario, outcome: run(scenario, seed) };
     rows.push(row);
     onRow?.(row);

@@ -8,6 +8,7 @@
  *     sim chaos --seed N        one random run of every fault, with its log
  *     sim swarm [--runs N] [--seed N]  N chaos runs from consecutive seeds
  *     sim figures [--write F]   the figures of docs/membership.md, written into F
+ *     sim figures --large [--sizes 200,1000] [--write F]   at large sizes (minutes)
  *
  * Exits with 1 when a run fails, after printing the command that replays it.
  *
@@ -19,6 +20,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { chaos } from "./chaos.ts";
 import { figuresMarkdown, withFigures } from "./figures.ts";
+import { LARGE_MARKERS, LARGE_SIZES, largeFiguresMarkdown } from "./figures_large.ts";
 import { type ScenarioResult, summarize } from "./report.ts";
 import { runScenario, SCENARIOS } from "./scenarios.ts";
 
@@ -39,7 +41,13 @@ function main(args: string[]): number {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
-    options: { seed: { type: "string" }, runs: { type: "string" }, write: { type: "string" } },
+    options: {
+      seed: { type: "string" },
+      runs: { type: "string" },
+      write: { type: "string" },
+      large: { type: "boolean" },
+      sizes: { type: "string" },
+    },
   });
   const command = positionals[0];
   // A swarm without a seed starts anywhere; the seeds it prints replay it.
@@ -55,9 +63,16 @@ function main(args: string[]): number {
     console.log(summarize(result));
   };
   if (command === "figures") {
-    const figures = figuresMarkdown();
+    const sizes = values.sizes?.split(",").map(Number) ?? LARGE_SIZES;
+    if (!sizes.every((n) => Number.isInteger(n) && n >= 2)) {
+      console.error(`--sizes takes whole numbers of at least 2, got ${values.sizes}`);
+      return 2;
+    }
+    const figures = values.large ? largeFiguresMarkdown(sizes) : figuresMarkdown();
+    const markers = values.large ? LARGE_MARKERS : undefined;
     if (values.write) {
-      writeFileSync(values.write, withFigures(readFileSync(values.write, "utf8"), figures));
+      const document = readFileSync(values.write, "utf8");
+      writeFileSync(values.write, withFigures(document, figures, markers));
     }
     console.log(figures);
     return 0;

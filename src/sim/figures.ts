@@ -40,7 +40,7 @@ export interface DetectionFigure {
 }
 
 /** Measures the traffic of a healthy cluster of `size` over a minute of virtual time. */
-function healthyTraffic(size: number, seed = 1): TrafficFigure {
+export function healthyTraffic(size: number, seed = 1): TrafficFigure {
   const cluster = new Cluster({ seed, size });
   waitFor(cluster, () => cluster.converged(), 20_000);
   cluster.runFor(10_000);
@@ -65,7 +65,7 @@ function healthyTraffic(size: number, seed = 1): TrafficFigure {
 }
 
 /** Crashes one node of a settled cluster of `size`, once per seed, and times its detection. */
-function crashDetection(size: number, runs = 10): DetectionFigure {
+export function crashDetection(size: number, runs = 10): DetectionFigure {
   const first: number[] = [];
   const all: number[] = [];
   for (let seed = 1; seed <= runs; seed++) {
@@ -115,7 +115,7 @@ export function figuresMarkdown(): string {
 }
 
 /** A Markdown table padded as `deno fmt` pads it, so that written figures pass the format check. */
-function table(rows: string[][]): string {
+export function table(rows: string[][]): string {
   const widths = rows[0].map((_, c) => Math.max(3, ...rows.map((row) => row[c].length)));
   const line = (cells: string[]) =>
     `| ${cells.map((cell, c) => cell.padEnd(widths[c])).join(" | ")} |`;
@@ -128,11 +128,17 @@ const BEGIN = "<!-- figures:begin";
 const END = "<!-- figures:end -->";
 
 /**
- * `document` with `figures` between its figure markers.
+ * `document` with `figures` between its figure markers (by default
+ * `<!-- figures:begin` and `<!-- figures:end -->`).
  *
  * @throws {RangeError} if `document` has no markers.
  */
-export function withFigures(document: string, figures: string): string {
+export function withFigures(
+  document: string,
+  figures: string,
+  markers: { readonly begin: string; readonly end: string } = { begin: BEGIN, end: END },
+): string {
+  const { begin: BEGIN, end: END } = markers;
   const begin = document.indexOf(BEGIN);
   const end = document.indexOf(END);
   if (begin < 0 || end < begin) {

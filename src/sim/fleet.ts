@@ -70,6 +70,13 @@ export interface FleetOptions extends SimOptions {
    * @default {PUBLIC_HASH_KEY}
    */
   readonly hashKey?: HashKey;
+  /**
+   * Whether the nodes share rules (`fleetRules`): then {@link Fleet.setLimit}
+   * on one node is a change every node takes.
+   *
+   * @default {false}
+   */
+  readonly fleetRules?: boolean;
 }
 
 /** The key every node's traffic goes to. */
@@ -172,13 +179,18 @@ export class Fleet {
   }
 
   /**
-   * Sets the key's limit on node `index` only (a live change, rolled out one node at a time).
+   * Sets the key's limit on node `index` (a live change, rolled out one node
+   * at a time), which with `fleetRules` goes on to every node.
    *
    * @param index The node's index.
    * @param limit The new limit.
    */
   setLimit(index: number, limit: Limit): void {
-    if (this.#driver.node(index)) this.#of(index).book?.setLimit(limit);
+    const node = this.#driver.node(index);
+    if (!node) return;
+    this.#of(index).book?.setLimit(limit);
+    const change = { kind: "defaultLimit", className: "", key: "", value: limit } as const;
+    node.shareRule(this.#driver.localMs(index), change);
   }
 
   /**
@@ -398,6 +410,7 @@ export class Fleet {
       enforcer,
       policy: options.policy ?? DEFAULT_PARTITION_POLICY,
       relay: options.relay,
+      fleetRules: options.fleetRules,
       membership: {
         seed,
         protocolPeriodMs: options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,

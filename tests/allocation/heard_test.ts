@@ -85,3 +85,61 @@ describe("the reports a node holds of its peers", () => {
     assert.deepEqual(heard.relayed(staleMs, "0000000000000001", 1_000), [], "not once stale");
   });
 });
+
+describe("the summed demand of the counted peers", () => {
+  it("equals the sum over the reports of the members the view counts, as peers come, change and go", () => {
+    const policies = [
+      PartitionPolicy.holdDown(),
+      PartitionPolicy.optimistic(),
+      PartitionPolicy.quorum(),
+    ];
+    const states = ["alive", "suspect", "dead", "left", "forgotten"] as const;
+    for (const policy of policies) {
+      const m = new CountedMembers(policy);
+      const heard = new HeardReports(m, PERIOD_MS);
+      const peers = Array.from({ length: 12 }, (_, i) => Address.parse(`10.0.1.${i + 1}:7946`));
+      let x = 7;
+      const next = (n: number) => (x = (x * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+      const round = new Map<number, number>();
+      for (let step = 0; step < 2_000; step++) {
+        const nowMs = step * 10;
+        const i = next(peers.length);
+        const address = peers[i];
+        if (next(3) === 0) {
+          const state = states[next(states.length)];
+          m.apply({
+            member: { id: address.id, address, state, incarnation: 0, life: 1 },
+            previous: undefined,
+            nowMs,
+          });
+          if (state === "left" || state === "forgotten") heard.forget(address.id.toString());
+        } else {
+          round.set(i, (round.get(i) ?? 0) + 1);
+          const records = [{ hash: { hi: 0, lo: 1 }, demand: next(1_000) / 8 }];
+          if (next(2) === 0) records.push({ hash: { hi: 0, lo: 2 }, demand: next(100) });
+          heard.take(address.id.toString(), {
+            origin: address.id,
+            life: 1,
+            round: round.get(i)!,
+            ageMs: 0,
+            records,
+          }, nowMs);
+        }
+        const view = m.view(nowMs);
+        for (const id of [1, 2]) {
+          let others = 0;
+          let oldestMs = nowMs;
+          for (const [k, o] of heard.entries()) {
+            const d = o.demands.get(id);
+            if (d === undefined || !view.counts(k)) continue;
+            others += d;
+            oldestMs = Math.min(oldestMs, o.receivedMs);
+          }
+          const got = heard.demandOf(id, view, nowMs);
+          assert.ok(Math.abs(got.others - others) < 1e-9, `${policy}: ${got.others} vs ${others}`);
+          assert.equal(got.oldestMs, oldestMs);
+        }
+      }
+    }
+  });
+});

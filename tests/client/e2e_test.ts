@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Client } from "../../src/client/mod.ts";
 import { currentRuntime } from "../support/process.ts";
-import { eventually, run, type Sidecar, startSidecar } from "../http/support.ts";
+import { eventually, run, type Sidecar, startThreeRuntimes } from "../http/support.ts";
 
 const LIMIT_PER_SEC = 20;
 const BURST = 2;
@@ -21,12 +21,8 @@ if (currentRuntime === "node") {
   describe("three sidecars, three clients (run on Node only)", () => {
     it("share one limit across the fleet", async () => {
       const flags = ["--limit", String(LIMIT_PER_SEC), "--burst", String(BURST)];
-      const fleet: Sidecar[] = [];
+      const fleet: Sidecar[] = await startThreeRuntimes(flags);
       try {
-        fleet.push(await startSidecar(flags, { fleet: true, runtime: "deno" }));
-        const seeds = ["--seeds", fleet[0].gossip];
-        fleet.push(await startSidecar([...flags, ...seeds], { fleet: true, runtime: "bun" }));
-        fleet.push(await startSidecar([...flags, ...seeds], { fleet: true, runtime: "node" }));
         await eventually(async () => {
           const all = await Promise.all(
             fleet.map(async (s) => (await fetch(`${s.url}/v1/stats`)).json()),

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { parseDurationMs } from "../../src/core/duration.ts";
 import { PartitionPolicy } from "../../src/core/partition.ts";
 import { parseSidecarArgs } from "../../src/http/cli_args.ts";
+import { GUARD_BOUNDS } from "../../src/core/options.ts";
 
 describe("durations", () => {
   it("are read one way, for the partition policy and the sidecar's flags alike", () => {
@@ -11,14 +12,13 @@ describe("durations", () => {
       const ms = parseDurationMs(text);
       assert.notEqual(ms, undefined, text);
       assert.equal(PartitionPolicy.parse(`holddown:${text.trim()}`).holdMs, ms, text);
-      const run = parseSidecarArgs([
-        "--limit",
-        "10",
-        "--bind",
-        "127.0.0.1:0",
-        "--protocol-period",
-        text,
-      ], {});
+      const argv = ["--limit", "10", "--bind", "127.0.0.1:0", "--protocol-period", text];
+      // The period's bounds are GUARD_BOUNDS's: a longer one is refused, naming the flag.
+      if (ms! > GUARD_BOUNDS.protocolPeriodMs.max) {
+        assert.throws(() => parseSidecarArgs(argv, {}), /^UsageError: --protocol-period: /, text);
+        continue;
+      }
+      const run = parseSidecarArgs(argv, {});
       assert.equal(run.kind === "run" && run.config.protocolPeriodMs, Math.round(ms!), text);
     }
     for (const bad of ["", "s", "-1s", "1e3", "2h", "1.s", "ten"]) {

@@ -4,6 +4,7 @@ import { HELP, parseSidecarArgs, UsageError } from "../../src/http/cli_args.ts";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect } from "node:net";
 import { start } from "../support/process.ts";
 import { eventually, postJson, startSidecar, waitForStderr } from "./support.ts";
 
@@ -26,13 +27,18 @@ describe("sidecar flags", () => {
     if (p.kind !== "run") return;
     assert.equal(String(p.config.limit), "1000/min burst 7");
     assert.deepEqual(p.config.classes.map(([n, l]) => `${n}=${l}`), ["free=10/s", "pro=5000/h"]);
-    assert.deepEqual(p.config.http, { hostname: "127.0.0.1", port: 9000 });
+    assert.deepEqual([p.config.http.hostname, p.config.http.port], ["127.0.0.1", 9000]);
     const e = parseSidecarArgs([], {
       RATEGUARD_LIMIT: "5/s",
       RATEGUARD_CLASS: "a=1,b=2/min",
       RATEGUARD_DRY_RUN: "true",
     });
     assert.ok(e.kind === "run" && e.config.dryRun && e.config.classes.length === 2);
+    assert.ok(e.kind === "run" && !e.config.fleetRules, "fleet rules are off by default");
+    const shared = parseSidecarArgs(["--limit", "1", "--bind", "127.0.0.1:0"], {
+      RATEGUARD_FLEET_RULES: "true",
+    });
+    assert.ok(shared.kind === "run" && shared.config.fleetRules);
     assert.ok(e.kind === "run" && e.config.http.port === 7947);
     const v6 = parseSidecarArgs(["--limit", "1", "--http", "[::1]:0"], {});
     assert.ok(v6.kind === "run" && v6.config.http.hostname === "::1");
@@ -81,8 +87,14 @@ describe("sidecar flags", () => {
       [["--limit", "1", "--nope"], {}, /--nope/],
       [["--limit", "1"], { RATEGUARD_DRY_RUN: "maybe" }, /RATEGUARD_DRY_RUN.*"maybe"/],
       [["--limit", "1", "--seeds", "a:1"], {}, /--seeds need --bind/],
+      [["--limit", "1", "--fleet-rules"], {}, /--fleet-rules .*needs --bind/],
+      [["--limit", "1"], { RATEGUARD_FLEET_RULES: "sure" }, /RATEGUARD_FLEET_RULES.*"sure"/],
       [["--limit", "1", "--bind", "x"], {}, /--bind/],
-      [["--limit", "1"], { RATEGUARD_PARTITION_POLICY: "hope" }, /--partition-policy.*"hope"/],
+      [
+        ["--limit", "1"],
+        { RATEGUARD_PARTITION_POLICY: "hope" },
+        /^RATEGUARD_PARTITION_POLICY: .*"hope"/,
+      ],
       [["--limit", "1", "--protocol-period", "soon"], {}, /--protocol-period/],
       [["--limit", "1", "--log-format", "xml"], {}, /--log-format/],
       [["--limit", "1", "--hot-keys", "many"], {}, /--hot-keys/],
@@ -164,6 +176,34 @@ describe("sidecar process", () => {
       assert.equal((await res.json()).allowed, true);
       await waitForStderr(s.process, /"msg":"stopped"/);
     } finally {
+      s.process.kill();
+    }
+  });
+
+  it("exits on SIGTERM once the last response is sent, not when its connection idles out", async () => {
+    // The last response goes out on a kept-alive connection that would idle
+    // for 60 s: the exit must not wait for it (Node's server did, 5 s by default).
+    const s = await startSidecar(["--limit", "10", "--idle-timeout", "60s"]);
+    const socket = connect(Number(new URL(s.url).port), "127.0.0.1");
+    try {
+      let received = "";
+      socket.on("data", (d) => (received += d));
+      socket.on("error", () => {});
+      socket.write('POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: 11\r\n\r\n{"key"');
+      // Time for the headers to arrive: until they do, the connection is idle, and a
+      // close may rightly drop it.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      s.process.child.kill("SIGTERM");
+      await waitForStderr(s.process, /"msg":"stopping"/);
+      socket.write(':"k"}');
+      await eventually(() => Promise.resolve(/"allowed":true/.test(received)), "the answer");
+      const answeredMs = Date.now();
+      await s.process.exited(30_000);
+      const tookMs = Date.now() - answeredMs;
+      assert.ok(tookMs < 30_000, `exited ${tookMs} ms after the answer, well within the 60 s`);
+      await waitForStderr(s.process, /"msg":"stopped"/);
+    } finally {
+      socket.destroy();
       s.process.kill();
     }
   });

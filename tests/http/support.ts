@@ -30,6 +30,24 @@ export async function startSidecar(
   }
 }
 
+/**
+ * Three fleet sidecars with `flags`, on Deno, Bun and Node, the last two
+ * joining through the first. Kill them when done.
+ */
+export async function startThreeRuntimes(flags: readonly string[]): Promise<Sidecar[]> {
+  const fleet: Sidecar[] = [];
+  try {
+    fleet.push(await startSidecar(flags, { fleet: true, runtime: "deno" }));
+    const seeds = ["--seeds", fleet[0].gossip];
+    fleet.push(await startSidecar([...flags, ...seeds], { fleet: true, runtime: "bun" }));
+    fleet.push(await startSidecar([...flags, ...seeds], { fleet: true, runtime: "node" }));
+    return fleet;
+  } catch (e) {
+    for (const s of fleet) s.process.kill();
+    throw e;
+  }
+}
+
 /** Waits for `pattern` in the process's stderr. */
 export async function waitForStderr(
   p: Started,

@@ -48,7 +48,7 @@ const TSC = join(REPO, "node_modules/typescript/bin/tsc");
 const SUBPATHS = Object.keys(JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8")).exports)
   .sort();
 /** The subpaths that load with no peer installed. */
-const BARE = [".", "./client", "./core", "./headers", "./sim"];
+const BARE = [".", "./client", "./core", "./fetch", "./headers", "./sim"];
 
 const env = childEnv();
 

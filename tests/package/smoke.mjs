@@ -59,6 +59,16 @@ assert.equal(headers.get("RateLimit-Policy"), '"default";q=60;w=60');
 assert.equal(headers.get("Retry-After"), String(retryAfterSeconds(denied.retryAfterMs)));
 passed.push("./headers");
 
+const { withRateLimit } = await import("@rateguard/guard/fetch");
+const limited = withRateLimit(
+  { guard, key: (request) => request.headers.get("x-tenant") ?? undefined },
+  () => new Response("served\n"),
+);
+const served = await limited(new Request("http://localhost/", { headers: { "x-tenant": "f" } }));
+assert.equal(served.status, 200);
+assert.notEqual(served.headers.get("RateLimit"), null);
+passed.push("./fetch");
+
 const { Client } = await import("@rateguard/guard/client");
 // No sidecar on port 9: the failure policy decides, and says why.
 const client = new Client({ url: "http://127.0.0.1:9", timeoutMs: 2_000, onFailure: "closed" });
@@ -93,6 +103,25 @@ if (mode === "full") {
   assert.equal(refused.status, 429);
   assert.ok(Number(refused.headers.get("Retry-After")) > 0);
   passed.push("./hono");
+
+  const { default: express } = await import("express");
+  const { expressRateLimit } = await import("@rateguard/guard/express");
+  const web = express();
+  web.use(expressRateLimit({ guard, key: (req) => req.get("x-tenant") }));
+  web.get("/", (_req, res) => void res.send("served\n"));
+  const server = web.listen(0, "127.0.0.1");
+  await new Promise((resolve) => server.once("listening", resolve));
+  try {
+    const res = await fetch(`http://127.0.0.1:${server.address().port}/`, {
+      headers: { "x-tenant": "e" },
+    });
+    assert.equal(res.status, 200);
+    assert.notEqual(res.headers.get("RateLimit"), null);
+  } finally {
+    server.close();
+    server.closeAllConnections?.();
+  }
+  passed.push("./express");
 }
 await guard.leave();
 console.log(`ok ${passed.join(" ")}`);

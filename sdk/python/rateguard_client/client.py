@@ -8,6 +8,7 @@ import json
 import math
 import socket
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Tuple, Union
 from urllib.parse import urlencode, urlsplit
@@ -129,6 +130,51 @@ class Client:
             return _decision(self._call("GET", f"/v1/peek?{query}"))
         except SidecarUnavailable as e:
             return self._failed(e)
+
+    def acquire(self, key: str, cls: str = "", cost: int = 1, max_wait_ms: float = 10_000) -> Decision:
+        """Waits until a check of `key` is admitted, then takes it.
+
+        Each denial's retry_after_ms is slept, at most `max_wait_ms` in all: a
+        wait that cannot fit is answered at once with its denial, as is a
+        decision the failure policy made.
+        """
+        if isinstance(max_wait_ms, bool) or not isinstance(max_wait_ms, (int, float)) \
+                or not 0 <= max_wait_ms <= 2_147_483_647:
+            raise ValueError(f"max_wait_ms must be from 0 to 2147483647, got {max_wait_ms!r}")
+        deadline = time.monotonic() + max_wait_ms / 1000
+        decision = self.check(key, cls=cls, cost=cost)
+        while not decision.allowed and decision.failure is None:
+            if decision.retry_after_ms > (deadline - time.monotonic()) * 1000:
+                return decision
+            time.sleep(decision.retry_after_ms / 1000)
+            decision = self.check(key, cls=cls, cost=cost)
+        return decision
+
+    def refund(self, key: str, cls: str = "", cost: int = 1) -> bool:
+        """Gives back what a check of `key` took, never more than it still owes.
+
+        True if the key's state changed on the sidecar. No failure policy
+        applies, as nothing is decided: raises SidecarUnavailable.
+        """
+        body = {"key": _key(key), "class": cls, "cost": cost}
+        return self._call("POST", "/v1/refund", body)["refunded"]
+
+    def reset(self, key: str, cls: str = "") -> bool:
+        """Forgets what `key` owes on the sidecar, a block included.
+
+        True if the sidecar had state for the key.
+        """
+        return self._call("POST", "/v1/reset", {"key": _key(key), "class": cls})["reset"]
+
+    def block(self, key: str, ms: float, cls: str = "") -> bool:
+        """Denies every check of `key` on the sidecar for `ms` milliseconds.
+
+        False only when the sidecar's key table had no place for the key.
+        """
+        if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf:
+            raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
+        body = {"key": _key(key), "class": cls, "ms": ms}
+        return self._call("POST", "/v1/block", body)["blocked"]
 
     def ready(self) -> bool:
         """Whether the sidecar runs and has joined its fleet (or is standalone)."""

@@ -108,6 +108,44 @@ class CheckTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.check("")
 
+    def test_refund_reset_and_block(self):
+        key = unique("tenant")
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        self.assertFalse(self.client.check(key, cls=self.cls).allowed)
+        self.assertTrue(self.client.refund(key, cls=self.cls))
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        self.assertTrue(self.client.reset(key, cls=self.cls))
+        self.assertFalse(self.client.reset(unique("never-seen"), cls=self.cls))
+        self.assertTrue(self.client.block(key, 60_000, cls=self.cls))
+        denied = self.client.check(key, cls=self.cls)
+        self.assertFalse(denied.allowed)
+        self.assertGreaterEqual(denied.retry_after_ms, 60_000)
+        self.assertTrue(self.client.reset(key, cls=self.cls))
+        self.assertTrue(self.client.check(key, cls=self.cls).allowed)
+        with self.assertRaises(ValueError):
+            self.client.block(key, 0)
+        with self.assertRaises(ClientError) as caught:
+            self.client.refund(key, cost=0)
+        self.assertEqual(caught.exception.problem["field"], "/cost")
+
+    def test_acquire_waits_within_max_wait_ms(self):
+        fast = unique("fast")
+        self.admin.set_class(fast, ("1000/s", 1))
+        try:
+            key = unique("job")
+            self.client.check(key, cls=fast)
+            self.assertTrue(self.client.acquire(key, cls=fast, max_wait_ms=5_000).allowed)
+        finally:
+            self.admin.remove_class(fast)
+        key = unique("job")
+        self.client.check(key, cls=self.cls)
+        self.client.check(key, cls=self.cls)
+        denied = self.client.acquire(key, cls=self.cls, max_wait_ms=1_000)
+        self.assertFalse(denied.allowed, "half an hour does not fit in a second")
+        with self.assertRaises(ValueError):
+            self.client.acquire(key, max_wait_ms=-1)
+
     def test_keeps_its_connection_alive(self):
         self.client.check(unique("k"))
         first = self.client._local.conn.sock

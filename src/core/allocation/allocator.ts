@@ -399,14 +399,7 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
-    let others = 0;
-    let oldestMs = nowMs;
-    for (const [key, o] of this.#reports.entries()) {
-      const d = o.demands.get(id);
-      if (d === undefined || !this.#view.counts(key)) continue;
-      others += d;
-      if (o.receivedMs < oldestMs) oldestMs = o.receivedMs;
-    }
+    const { others, oldestMs } = this.#reports.demandOf(id, this.#view, nowMs);
     const floor = (limitPerSec * this.#beta) / n;
     // The peers' figures are as old as their last reports, more under loss.
     // Against them, this node takes its own demand as of then, or as of now

@@ -16,7 +16,7 @@
  */
 
 import { hashId } from "../hash.ts";
-import type { CountedMembers } from "./members.ts";
+import type { CountedMembers, CountedView } from "./members.ts";
 import { type DemandGroup, groupBytes, MAX_GROUPS_PER_SECTION } from "./report.ts";
 
 /** What this node holds of one origin: its latest report and when it came. */
@@ -48,9 +48,25 @@ if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
   throw new Error("REPORT_BELIEVED_PERIODS must exceed RELAY_FRESH_PERIODS by a margin");
 }
 
+/** A key's demand summed over every report held, and how many reports name it. */
+interface Total {
+  sum: number;
+  reports: number;
+}
+
 /** See the module doc. */
 export class HeardReports {
   readonly #reports = new Map<string, HeardReport>();
+  /** The origins in the order of `#reports`, for the relay's round-robin. */
+  readonly #origins: string[] = [];
+  /** The same reports, least recently received first. */
+  readonly #byAge = new Map<string, HeardReport>();
+  /**
+   * By key hash's number, the sum over all reports held, kept as they come
+   * and go: summing a thousand peers' reports at every tick of every node
+   * was most of a large simulated fleet's time.
+   */
+  readonly #totals = new Map<number, Total>();
   /** By origin, the life and round of the last report that ran out unrefreshed. */
   readonly #spent = new Map<string, { readonly life: number; readonly round: number }>();
   readonly #members: CountedMembers;
@@ -72,7 +88,13 @@ export class HeardReports {
 
   /** Forgets what `key`'s origin said: it left, was forgotten, or started a new life. */
   forget(key: string): void {
+    const known = this.#reports.get(key);
+    if (known) {
+      this.#add(known.demands, -1);
+      this.#origins.splice(this.#origins.indexOf(key), 1);
+    }
     this.#reports.delete(key);
+    this.#byAge.delete(key);
     this.#spent.delete(key);
   }
 
@@ -90,8 +112,41 @@ export class HeardReports {
     }
     const demands = new Map<number, number>();
     for (const r of group.records) demands.set(hashId(r.hash), r.demand);
-    this.#reports.set(key, { receivedMs: nowMs, group, demands });
+    const report = { receivedMs: nowMs, group, demands };
+    if (known) this.#add(known.demands, -1);
+    else this.#origins.push(key);
+    this.#add(demands, 1);
+    this.#reports.set(key, report);
+    this.#byAge.delete(key);
+    this.#byAge.set(key, report);
     return demands;
+  }
+
+  /**
+   * The demand for the key hash's number `id` summed over the reports of
+   * the members `view` counts, and when the oldest of those reports came
+   * (`nowMs` if none is older). Costs the members not alive, and the
+   * reports older than the oldest counted one: a few, not the fleet.
+   */
+  demandOf(id: number, view: CountedView, nowMs: number): { others: number; oldestMs: number } {
+    const total = this.#totals.get(id);
+    if (total === undefined) return { others: 0, oldestMs: nowMs };
+    let others = total.sum;
+    let reports = total.reports;
+    for (const key of this.#members.notAlive()) {
+      const d = this.#reports.get(key)?.demands.get(id);
+      if (d === undefined || view.counts(key)) continue;
+      others -= d;
+      reports--;
+    }
+    let oldestMs = nowMs;
+    for (const [key, o] of this.#byAge) {
+      if (!o.demands.has(id) || !view.counts(key)) continue;
+      oldestMs = Math.min(oldestMs, o.receivedMs);
+      break;
+    }
+    // Rounding of the running sum must not leave a trace when nobody counts.
+    return { others: reports === 0 ? 0 : Math.max(0, others), oldestMs };
   }
 
   /**
@@ -101,10 +156,17 @@ export class HeardReports {
    */
   relayed(nowMs: number, toKey: string, budgetBytes: number): DemandGroup[] {
     const groups: DemandGroup[] = [];
-    const origins = [...this.#reports];
-    // A section's groups, this node's own one of them.
-    for (let i = 0; i < origins.length && groups.length < MAX_GROUPS_PER_SECTION - 1; i++) {
-      const [key, o] = origins[(this.#relayCursor + i) % origins.length];
+    const origins = this.#origins;
+    // A section's groups, this node's own one of them; no group fits once
+    // the budget is below a group's header.
+    for (
+      let i = 0;
+      i < origins.length && groups.length < MAX_GROUPS_PER_SECTION - 1 &&
+      budgetBytes >= groupBytes(0);
+      i++
+    ) {
+      const key = origins[(this.#relayCursor + i) % origins.length];
+      const o = this.#reports.get(key)!;
       const size = groupBytes(o.group.records.length);
       const ageMs = Math.max(ageOf(o, nowMs), o.group.ageMs + 1);
       if (ageMs > this.#freshMs || key === toKey || size > budgetBytes) continue;
@@ -115,8 +177,24 @@ export class HeardReports {
     return groups;
   }
 
+  #add(demands: Map<number, number>, sign: 1 | -1): void {
+    for (const [id, d] of demands) {
+      let total = this.#totals.get(id);
+      if (total === undefined) this.#totals.set(id, total = { sum: 0, reports: 0 });
+      total.reports += sign;
+      total.sum = total.reports === 0 ? 0 : total.sum + sign * d;
+      if (total.reports === 0) this.#totals.delete(id);
+    }
+  }
+
   #takes(known: HeardReport | undefined, key: string, group: DemandGroup, nowMs: number): boolean {
     if (group.ageMs > this.#believedMs) return false;
+    // Most groups a node hears are relayed copies of what it holds: an earlier
+    // or the same round of the life held, while that is believed, changes nothing.
+    const sameLife = known !== undefined && known.group.life === group.life;
+    if (sameLife && group.round <= known.group.round && ageOf(known, nowMs) <= this.#believedMs) {
+      return false;
+    }
     const life = this.#members.liveLife(key);
     if (life === undefined || (life !== 0 && life !== group.life)) return false;
     const spent = this.#spent.get(key);

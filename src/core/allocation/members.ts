@@ -38,6 +38,16 @@ export interface CountedView {
 export class CountedMembers {
   readonly #peers = new Map<string, PeerState>();
   readonly #policy: PartitionPolicy;
+  /**
+   * Peers not alive (suspect, dead or left): the few a view must look at
+   * one by one. Counts of the rest are kept as they change, so that a view
+   * costs the handful of members in trouble, not the whole fleet, at every
+   * tick of a thousand-node fleet.
+   */
+  readonly #notAlive = new Set<string>();
+  #alive = 0;
+  #suspect = 0;
+  #left = 0;
 
   /** Members counted under `policy`. */
   constructor(policy: PartitionPolicy) {
@@ -53,15 +63,18 @@ export class CountedMembers {
   apply(change: MemberChange): boolean {
     const id = change.member.id.toString();
     const state = change.member.state;
+    const known = this.#peers.get(id);
     if (state === "forgotten") {
+      if (known) this.#count(id, known.state, -1);
       this.#peers.delete(id);
       return false;
     }
-    const known = this.#peers.get(id);
     const life = change.member.life ?? known?.life ?? 0;
     const renewed = known !== undefined && known.life !== 0 && life !== known.life;
     if (known) known.life = life;
     if (known?.state === state) return renewed;
+    if (known) this.#count(id, known.state, -1);
+    this.#count(id, state, 1);
     // Suspicion is not loss: a suspect keeps its standing (and the time it
     // was last alive) until it is declared dead.
     if (known && state === "suspect" && known.state === "alive") {
@@ -82,9 +95,9 @@ export class CountedMembers {
     return p && (p.state === "alive" || p.state === "suspect") ? p.life : undefined;
   }
 
-  /** Forgets every peer, for a node that starts over. */
-  clear(): void {
-    this.#peers.clear();
+  /** The peers that are not alive, by ID string: the only ones a view may not count. */
+  notAlive(): ReadonlySet<string> {
+    return this.#notAlive;
   }
 
   /** The view at `nowMs`. */
@@ -99,17 +112,14 @@ export class CountedMembers {
     const sees = (p: PeerState) => p.state === "alive" || (keepsSuspects && p.state === "suspect");
     const holds = (p: PeerState) =>
       holdDown && p.state === "dead" && nowMs - p.sinceMs < policy.holdMs;
-    let inSight = 1;
-    let alive = 1;
-    let held = 0;
-    let known = 1;
-    for (const p of this.#peers.values()) {
-      if (p.state === "alive") alive++;
-      if (sees(p)) inSight++;
-      else if (holds(p)) held++;
-      if (p.state !== "left") known++;
-    }
     const peers = this.#peers;
+    let held = 0;
+    if (holdDown) {
+      for (const id of this.#notAlive) if (holds(peers.get(id)!)) held++;
+    }
+    const alive = 1 + this.#alive;
+    const inSight = alive + (keepsSuspects ? this.#suspect : 0);
+    const known = 1 + peers.size - this.#left;
     // A quorum needs a majority of the known members alive: a suspect does
     // not vouch for one. Counting suspects, the minority of a split would
     // keep its shares until the suspicions ran out, while the majority,
@@ -127,5 +137,13 @@ export class CountedMembers {
         return p !== undefined && (sees(p) || holds(p));
       },
     };
+  }
+
+  #count(id: string, state: PeerState["state"], by: 1 | -1): void {
+    if (state === "alive") this.#alive += by;
+    else if (by > 0) this.#notAlive.add(id);
+    else this.#notAlive.delete(id);
+    if (state === "suspect") this.#suspect += by;
+    if (state === "left") this.#left += by;
   }
 }

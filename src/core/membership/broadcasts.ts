@@ -26,18 +26,33 @@ export function retransmitLimit(retransmitMult: number, clusterSize: number): nu
   return retransmitMult * Math.max(1, Math.ceil(Math.log10(clusterSize + 1)));
 }
 
-/** Pending news of members, keyed by member address. */
+/**
+ * Pending news of members, keyed by member address. Records wait in buckets
+ * by how often they were sent, so that taking the least sent costs what is
+ * taken, not a sort of the queue: a node that learns a thousand members at
+ * once queues a thousand records and sends them over hundreds of datagrams.
+ */
 export class Broadcasts {
-  readonly #entries = new Map<string, Entry>();
+  /** By transmissions so far: records in the order they reached that count. */
+  readonly #buckets: Map<string, Entry>[] = [];
+  /** Which bucket each queued member's record is in. */
+  readonly #where = new Map<string, number>();
+  /** No record queued was ever smaller: below this room, none fits. */
+  #leastSize = Infinity;
 
   /** Updates waiting to be sent again. */
   get size(): number {
-    return this.#entries.size;
+    return this.#where.size;
   }
 
   /** Queues `record`, replacing older news of the same member; it starts unsent. */
   push(key: string, record: MemberRecord): void {
-    this.#entries.set(key, { record, size: recordSize(record), transmits: 0 });
+    const at = this.#where.get(key);
+    if (at !== undefined) this.#buckets[at].delete(key);
+    const size = recordSize(record);
+    this.#leastSize = Math.min(this.#leastSize, size);
+    this.#bucket(0).set(key, { record, size, transmits: 0 });
+    this.#where.set(key, 0);
   }
 
   /**
@@ -49,15 +64,29 @@ export class Broadcasts {
    */
   take(budgetBytes: number, options: { limit: number; skip?: string }): MemberRecord[] {
     const taken: MemberRecord[] = [];
-    if (this.#entries.size === 0) return taken;
-    const order = [...this.#entries].sort((a, b) => a[1].transmits - b[1].transmits);
-    for (const [key, entry] of order) {
-      if (key === options.skip) continue;
-      if (entry.size > budgetBytes) continue;
-      budgetBytes -= entry.size;
-      taken.push(entry.record);
-      if (++entry.transmits >= options.limit) this.#entries.delete(key);
+    const moved: [string, Entry][] = [];
+    for (let t = 0; t < this.#buckets.length && budgetBytes >= this.#leastSize; t++) {
+      const bucket = this.#buckets[t];
+      for (const [key, entry] of bucket) {
+        if (budgetBytes < this.#leastSize) break;
+        if (key === options.skip || entry.size > budgetBytes) continue;
+        budgetBytes -= entry.size;
+        taken.push(entry.record);
+        bucket.delete(key);
+        if (++entry.transmits >= options.limit) this.#where.delete(key);
+        else moved.push([key, entry]);
+      }
+    }
+    // Moved after the walk, so that no record goes twice in one datagram.
+    for (const [key, entry] of moved) {
+      this.#bucket(entry.transmits).set(key, entry);
+      this.#where.set(key, entry.transmits);
     }
     return taken;
+  }
+
+  #bucket(transmits: number): Map<string, Entry> {
+    while (this.#buckets.length <= transmits) this.#buckets.push(new Map());
+    return this.#buckets[transmits];
   }
 }

@@ -25,6 +25,8 @@ import { type Member, type MemberTable, otherLife } from "./table.ts";
 
 /** Room of each probe and ack that membership keeps for its own records. */
 const MEMBERSHIP_RESERVE_BYTES = 256;
+/** The most of a probe or an ack the fleet's rules take (their digest and recent changes). */
+const RULES_ROOM_BYTES = 400;
 
 /** What the composer reads from its node. */
 export interface ComposerParts {
@@ -71,7 +73,21 @@ export class Composer {
     if (bare > maxBytes) return undefined;
     let room = maxBytes - bare - MESSAGE_SECTION_HEADER_BYTES;
     let payload: Uint8Array | undefined;
+    let rules: Uint8Array | undefined;
     const probe = fields.type === "ping" || fields.type === "ack";
+    // Rules first, within a small share, so the digest and recent changes
+    // always ride along however many demand reports a large fleet relays.
+    if (extension?.outgoingRules && probe && !limits.lean) {
+      const share = Math.min(
+        RULES_ROOM_BYTES,
+        room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES,
+      );
+      rules = share > 0
+        ? extension.outgoingRules(nowMs, { id: to.id, address: to }, share)
+        : undefined;
+      if (rules && rules.length > share) rules = undefined;
+      if (rules) room -= MESSAGE_SECTION_HEADER_BYTES + rules.length;
+    }
     if (extension?.outgoing && probe && !limits.lean) {
       const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
       payload = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
@@ -81,7 +97,12 @@ export class Composer {
     const records = limits.lean
       ? this.#leanRecords(to, room, limits.peer)
       : this.#piggyback(to, room, limits.peer);
-    const message = { ...base, records, ...(payload ? { extension: payload } : {}) } as Message;
+    const message = {
+      ...base,
+      records,
+      ...(payload ? { extension: payload } : {}),
+      ...(rules ? { rules } : {}),
+    } as Message;
     const padTo = Math.min(maxBytes, limits.padTo ?? 0);
     const padding = padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES;
     return encode(padding > 0 ? { ...message, padding } : message);

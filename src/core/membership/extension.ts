@@ -44,6 +44,13 @@ export interface MembershipExtension {
   outgoing?(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined;
   /** Bytes another node's extension put on a probe or an ack it sent here. */
   incoming?(nowMs: number, from: Sender, bytes: Uint8Array): void;
+  /**
+   * Bytes of the fleet's rule sharing to carry on a probe or an ack to
+   * `to`, at most `maxBytes`: asked before the demand bytes, within a share.
+   */
+  outgoingRules?(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined;
+  /** Rule-sharing bytes on any message another node sent here. */
+  incomingRules?(nowMs: number, from: Sender, bytes: Uint8Array): void;
   /** A member joined, was suspected, died, left, came back or was forgotten. */
   memberChanged?(change: MemberChange): void;
 }

@@ -264,6 +264,7 @@ export class Node {
       else if (this.#apply(record, nowMs, i === 0) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
+    if (message.rules) this.#extension?.incomingRules?.(nowMs, sender, message.rules);
     this.#dispatch(nowMs, message, bytes.length);
     this.#outbox.challenge(nowMs, sender.address);
     if (refuted) this.#spreadRefutation(nowMs, message);
@@ -356,6 +357,24 @@ export class Node {
         return !member || member.state === "dead" || member.state === "left";
       });
     }
+  }
+
+  /**
+   * Sends rule-sharing bytes to `to` on a datagram of their own (a gossip
+   * message, with news piggybacked as room allows), when `to` is a live
+   * member: the paged transfer of the rule table, which must not wait for
+   * the next probe. Anything else is dropped, so no stranger is sent it.
+   *
+   * @param nowMs The time, ms.
+   * @param to The member.
+   * @param rules The bytes, within a datagram's room.
+   * @returns Whether it was queued.
+   */
+  sendRules(nowMs: number, to: Address, rules: Uint8Array): boolean {
+    const member = this.#table.get(to.toString());
+    if (!member || (member.state !== "alive" && member.state !== "suspect")) return false;
+    this.#outbox.send(nowMs, to, { type: "gossip", rules });
+    return true;
   }
 
   /**

@@ -18,7 +18,7 @@ export type SendFields =
   | { readonly type: "ping" | "ack" | "nack"; readonly seq: number }
   | { readonly type: "pingReq"; readonly seq: number; readonly target: Peer }
   | { readonly type: "join"; readonly page: number }
-  | { readonly type: "gossip" };
+  | { readonly type: "gossip"; readonly rules?: Uint8Array };
 
 /** The node's side of the prober. */
 export interface ProberHost {
@@ -56,9 +56,6 @@ interface Relay {
 
 /** When a helper gives up on the target, as a fraction of the probe timeout. */
 const NACK_AT = 0.8;
-
-/** Indirect probes this node runs for others at once; more are dropped. */
-const MAX_RELAYS = 64;
 
 function isLive(member: Member): boolean {
   return member.state === "alive" || member.state === "suspect";
@@ -117,7 +114,8 @@ export class Prober {
     let next = Infinity;
     const probe = this.#probe;
     if (probe) next = probe.indirect ? probe.deadlineMs : probe.indirectAtMs;
-    for (const relay of this.#relays.values()) next = Math.min(next, relay.nackAtMs);
+    // Relays are due in the order they came (each a fixed time after): the first is the earliest.
+    for (const relay of this.#relays.values()) return Math.min(next, relay.nackAtMs);
     return next;
   }
 
@@ -166,7 +164,11 @@ export class Prober {
 
   /** Probes `target` for `requester`, who will hear an ack or, failing it, a nack. */
   relay(nowMs: number, request: { requester: Address; seq: number; target: Address }): void {
-    if (this.#relays.size >= MAX_RELAYS) return;
+    // As many as there are members: each may have its probe running here at
+    // once. A fleet's seed is every member's first helper, and when it
+    // forms a thousand probes of members only heard of ask it at once; a
+    // smaller bound had it drop them, and their askers suspect the living.
+    if (this.#relays.size >= this.#config.maxMembers) return;
     const seq = this.nextSeq();
     // The requester gives up at the end of its period, a probe timeout after
     // asking: the nack must reach it before then to count, so it leaves early.
@@ -187,7 +189,7 @@ export class Prober {
       this.#host.suspect(nowMs, probe.target);
     }
     for (const [seq, relay] of this.#relays) {
-      if (relay.nackAtMs > nowMs) continue;
+      if (relay.nackAtMs > nowMs) break;
       this.#relays.delete(seq);
       this.#host.send(nowMs, relay.requester, { type: "nack", seq: relay.seq });
     }

@@ -62,6 +62,12 @@ export class MemberTable {
   /** Dead and departed members in the order they died, the oldest first. */
   readonly #tombstones = new Map<string, Member>();
   readonly #suspects = new Map<string, Member>();
+  /**
+   * The earliest suspicion deadline, while known: asked after every call
+   * into the node, and a large fleet in trouble holds hundreds of suspects.
+   * Forgotten whenever a suspicion starts, ends or is confirmed.
+   */
+  #earliest: number | undefined | null = undefined;
   readonly #config: MembershipConfig;
   readonly #onChange: (change: MemberChange, member: Member) => void;
   #live = 0;
@@ -150,11 +156,13 @@ export class MemberTable {
 
   /** The earliest moment a suspicion may expire, if any member is suspect. */
   nextDeadlineMs(): number | undefined {
+    if (this.#earliest !== null) return this.#earliest;
     let earliest: number | undefined;
     for (const member of this.#suspects.values()) {
       const deadline = member.suspicion!.deadlineMs;
       if (earliest === undefined || deadline < earliest) earliest = deadline;
     }
+    this.#earliest = earliest;
     return earliest;
   }
 
@@ -165,7 +173,12 @@ export class MemberTable {
    */
   expire(nowMs: number): Member[] {
     const died: Member[] = [];
-    for (const member of [...this.#suspects.values()]) {
+    const earliest = this.nextDeadlineMs();
+    for (
+      const member of earliest !== undefined && earliest <= nowMs
+        ? [...this.#suspects.values()]
+        : []
+    ) {
       if (member.suspicion!.deadlineMs > nowMs) continue;
       const { address, id, incarnation } = member;
       this.#set(member, { state: "dead", address, id, incarnation }, nowMs);
@@ -219,7 +232,7 @@ export class MemberTable {
     member.incarnation = record.incarnation;
     member.life = record.life ?? member.life;
     member.changedAtMs = nowMs;
-    this.#suspects.delete(member.key);
+    if (this.#suspects.delete(member.key)) this.#earliest = null;
     this.#tombstones.delete(member.key);
     member.suspicion = undefined;
     member.suspectedBy = undefined;
@@ -233,6 +246,7 @@ export class MemberTable {
         expected: Math.min(this.#config.suspicionConfirmations, Math.max(0, this.#live - 1)),
       });
       this.#suspects.set(member.key, member);
+      this.#earliest = null;
     } else if (record.state !== "alive") {
       this.#tombstones.set(member.key, member);
     }
@@ -242,7 +256,9 @@ export class MemberTable {
   }
 
   #confirm(member: Member, from: MemberId): boolean {
-    return member.suspicion!.confirm(from.toString());
+    const confirmed = member.suspicion!.confirm(from.toString());
+    if (confirmed) this.#earliest = null;
+    return confirmed;
   }
 }
 

@@ -1,0 +1,69 @@
+/**
+ * Making a rule the fleet agreed on so here: the book's and the dry run's
+ * side of a merged entry, with the precedence of `mod.ts` (a fleet entry,
+ * a removal included, replaces what this instance was started with; a
+ * removed default limit or dry run goes back to the start-up value, since
+ * neither can be absent).
+ *
+ * @module
+ */
+
+import { KeyLimit, Limit } from "../limit.ts";
+import type { LimitBook } from "../rules.ts";
+import { type RuleEntry, ruleId } from "./entry.ts";
+
+/** What a merged entry changes. */
+export interface ApplyTarget {
+  /** The limits. */
+  readonly book: LimitBook;
+  /** Turns dry run on or off. */
+  readonly setDryRun: (on: boolean) => void;
+  /** The default limit this instance was started with. */
+  readonly startLimit: Limit;
+  /** Whether it was started dry. */
+  readonly startDryRun: boolean;
+  /** The fleet's entry for a rule, to apply a shadow whose class arrived after it. */
+  readonly lookup: (id: string) => RuleEntry | undefined;
+}
+
+/**
+ * Applies `entry` to `target`. Never throws: what the book refuses (a
+ * class beyond `maxClasses`, a shadow of a class not here yet) is
+ * counted, and a shadow is applied again when its class arrives.
+ *
+ * @param target The book and dry run.
+ * @param entry The entry, newer than what was held.
+ * @returns Whether the book took it.
+ */
+export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
+  const { book } = target;
+  const value = entry.value;
+  try {
+    switch (entry.kind) {
+      case "class":
+        if (value instanceof Limit) {
+          book.setClass(entry.className, value);
+          const shadow = target.lookup(ruleId("shadow", entry.className, ""));
+          if (shadow?.value instanceof Limit) book.setShadow(entry.className, shadow.value);
+        } else book.removeClass(entry.className);
+        return true;
+      case "keyLimit":
+        if (value instanceof Limit || value instanceof KeyLimit) {
+          book.setKeyLimit(entry.className, entry.key, value);
+        } else book.removeKeyLimit(entry.className, entry.key);
+        return true;
+      case "shadow":
+        if (!book.hasClass(entry.className)) return value === undefined;
+        book.setShadow(entry.className, value instanceof Limit ? value : null);
+        return true;
+      case "defaultLimit":
+        book.setLimit(value instanceof Limit ? value : target.startLimit);
+        return true;
+      case "dryRun":
+        target.setDryRun(typeof value === "boolean" ? value : target.startDryRun);
+        return true;
+    }
+  } catch {
+    return false; // the book's bounds: counted by the caller
+  }
+}

@@ -1,0 +1,147 @@
+/**
+ * One rule of the fleet's table as a value: what it names (kind, class,
+ * key), what it says (a limit, another class's limit, a flag, or nothing:
+ * removed), and the version that orders it against every other change of
+ * the same rule. The merge rule of the table is {@link compareVersions}.
+ *
+ * @module
+ */
+
+import { KeyLimit, Limit } from "../limit.ts";
+
+/**
+ * Rule kinds and their numbers on the wire. Append-only: a number keeps
+ * its meaning forever.
+ */
+export const RULE_KINDS = {
+  /** A named class's limit; the class is the rule's `className`. */
+  class: 1,
+  /** One key's own limit, or a class's for it (`KeyLimit.class`). */
+  keyLimit: 2,
+  /** A class's shadow limit. */
+  shadow: 3,
+  /** The default class's limit. */
+  defaultLimit: 4,
+  /** Whether every instance admits all and counts what it would deny. */
+  dryRun: 5,
+} as const;
+
+/** The name of a rule kind. */
+export type RuleKind = keyof typeof RULE_KINDS;
+
+/** What a rule says; `undefined` in an entry is a removal (a tombstone). */
+export type RuleValue = Limit | KeyLimit | boolean;
+
+/** The member that made a change, as the two halves of its member ID. */
+export interface Origin {
+  /** The ID's high 32 bits. */
+  readonly hi: number;
+  /** The ID's low 32 bits. */
+  readonly lo: number;
+}
+
+/**
+ * The version of a change: a hybrid logical clock reading (wall-clock
+ * milliseconds times {@link HLC_TICKS_PER_MS}, plus a counter for changes
+ * within one millisecond or behind a clock seen ahead), then the origin's
+ * member ID to break a tie.
+ */
+export interface Version {
+  /** The clock reading, a whole number below 2^53. */
+  readonly clock: number;
+  /** Who made the change. */
+  readonly origin: Origin;
+}
+
+/** One rule at one version. */
+export interface RuleEntry {
+  /** Which kind of rule. */
+  readonly kind: RuleKind;
+  /** Its class (`""` for the default class, and for `defaultLimit` and `dryRun`). */
+  readonly className: string;
+  /** The key, for a `keyLimit`; `""` otherwise. */
+  readonly key: string;
+  /** What it says, or `undefined`: removed. */
+  readonly value: RuleValue | undefined;
+  /** Its version. */
+  readonly version: Version;
+}
+
+/** Logical ticks in a millisecond of the clock: room for 1,024 changes a millisecond. */
+export const HLC_TICKS_PER_MS = 1_024;
+/** The largest clock reading: 2^53 − 1, the last whole number a double holds exactly. */
+export const MAX_CLOCK = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Orders two versions: the higher clock is newer, and at the same clock
+ * the higher origin ID. Two changes by one member never share a clock, so
+ * equal versions are the same change.
+ *
+ * @param a A version.
+ * @param b Another.
+ * @returns Negative if `a` is older, positive if newer, 0 if the same.
+ */
+export function compareVersions(a: Version, b: Version): number {
+  if (a.clock !== b.clock) return a.clock < b.clock ? -1 : 1;
+  if (a.origin.hi !== b.origin.hi) return a.origin.hi < b.origin.hi ? -1 : 1;
+  if (a.origin.lo !== b.origin.lo) return a.origin.lo < b.origin.lo ? -1 : 1;
+  return 0;
+}
+
+/** The wall-clock millisecond a version was made at, by its origin's clock. */
+export function versionMs(version: Version): number {
+  return Math.floor(version.clock / HLC_TICKS_PER_MS);
+}
+
+/**
+ * The table's key of a rule: kind, class and key, unambiguous (the class's
+ * length comes first, so no class and key pair reads as another).
+ *
+ * @param kind The rule's kind.
+ * @param className Its class.
+ * @param key Its key.
+ * @returns A string that names that rule only.
+ */
+export function ruleId(kind: RuleKind, className: string, key: string): string {
+  return `${RULE_KINDS[kind]}:${className.length}:${className}${key}`;
+}
+
+/** Whether two values say the same, for tests and for stats. */
+export function sameValue(a: RuleValue | undefined, b: RuleValue | undefined): boolean {
+  if (a instanceof Limit && b instanceof Limit) {
+    return a.equals(b) && a.hasExplicitBurst() === b.hasExplicitBurst();
+  }
+  if (a instanceof KeyLimit && b instanceof KeyLimit) return a.className === b.className;
+  return a === b;
+}
+
+/**
+ * Whether `value` fits `kind`: a class, shadow or default limit is a
+ * `Limit`; a key limit a `Limit` or a `KeyLimit`; dry run a boolean. A
+ * removal fits any kind but `defaultLimit` and `dryRun`, which cannot be
+ * absent: there, it means "back to what this instance was started with".
+ *
+ * @param kind The rule's kind.
+ * @param className Its class.
+ * @param key Its key.
+ * @returns Why it does not fit, or undefined when it does.
+ */
+export function misfit(
+  kind: RuleKind,
+  className: string,
+  key: string,
+  value: RuleValue | undefined,
+): string | undefined {
+  const named = kind === "class" || kind === "shadow";
+  if (named && className === "") return `a ${kind} rule needs a class name`;
+  if (kind === "keyLimit" ? key === "" : key !== "") return `a ${kind} rule's key is wrong`;
+  if ((kind === "defaultLimit" || kind === "dryRun") && className !== "") {
+    return `a ${kind} rule names no class`;
+  }
+  if (value === undefined) return undefined;
+  if (kind === "dryRun") return typeof value === "boolean" ? undefined : "dry run is a boolean";
+  if (kind === "keyLimit") {
+    return value instanceof Limit || value instanceof KeyLimit ? undefined : "not a key limit";
+  }
+  return value instanceof Limit ? undefined : `a ${kind} rule is a Limit`;
+}

@@ -1,0 +1,438 @@
+/**
+ * One member's side of sharing rules: its table, its clock, the recent
+ * changes it gossips, the transfer it pulls when it is new or disagrees
+ * with a peer, and the pages it answers with. Sans I/O: the fleet node
+ * hands it the rules sections of datagrams and takes what it sends; the
+ * design is in `mod.ts`.
+ *
+ * @module
+ */
+
+import type { Address, Peer, Sender } from "../../proto/mod.ts";
+import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
+import { retransmitLimit } from "../membership/broadcasts.ts";
+import type { MemberChange } from "../membership/extension.ts";
+import {
+  HLC_TICKS_PER_MS,
+  MAX_CLOCK,
+  type Origin,
+  type RuleEntry,
+  ruleId,
+  versionMs,
+} from "./entry.ts";
+import { PAGES_PER_PULL, Pull } from "./pull.ts";
+import { RuleTable } from "./table.ts";
+import {
+  decodeRules,
+  type Digest,
+  entrySize,
+  PAGE_HEADER_BYTES,
+  PULL_BYTES,
+  RULES_HEADER_BYTES,
+  SectionWriter,
+} from "./wire.ts";
+
+/** How long a removal is kept, by the clock of its version: an hour. See `mod.ts`. */
+export const TOMBSTONE_MS = 3_600_000;
+/** A change stamped further ahead of this member's wall clock is refused: clocks must agree within a minute. */
+export const MAX_CLOCK_SKEW_MS = 60_000;
+/** Recent changes gossiped at once; more reach the others by transfer, as the digests disagree. */
+export const OUTBOX_ENTRIES = 1_024;
+/** Bytes of the rules section of a datagram of its own (a page, a request). */
+export const RULES_DATAGRAM_BYTES = MAX_MESSAGE_BYTES - 160;
+/** The largest entry shared: it must fit in a page. */
+export const MAX_ENTRY_BYTES = RULES_DATAGRAM_BYTES - RULES_HEADER_BYTES - PAGE_HEADER_BYTES;
+/** SWIM's λ for rule changes: each is sent λ·⌈log10(N+1)⌉ times. */
+const RETRANSMIT_MULT = 4;
+/** Protocol periods two members disagree before one pulls the other's table. */
+const DISAGREE_PERIODS = 5;
+/** Periods between background transfers at first; doubled while they do not end the disagreement. */
+const BACKOFF_PERIODS = 10;
+/** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
+const SILENT_PERIODS = 50;
+/** Page answers owed at once; a request beyond them is dropped, and its puller asks again. */
+const MAX_OWED = 16;
+
+/** What a member's rule sharing needs. */
+export interface RulesSyncOptions {
+  /** This member's ID, which breaks ties between versions. */
+  readonly self: Origin;
+  /** Rules and tombstones held at most. */
+  readonly maxEntries: number;
+  /** The protocol period, ms: timers count in it. */
+  readonly protocolPeriodMs: number;
+  /** Wall-clock ms at `nowMs` 0: versions are stamped in wall-clock time. */
+  readonly wallOffsetMs: number;
+  /** A change from a peer that is newer than what the table held: make it so here. */
+  readonly apply: (entry: RuleEntry) => void;
+}
+
+/** What rule sharing did and holds, in `stats()`. */
+export interface RulesSyncStats {
+  /** Whether this member is still learning the fleet's rules (and held for it). */
+  readonly rulesLearning: boolean;
+  /** The newest version held, as its clock reading (0: none); with the digest, which rules it holds. */
+  readonly rulesVersion: number;
+  /** The table's digest as 16 hex digits: two members that agree show the same. */
+  readonly rulesDigest: string;
+  /** Rules held. */
+  readonly rulesLive: number;
+  /** Removals held (tombstones). */
+  readonly rulesRemoved: number;
+  /** Peers' changes taken and applied here. */
+  readonly rulesApplied: number;
+  /** Rules sections refused as malformed. */
+  readonly rulesMalformed: number;
+  /** Rules sections from senders that are not live members here, dropped. */
+  readonly rulesStrangers: number;
+  /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
+  readonly rulesRefused: number;
+  /** Changes not taken for want of room (`maxEntries`). */
+  readonly rulesFull: number;
+  /** Local changes too large to share (class and key beyond a page). */
+  readonly rulesUnshared: number;
+  /** Transfers of a peer's table completed. */
+  readonly rulesTransfers: number;
+}
+
+interface Pending {
+  readonly entry: RuleEntry;
+  readonly size: number;
+  transmits: number;
+}
+
+interface PeerState {
+  readonly address: Address;
+  /** Whether it ever sent a rules section: a member of an earlier release, or without fleet rules, never does. */
+  speaks: boolean;
+  learning: boolean;
+  /** Live rules its last digest counted. */
+  live: number;
+  disagreeSinceMs: number | undefined;
+  /** When a transfer from it last gave up, if one did. */
+  failedAtMs?: number;
+}
+
+/** See the module doc. */
+export class RulesSync {
+  readonly #options: RulesSyncOptions;
+  readonly #table: RuleTable;
+  readonly #outbox = new Map<string, Pending>();
+  readonly #peers = new Map<string, PeerState>();
+  readonly #owed: { to: Address; from: number }[] = [];
+  readonly #sends: { to: Address; bytes: Uint8Array }[] = [];
+  #clock = 0;
+  #newest = 0;
+  #learning: boolean;
+  #pull: Pull | undefined;
+  #nextBackgroundMs = 0;
+  #joinedAtMs: number | undefined;
+  #backoffPeriods = BACKOFF_PERIODS;
+  #counts = {
+    applied: 0,
+    malformed: 0,
+    strangers: 0,
+    refused: 0,
+    full: 0,
+    unshared: 0,
+    transfers: 0,
+  };
+
+  /**
+   * @param options Who this member is, its bounds and clock, and how to apply a change.
+   * @param learning Whether it starts learning: it has seeds, so a fleet to learn from.
+   */
+  constructor(options: RulesSyncOptions, learning: boolean) {
+    this.#options = options;
+    this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS);
+    this.#learning = learning;
+  }
+
+  /** Whether this member is still learning the fleet's rules. */
+  get learning(): boolean {
+    return this.#learning;
+  }
+
+  /** The table's digest. */
+  digest(): Digest {
+    return this.#table.digest();
+  }
+
+  /** The entry held for a rule (see `ruleId`), a removal included. */
+  entry(id: string): RuleEntry | undefined {
+    return this.#table.get(id);
+  }
+
+  /** Every live rule held. */
+  rules(): IterableIterator<RuleEntry> {
+    return this.#table.live();
+  }
+
+  /**
+   * Records a change made here (already applied here) and starts its gossip.
+   *
+   * @param nowMs The time, ms.
+   * @param change The rule and what it now says (`value` undefined: removed).
+   * @returns The entry with its version, or undefined when it is too large to share.
+   */
+  local(nowMs: number, change: Omit<RuleEntry, "version">): RuleEntry | undefined {
+    const wallMs = this.#wallMs(nowMs);
+    this.#clock = Math.min(MAX_CLOCK, Math.max(this.#clock + 1, wallMs * HLC_TICKS_PER_MS));
+    const entry = { ...change, version: { clock: this.#clock, origin: this.#options.self } };
+    if (entrySize(entry) > MAX_ENTRY_BYTES) {
+      this.#counts.unshared++;
+      return undefined;
+    }
+    if (this.#table.merge(entry, wallMs, true) === "full") {
+      this.#counts.full++;
+      return undefined;
+    }
+    this.#newest = Math.max(this.#newest, entry.version.clock);
+    this.#enqueue(entry);
+    return entry;
+  }
+
+  /** Membership's news: who may be talked to, and pulled from. */
+  memberChanged(change: MemberChange): void {
+    const { member } = change;
+    const key = member.address.toString();
+    if (member.state === "alive" || member.state === "suspect") {
+      if (!this.#peers.has(key)) {
+        this.#peers.set(key, {
+          address: member.address,
+          speaks: false,
+          learning: true,
+          live: 0,
+          disagreeSinceMs: undefined,
+        });
+      }
+      return;
+    }
+    this.#peers.delete(key);
+    if (this.#pull?.peer.toString() === key) this.#pull = undefined;
+  }
+
+  /**
+   * The rules section for a probe or an ack: the digest, then recent
+   * changes, the least sent first, as room allows.
+   */
+  outgoingRules(_nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
+    if (maxBytes < RULES_HEADER_BYTES) return undefined;
+    const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest());
+    if (this.#outbox.size > 0) {
+      const limit = retransmitLimit(RETRANSMIT_MULT, this.#peers.size + 1);
+      const order = [...this.#outbox].sort((a, b) => a[1].transmits - b[1].transmits);
+      for (const [id, pending] of order) {
+        if (writer.room < 1 + RULES_HEADER_BYTES) break;
+        if (!writer.change(pending.entry, pending.size)) continue;
+        if (++pending.transmits >= limit) this.#outbox.delete(id);
+      }
+    }
+    return writer.finish();
+  }
+
+  /** A rules section from `from`: merge its changes, answer its request, take its page. */
+  incomingRules(nowMs: number, from: Sender, bytes: Uint8Array): void {
+    const section = decodeRules(bytes);
+    if (!section) {
+      this.#counts.malformed++;
+      return;
+    }
+    const key = from.address.toString();
+    const peer = this.#peers.get(key);
+    if (!peer) {
+      this.#counts.strangers++;
+      return;
+    }
+    const wallMs = this.#wallMs(nowMs);
+    for (const entry of section.changes) {
+      if (this.#take(entry, wallMs, this.#learning)) this.#enqueue(entry);
+    }
+    if (section.pull !== undefined && this.#owed.length < MAX_OWED) {
+      this.#owed.push({ to: peer.address, from: section.pull });
+    }
+    const pull = this.#pull;
+    if (section.page && pull && pull.peer.toString() === key) {
+      for (const entry of section.page.entries) this.#take(entry, wallMs, pull.learning);
+      pull.arrived(section.page);
+      if (pull.done) this.#finish(nowMs, pull);
+      else if (pull.answered) this.#ask(nowMs, pull);
+    }
+    peer.speaks = true;
+    peer.learning = section.learning;
+    peer.live = section.digest.live;
+    const mine = this.#table.digest();
+    const same = mine.live === section.digest.live && mine.hi === section.digest.hi &&
+      mine.lo === section.digest.lo;
+    if (same || section.learning || this.#learning) peer.disagreeSinceMs = undefined;
+    else peer.disagreeSinceMs ??= nowMs;
+    this.#answer();
+  }
+
+  /**
+   * Runs what is due: tombstones expire; a newcomer starts or ends its
+   * transfer; a lost request is asked again; a lasting disagreement with a
+   * peer starts a transfer from it.
+   *
+   * @param nowMs The time, ms.
+   * @param joining Whether membership is still joining (no peer reached yet).
+   */
+  tick(nowMs: number, joining: boolean): void {
+    const periodMs = this.#options.protocolPeriodMs;
+    this.#table.expire(this.#wallMs(nowMs));
+    if (this.#pull?.failed) {
+      // Its answers are not reaching here (withheld until this address is
+      // proven there, say): the next transfer tries another peer first.
+      const peer = this.#peers.get(this.#pull.peer.toString());
+      if (peer) peer.failedAtMs = nowMs;
+      this.#pull = undefined;
+    }
+    if (joining) this.#joinedAtMs = undefined;
+    else this.#joinedAtMs ??= nowMs;
+    // Nobody to learn from: alone, or among members that share no rules (a
+    // rollout), past the time a probe round takes to hear one that does.
+    const silent = !this.#pickPeer((p) => p.speaks) &&
+      nowMs - (this.#joinedAtMs ?? nowMs) >= SILENT_PERIODS * periodMs;
+    if (this.#learning && !joining && (this.#peers.size === 0 || silent)) this.#learning = false;
+    if (!this.#pull && this.#learning) {
+      const peer = this.#pickPeer((p) => p.speaks && !p.learning) ??
+        this.#pickPeer((p) => p.speaks);
+      if (peer) this.#pull = new Pull(peer.address, true);
+    }
+    if (!this.#pull && !this.#learning && nowMs >= this.#nextBackgroundMs) {
+      let peer: PeerState | undefined;
+      // Of those it has long disagreed with, the one holding the most
+      // rules: after a bulk change, likely the one that made it.
+      for (const p of this.#peers.values()) {
+        const long = p.disagreeSinceMs !== undefined &&
+          nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs;
+        if (long && (!peer || p.live > peer.live)) peer = p;
+      }
+      if (peer) this.#pull = new Pull(peer.address, false);
+    }
+    if (this.#pull) this.#ask(nowMs, this.#pull);
+  }
+
+  /**
+   * The next datagram of rule sharing to send on its own (a request or a
+   * page), to a live member.
+   *
+   * @returns Where and what, or undefined.
+   */
+  pollSend(): { readonly to: Address; readonly bytes: Uint8Array } | undefined {
+    return this.#sends.shift();
+  }
+
+  /** What rule sharing did and holds. */
+  stats(): RulesSyncStats {
+    const d = this.#table.digest();
+    const hex = (n: number) => n.toString(16).padStart(8, "0");
+    const c = this.#counts;
+    return {
+      rulesLearning: this.#learning,
+      rulesVersion: this.#newest,
+      rulesDigest: hex(d.hi) + hex(d.lo),
+      rulesLive: d.live,
+      rulesRemoved: this.#table.size - d.live,
+      rulesApplied: c.applied,
+      rulesMalformed: c.malformed,
+      rulesStrangers: c.strangers,
+      rulesRefused: c.refused,
+      rulesFull: c.full,
+      rulesUnshared: c.unshared,
+      rulesTransfers: c.transfers,
+    };
+  }
+
+  /** The wall clock in whole ms: a version's clock is a whole number, as the wire carries it. */
+  #wallMs(nowMs: number): number {
+    return Math.floor(nowMs + this.#options.wallOffsetMs);
+  }
+
+  /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
+  #take(entry: RuleEntry, wallMs: number, learning: boolean): boolean {
+    if (
+      versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS || entrySize(entry) > MAX_ENTRY_BYTES
+    ) {
+      this.#counts.refused++;
+      return false;
+    }
+    const outcome = this.#table.merge(entry, wallMs, learning);
+    if (outcome === "stale") this.#counts.refused++;
+    if (outcome === "full") this.#counts.full++;
+    if (outcome !== "newer") return false;
+    this.#clock = Math.max(this.#clock, entry.version.clock);
+    this.#newest = Math.max(this.#newest, entry.version.clock);
+    this.#counts.applied++;
+    this.#options.apply(entry);
+    return true;
+  }
+
+  #enqueue(entry: RuleEntry): void {
+    const id = ruleId(entry.kind, entry.className, entry.key);
+    this.#outbox.delete(id);
+    this.#outbox.set(id, { entry, size: entrySize(entry), transmits: 0 });
+    if (this.#outbox.size > OUTBOX_ENTRIES) {
+      // The oldest goes: the others learn it when their digests disagree.
+      this.#outbox.delete(this.#outbox.keys().next().value!);
+    }
+  }
+
+  /** The peer that fits whose last transfer failed longest ago (or never did). */
+  #pickPeer(fits: (peer: PeerState) => boolean): PeerState | undefined {
+    let best: PeerState | undefined;
+    for (const peer of this.#peers.values()) {
+      if (!fits(peer)) continue;
+      if (peer.failedAtMs === undefined) return peer;
+      if (!best || peer.failedAtMs < best.failedAtMs!) best = peer;
+    }
+    return best;
+  }
+
+  #ask(nowMs: number, pull: Pull): void {
+    const from = pull.due(nowMs, 2 * this.#options.protocolPeriodMs);
+    if (from === undefined) return;
+    const writer = new SectionWriter(
+      RULES_HEADER_BYTES + PULL_BYTES,
+      this.#learning,
+      this.#table.digest(),
+    );
+    writer.pull(from);
+    this.#sends.push({ to: pull.peer, bytes: writer.finish() });
+  }
+
+  #finish(nowMs: number, pull: Pull): void {
+    this.#pull = undefined;
+    this.#counts.transfers++;
+    if (pull.learning) {
+      this.#learning = false;
+      return;
+    }
+    const peer = this.#peers.get(pull.peer.toString());
+    const stillApart = peer?.disagreeSinceMs !== undefined;
+    this.#backoffPeriods = stillApart
+      ? Math.min(this.#backoffPeriods * 2, TOMBSTONE_MS / 4 / this.#options.protocolPeriodMs)
+      : BACKOFF_PERIODS;
+    if (peer) peer.disagreeSinceMs = undefined;
+    this.#nextBackgroundMs = nowMs + this.#backoffPeriods * this.#options.protocolPeriodMs;
+  }
+
+  /** Answers what is owed: each request with up to {@link PAGES_PER_PULL} pages. */
+  #answer(): void {
+    for (let owed = this.#owed.shift(); owed; owed = this.#owed.shift()) {
+      let from = owed.from;
+      for (let i = 0; i < PAGES_PER_PULL; i++) {
+        const writer = new SectionWriter(
+          RULES_DATAGRAM_BYTES,
+          this.#learning,
+          this.#table.digest(),
+        );
+        const page = this.#table.page(from, writer.room - PAGE_HEADER_BYTES);
+        writer.page(page);
+        this.#sends.push({ to: owed.to, bytes: writer.finish() });
+        if (page.next >= page.end) break;
+        from = page.next;
+      }
+    }
+  }
+}

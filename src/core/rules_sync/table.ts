@@ -1,0 +1,228 @@
+/**
+ * The replicated table of rules: a last-writer-wins register per rule,
+ * removals kept as tombstones for a bounded time, a digest that two
+ * members compare to learn whether they agree, and slots in a stable order
+ * for paged transfer.
+ *
+ * Slots are appended and never move while the table is not compacted: a
+ * rule that changes keeps its slot, a removal turns its slot into a
+ * tombstone, and only an expired tombstone leaves a hole. Holes are
+ * compacted away when they are half the slots; a page cut across a
+ * compaction may miss a rule, which the digest comparison afterwards finds.
+ *
+ * @module
+ */
+
+import { keyHash64, PUBLIC_HASH_KEY } from "../hash.ts";
+import { compareVersions, type RuleEntry, ruleId, versionMs } from "./entry.ts";
+import { type Digest, entrySize, type Page } from "./wire.ts";
+
+interface Slot {
+  entry: RuleEntry;
+  readonly id: string;
+  /** Where it is in `#order`. */
+  index: number;
+  /** Its hash in the digest (live entries only). */
+  hashHi: number;
+  hashLo: number;
+  /** Whether it is in the tombstone queue (once is enough: its turn comes no later). */
+  queued: boolean;
+}
+
+/** What {@link RuleTable.merge} did with an entry. */
+export type MergeOutcome = "newer" | "older" | "same" | "stale" | "full";
+
+/** See the module doc. */
+export class RuleTable {
+  readonly #slots = new Map<string, Slot>();
+  #order: (Slot | undefined)[] = [];
+  /** Tombstones in the order they were made here, for expiry. */
+  #tombstones: Slot[] = [];
+  #tombstoneHead = 0;
+  #holes = 0;
+  #live = 0;
+  #hi = 0;
+  #lo = 0;
+  readonly #maxEntries: number;
+  readonly #tombstoneMs: number;
+
+  /**
+   * @param maxEntries Rules and tombstones held at most.
+   * @param tombstoneMs How long, by the versions' clocks, a removal is kept.
+   */
+  constructor(maxEntries: number, tombstoneMs: number) {
+    this.#maxEntries = maxEntries;
+    this.#tombstoneMs = tombstoneMs;
+  }
+
+  /** Rules and tombstones held. */
+  get size(): number {
+    return this.#slots.size;
+  }
+
+  /** Slots, holes included: the end a page counts to. */
+  get end(): number {
+    return this.#order.length;
+  }
+
+  /** The table's digest: live rules and the XOR of their hashes. */
+  digest(): Digest {
+    return { live: this.#live, hi: this.#hi, lo: this.#lo };
+  }
+
+  /** The entry held for a rule, a tombstone included. */
+  get(id: string): RuleEntry | undefined {
+    return this.#slots.get(id)?.entry;
+  }
+
+  /** Every live rule. */
+  *live(): IterableIterator<RuleEntry> {
+    for (const slot of this.#slots.values()) if (slot.entry.value !== undefined) yield slot.entry;
+  }
+
+  /**
+   * Takes `entry` if it is newer than what the table holds of its rule.
+   * An entry older than the tombstone lifetime for a rule the table does
+   * not hold is `stale` unless `learning`: it may be one whose removal
+   * this table saw and has forgotten, and taking it would bring it back.
+   *
+   * @param entry The entry.
+   * @param wallMs This member's wall clock, ms.
+   * @param learning Whether this member is still learning the table (then it takes old rules too).
+   * @returns What happened.
+   */
+  merge(entry: RuleEntry, wallMs: number, learning: boolean): MergeOutcome {
+    const id = ruleId(entry.kind, entry.className, entry.key);
+    const slot = this.#slots.get(id);
+    const old = wallMs - versionMs(entry.version) > this.#tombstoneMs;
+    if (!slot) {
+      if (old && (entry.value === undefined || !learning)) return "stale";
+      if (this.#slots.size >= this.#maxEntries && !this.#evictTombstone()) return "full";
+      const created: Slot = {
+        entry,
+        id,
+        index: this.#order.length,
+        hashHi: 0,
+        hashLo: 0,
+        queued: false,
+      };
+      this.#slots.set(id, created);
+      this.#order.push(created);
+      this.#settle(created, undefined);
+      return "newer";
+    }
+    const order = compareVersions(entry.version, slot.entry.version);
+    if (order <= 0) return order === 0 ? "same" : "older";
+    const before = slot.entry;
+    slot.entry = entry;
+    this.#settle(slot, before);
+    return "newer";
+  }
+
+  /**
+   * Drops tombstones older than the lifetime, by `wallMs`.
+   *
+   * @param wallMs This member's wall clock, ms.
+   * @returns How many it dropped.
+   */
+  expire(wallMs: number): number {
+    let dropped = 0;
+    while (this.#tombstoneHead < this.#tombstones.length) {
+      const slot = this.#tombstones[this.#tombstoneHead];
+      const current = this.#slots.get(slot.id) === slot && slot.entry.value === undefined;
+      if (current && wallMs - versionMs(slot.entry.version) <= this.#tombstoneMs) break;
+      this.#tombstoneHead++;
+      slot.queued = false;
+      if (current) {
+        this.#remove(slot);
+        dropped++;
+      }
+    }
+    this.#trimQueue();
+    return dropped;
+  }
+
+  /**
+   * The entries of slots from `from` on that fit in `maxBytes`.
+   *
+   * @param from The first slot.
+   * @param maxBytes Room for entries, bytes.
+   * @returns The page; `next` is `end` when it is the last.
+   */
+  page(from: number, maxBytes: number): Page {
+    const entries: RuleEntry[] = [];
+    const start = Math.min(from, this.#order.length);
+    let at = start;
+    for (; at < this.#order.length; at++) {
+      const slot = this.#order[at];
+      if (!slot) continue;
+      const size = entrySize(slot.entry);
+      if (size > maxBytes) break;
+      maxBytes -= size;
+      entries.push(slot.entry);
+    }
+    return { from: start, next: at, end: this.#order.length, entries };
+  }
+
+  /** Accounts for a slot whose entry became `slot.entry` (from `before`). */
+  #settle(slot: Slot, before: RuleEntry | undefined): void {
+    if (before?.value !== undefined) {
+      this.#live--;
+      this.#hi = (this.#hi ^ slot.hashHi) >>> 0;
+      this.#lo = (this.#lo ^ slot.hashLo) >>> 0;
+    }
+    const entry = slot.entry;
+    if (entry.value === undefined) {
+      if (!slot.queued) this.#tombstones.push(slot);
+      slot.queued = true;
+      return;
+    }
+    const v = entry.version;
+    const h = keyHash64(PUBLIC_HASH_KEY, slot.id, `${v.clock}:${v.origin.hi}:${v.origin.lo}`);
+    slot.hashHi = h.hi;
+    slot.hashLo = h.lo;
+    this.#live++;
+    // Unsigned, as the wire carries them: a digest compares equal to its decoded copy.
+    this.#hi = (this.#hi ^ h.hi) >>> 0;
+    this.#lo = (this.#lo ^ h.lo) >>> 0;
+  }
+
+  /** Makes room for a rule by dropping the oldest tombstone, if there is one. */
+  #evictTombstone(): boolean {
+    while (this.#tombstoneHead < this.#tombstones.length) {
+      const slot = this.#tombstones[this.#tombstoneHead++];
+      slot.queued = false;
+      if (this.#slots.get(slot.id) === slot && slot.entry.value === undefined) {
+        this.#remove(slot);
+        this.#trimQueue();
+        return true;
+      }
+    }
+    return false;
+  }
+
+  #remove(slot: Slot): void {
+    this.#slots.delete(slot.id);
+    this.#order[slot.index] = undefined;
+    if (++this.#holes * 2 > this.#order.length && this.#holes > 64) this.#compact();
+  }
+
+  #compact(): void {
+    const order: Slot[] = [];
+    for (const slot of this.#order) {
+      if (!slot) continue;
+      slot.index = order.length;
+      order.push(slot);
+    }
+    this.#order = order;
+    this.#holes = 0;
+  }
+
+  /** Forgets the queue's spent head once it is most of it, so the queue stays bounded. */
+  #trimQueue(): void {
+    if (this.#tombstoneHead > 1_024 && this.#tombstoneHead * 2 > this.#tombstones.length) {
+      this.#tombstones = this.#tombstones.slice(this.#tombstoneHead);
+      this.#tombstoneHead = 0;
+    }
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The bytes of the rules section (section 5 of a datagram): a header with
+ * the sender's digest of its table, then parts: changes, page requests and
+ * pages. Decoding never throws; anything malformed refuses the section.
+ *
+ * ```
+ * header = version u8 (1) | flags u8 (bit 0: learning) | live u32 | digest hi u32 | digest lo u32
+ * part   = type u8, then
+ *   1 change: entry
+ *   2 pull:   from u32                      (ask for the sender's slots from `from` on)
+ *   3 page:   from u32 | next u32 | end u32 | count u16 | entries
+ * entry  = kind u8 | clock hi u32 | clock lo u32 | origin hi u32 | origin lo u32
+ *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit only)
+ *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off
+ *          | limit: count u32 | period u8 (1 s, 2 min, 3 h) | burst u32 (0: the default)
+ *          | class-of: length u16 | name
+ * ```
+ *
+ * Numbers are big-endian; versions, kinds, part types and value tags are
+ * append-only. A part type this version does not know ends the section
+ * (the parts after it cannot be told apart), so a later version adds
+ * types only at the end of what it sends.
+ *
+ * @module
+ */
+
+import { KeyLimit, Limit } from "../limit.ts";
+import { utf8Bytes } from "../hash.ts";
+import { Reader } from "../../proto/codec.ts";
+import { MAX_CLOCK, misfit, RULE_KINDS, type RuleEntry, type RuleKind } from "./entry.ts";
+
+/** The rules section's version, its first byte. */
+export const RULES_WIRE_VERSION = 1;
+/** Bytes of the header. */
+export const RULES_HEADER_BYTES = 14;
+/** Bytes of a page part before its entries. */
+export const PAGE_HEADER_BYTES = 15;
+/** Bytes of a pull part. */
+export const PULL_BYTES = 5;
+
+const PART_CHANGE = 1;
+const PART_PULL = 2;
+const PART_PAGE = 3;
+const FLAG_LEARNING = 1;
+const PERIOD_CODES = new Map<number, number>([[1_000, 1], [60_000, 2], [3_600_000, 3]]);
+const KIND_BY_NUMBER = new Map<number, RuleKind>(
+  Object.entries(RULE_KINDS).map(([name, n]) => [n, name as RuleKind]),
+);
+
+/** A digest of a table: its live entries, and the XOR of their hashes. */
+export interface Digest {
+  /** Live rules (removals not counted). */
+  readonly live: number;
+  /** High half of the XOR of every live entry's hash. */
+  readonly hi: number;
+  /** Low half. */
+  readonly lo: number;
+}
+
+/** A page of a table: entries of slots `from` to `next`, of `end` slots. */
+export interface Page {
+  /** The first slot it covers. */
+  readonly from: number;
+  /** The slot after the last it covers. */
+  readonly next: number;
+  /** Slots in the sender's table when it cut the page. */
+  readonly end: number;
+  /** The rules in those slots. */
+  readonly entries: readonly RuleEntry[];
+}
+
+/** A decoded rules section. */
+export interface RulesSection {
+  /** Whether the sender is still learning the table (so its digest says little). */
+  readonly learning: boolean;
+  /** The sender's digest. */
+  readonly digest: Digest;
+  /** Changes it passes on. */
+  readonly changes: readonly RuleEntry[];
+  /** Slot it asks a page from, if it does. */
+  readonly pull?: number;
+  /** A page it answers with. */
+  readonly page?: Page;
+}
+
+/** Bytes an entry takes on the wire. */
+export function entrySize(entry: RuleEntry): number {
+  let size = 1 + 16 + 2 + utf8Bytes(entry.className).length + 1;
+  if (entry.kind === "keyLimit") size += 2 + utf8Bytes(entry.key).length;
+  if (entry.value instanceof Limit) size += 9;
+  else if (entry.value instanceof KeyLimit) size += 2 + utf8Bytes(entry.value.className).length;
+  return size;
+}
+
+/** Builds a section: the header, then parts as they are added. */
+export class SectionWriter {
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
+  #at = 0;
+
+  /**
+   * @param maxBytes The room; the header must fit.
+   * @param learning Whether the writer is still learning.
+   * @param digest Its digest.
+   */
+  constructor(maxBytes: number, learning: boolean, digest: Digest) {
+    this.#bytes = new Uint8Array(maxBytes);
+    this.#view = new DataView(this.#bytes.buffer);
+    this.#u8(RULES_WIRE_VERSION);
+    this.#u8(learning ? FLAG_LEARNING : 0);
+    this.#u32(digest.live);
+    this.#u32(digest.hi);
+    this.#u32(digest.lo);
+  }
+
+  /** Room left, bytes. */
+  get room(): number {
+    return this.#bytes.length - this.#at;
+  }
+
+  /** Adds a change if it fits; returns whether it did. */
+  change(entry: RuleEntry, size = entrySize(entry)): boolean {
+    if (1 + size > this.room) return false;
+    this.#u8(PART_CHANGE);
+    this.#entry(entry);
+    return true;
+  }
+
+  /** Adds a page request if it fits. */
+  pull(from: number): boolean {
+    if (PULL_BYTES > this.room) return false;
+    this.#u8(PART_PULL);
+    this.#u32(from);
+    return true;
+  }
+
+  /** Adds a page; its entries must fit (the caller sized them with {@link entrySize}). */
+  page(page: Page): void {
+    this.#u8(PART_PAGE);
+    this.#u32(page.from);
+    this.#u32(page.next);
+    this.#u32(page.end);
+    this.#u16(page.entries.length);
+    for (const entry of page.entries) this.#entry(entry);
+  }
+
+  /** The section's bytes so far. */
+  finish(): Uint8Array {
+    return this.#bytes.slice(0, this.#at);
+  }
+
+  #entry(entry: RuleEntry): void {
+    this.#u8(RULE_KINDS[entry.kind]);
+    this.#u32(Math.floor(entry.version.clock / 2 ** 32));
+    this.#u32(entry.version.clock % 2 ** 32);
+    this.#u32(entry.version.origin.hi);
+    this.#u32(entry.version.origin.lo);
+    this.#text(entry.className);
+    if (entry.kind === "keyLimit") this.#text(entry.key);
+    const value = entry.value;
+    if (value === undefined) this.#u8(0);
+    else if (value === true) this.#u8(3);
+    else if (value === false) this.#u8(4);
+    else if (value instanceof KeyLimit) {
+      this.#u8(2);
+      this.#text(value.className);
+    } else {
+      this.#u8(1);
+      this.#u32(value.count());
+      this.#u8(PERIOD_CODES.get(value.periodMs())!);
+      this.#u32(value.hasExplicitBurst() ? value.burstSize() : 0);
+    }
+  }
+
+  #text(text: string): void {
+    const bytes = utf8Bytes(text);
+    this.#u16(bytes.length);
+    this.#bytes.set(bytes, this.#at);
+    this.#at += bytes.length;
+  }
+
+  #u8(n: number): void {
+    this.#bytes[this.#at++] = n;
+  }
+
+  #u16(n: number): void {
+    this.#view.setUint16(this.#at, n);
+    this.#at += 2;
+  }
+
+  #u32(n: number): void {
+    this.#view.setUint32(this.#at, n);
+    this.#at += 4;
+  }
+}
+
+/**
+ * Reads a rules section. Never throws.
+ *
+ * @param bytes The section's body.
+ * @returns The section, or undefined when it is malformed or of another version.
+ */
+export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
+  const r = new Reader(bytes, 0);
+  if (r.u8() !== RULES_WIRE_VERSION) return undefined;
+  const flags = r.u8();
+  const digest = { live: r.u32(), hi: r.u32(), lo: r.u32() };
+  if (r.error || (flags & ~FLAG_LEARNING) !== 0) return undefined;
+  const changes: RuleEntry[] = [];
+  let pull: number | undefined;
+  let page: Page | undefined;
+  while (!r.error && r.remaining > 0) {
+    const type = r.u8();
+    if (type === PART_CHANGE) {
+      const entry = readEntry(r);
+      if (!entry) return undefined;
+      changes.push(entry);
+    } else if (type === PART_PULL && pull === undefined) {
+      pull = r.u32();
+    } else if (type === PART_PAGE && page === undefined) {
+      const from = r.u32(), next = r.u32(), end = r.u32(), count = r.u16();
+      const entries: RuleEntry[] = [];
+      for (let i = 0; i < count && !r.error; i++) {
+        const entry = readEntry(r);
+        if (!entry) return undefined;
+        entries.push(entry);
+      }
+      if (next < from || end < next) return undefined;
+      page = { from, next, end, entries };
+    } else if (type === PART_PULL || type === PART_PAGE) {
+      return undefined;
+    } else break; // a later version's part: what follows cannot be read
+  }
+  if (r.error) return undefined;
+  return {
+    learning: (flags & FLAG_LEARNING) !== 0,
+    digest,
+    changes,
+    ...(pull === undefined ? {} : { pull }),
+    ...(page ? { page } : {}),
+  };
+}
+
+function readEntry(r: Reader): RuleEntry | undefined {
+  const kind = KIND_BY_NUMBER.get(r.u8());
+  const clockHi = r.u32(), clockLo = r.u32();
+  const origin = { hi: r.u32(), lo: r.u32() };
+  const className = readText(r);
+  const key = kind === "keyLimit" ? readText(r) : "";
+  const tag = r.u8();
+  if (r.error || !kind || className === undefined || key === undefined) return undefined;
+  const clock = clockHi * 2 ** 32 + clockLo;
+  if (clock > MAX_CLOCK) return undefined;
+  let value: RuleEntry["value"];
+  if (tag === 1) {
+    const count = r.u32(), period = r.u8(), burst = r.u32();
+    value = readLimit(count, period, burst);
+    if (!value) return undefined;
+  } else if (tag === 2) {
+    const name = readText(r);
+    if (name === undefined) return undefined;
+    value = KeyLimit.class(name);
+  } else if (tag === 3 || tag === 4) value = tag === 3;
+  else if (tag !== 0) return undefined;
+  if (r.error || misfit(kind, className, key, value) !== undefined) return undefined;
+  return { kind, className, key, value, version: { clock, origin } };
+}
+
+/** The limit of a wire limit, or undefined when no `Limit` holds it. */
+function readLimit(count: number, period: number, burst: number): Limit | undefined {
+  try {
+    const limit = period === 1
+      ? Limit.perSecond(count)
+      : period === 2
+      ? Limit.perMinute(count)
+      : period === 3
+      ? Limit.perHour(count)
+      : undefined;
+    return limit && burst > 0 ? limit.burst(burst) : limit;
+  } catch {
+    return undefined; // a count or burst out of a limit's range: malformed
+  }
+}
+
+/** A string of UTF-8 after its u16 length; undefined past the end or for bytes that are not UTF-8. */
+function readText(r: Reader): string | undefined {
+  const bytes = r.take(r.u16());
+  return r.error ? undefined : decodeUtf8(bytes);
+}
+
+/**
+ * UTF-8 (a lone surrogate in three bytes, as the encoder writes it) to a
+ * string; undefined for bytes that are not.
+ */
+function decodeUtf8(bytes: Uint8Array): string | undefined {
+  let out = "";
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    const n = b < 0x80
+      ? 0
+      : b >= 0xc2 && b < 0xe0
+      ? 1
+      : b >= 0xe0 && b < 0xf0
+      ? 2
+      : b < 0xf5
+      ? 3
+      : -1;
+    if (n < 0 || b >= 0x80 && b < 0xc2) return undefined;
+    let cp = n === 0 ? b : b & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return undefined;
+      cp = cp << 6 | c & 0x3f;
+    }
+    const least = [0, 0x80, 0x800, 0x10000][n];
+    if (cp < least || cp > 0x10ffff) return undefined;
+    out += String.fromCodePoint(cp);
+    i += n + 1;
+  }
+  return out;
+}

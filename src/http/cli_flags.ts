@@ -1,0 +1,147 @@
+/**
+ * The sidecar's flags: their names, the options of the guard they set, the
+ * environment variables they may come from, and the `--help` text.
+ *
+ * @module
+ */
+
+import {
+  DEFAULT_PARTITION_POLICY,
+  GUARD_BOUNDS as B,
+  HTTP_BOUNDS as H,
+  type NumericOption,
+} from "../core/options.ts";
+
+/** The default HTTP address: loopback only. */
+export const DEFAULT_HTTP = "127.0.0.1:7947";
+
+/** Every flag, as `parseArgs` reads them. */
+export const OPTIONS = {
+  limit: { type: "string" },
+  burst: { type: "string" },
+  class: { type: "string", multiple: true },
+  http: { type: "string" },
+  bind: { type: "string" },
+  advertise: { type: "string" },
+  seeds: { type: "string" },
+  "partition-policy": { type: "string" },
+  "protocol-period": { type: "string" },
+  "hot-keys": { type: "string" },
+  "tracked-keys": { type: "string" },
+  "max-key-bytes": { type: "string" },
+  "max-members": { type: "string" },
+  "max-classes": { type: "string" },
+  "max-key-limits": { type: "string" },
+  "dry-run": { type: "boolean" },
+  "fleet-rules": { type: "boolean" },
+  "header-timeout": { type: "string" },
+  "request-timeout": { type: "string" },
+  "idle-timeout": { type: "string" },
+  "max-connections": { type: "string" },
+  "admin-token-file": { type: "string" },
+  "log-format": { type: "string" },
+  "gossip-auth": { type: "string" },
+  "gossip-secret-file": { type: "string" },
+  "key-salt-file": { type: "string" },
+  config: { type: "string" },
+  help: { type: "boolean", short: "h" },
+} as const;
+
+/** A flag's name, without its dashes. */
+export type Flag = keyof typeof OPTIONS;
+
+/** The flags that set a numeric option of the guard, checked against its bounds. */
+export const NUMERIC = {
+  "tracked-keys": "trackedKeys",
+  "hot-keys": "hotKeys",
+  "max-key-bytes": "maxKeyBytes",
+  "max-members": "maxMembers",
+  "max-classes": "maxClasses",
+  "max-key-limits": "maxKeyLimits",
+} as const satisfies Partial<Record<Flag, NumericOption>>;
+
+/** Every environment variable the sidecar reads, for `--help`. */
+const ENV_NAMES = (Object.keys(OPTIONS) as Flag[]).filter((f) => f !== "help").map(envName);
+
+/** `10000` ms as `10s`. */
+function seconds(ms: number): string {
+  return `${ms / 1_000}s`;
+}
+
+/** Names, comma-separated, in lines of at most 80 characters. */
+function wrap(names: readonly string[]): string {
+  let out = "";
+  let line = "";
+  for (const name of names) {
+    if (line !== "" && line.length + name.length + 2 > 78) {
+      out += `${line},\n  `;
+      line = "";
+    }
+    line += line === "" ? name : `, ${name}`;
+  }
+  return out + line + ".";
+}
+
+/** The `--help` text. */
+export const HELP =
+  `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
+
+Usage: cli.ts --limit 1000/min [options]
+
+Limits
+  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
+  --burst <n>                  requests admitted back to back (default: a twentieth of the count)
+  --class <name=limit>         a class of limits, such as free=10/s or free=10/s,burst=20; repeatable
+  --dry-run                    admit every request, count what would be denied
+  --tracked-keys <n>           keys with state at once, --hot-keys to ${B.trackedKeys.max} (default ${B.trackedKeys.default})
+  --hot-keys <n>               keys coordinated with the peers at once, ${B.hotKeys.min} to ${B.hotKeys.max} (default ${B.hotKeys.default})
+  --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, ${B.maxKeyBytes.min} to ${B.maxKeyBytes.max} (default ${B.maxKeyBytes.default})
+  --max-classes <n>            named classes kept at most, ${B.maxClasses.min} to ${B.maxClasses.max} (default ${B.maxClasses.default})
+  --max-key-limits <n>         key limits kept at most, ${B.maxKeyLimits.min} to ${B.maxKeyLimits.max} (default ${B.maxKeyLimits.default})
+
+Fleet (leave out --bind to run standalone)
+  --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
+  --advertise <ip:port>        where the other sidecars reach this one (the pod IP)
+  --seeds <a:7946,b:7946>      peers to join through, ip:port or host:port
+  --partition-policy <p>       optimistic, ${DEFAULT_PARTITION_POLICY} (default) or quorum
+  --protocol-period <d>        how often members gossip, ${B.protocolPeriodMs.min}ms to ${B.protocolPeriodMs.max}ms (default ${B.protocolPeriodMs.default}ms)
+  --max-members <n>            members tracked at most, ${B.maxMembers.min} to ${B.maxMembers.max} (default ${B.maxMembers.default})
+  --fleet-rules                classes, key limits, shadows and dry run set through the admin
+                               routes apply on every sidecar with this flag (default off)
+  --gossip-auth <mode>         off (default), transitional or required: signed gossip
+  --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
+  --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
+
+HTTP
+  --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
+  --header-timeout <d>         a client's time to send its headers, then 408 (default ${
+    seconds(H.headersTimeoutMs.default)
+  })
+  --request-timeout <d>        a client's time to send its whole request (default ${
+    seconds(H.requestTimeoutMs.default)
+  })
+  --idle-timeout <d>           a kept-alive connection's time between requests (default ${
+    seconds(H.idleTimeoutMs.default)
+  })
+  --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
+  --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
+  --log-format <text|json>     one line per event on stderr (default text)
+  --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}
+  -h, --help                   this text
+
+Every flag can also come from the environment as RATEGUARD_<FLAG>, such as
+RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS and
+RATEGUARD_SEEDS take comma-separated lists, and an empty variable is unset.
+A flag wins over the environment, which wins over the --config file.
+The variables: ${wrap(ENV_NAMES)}
+
+API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
+GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
+GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run;
+GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dashboard).
+`;
+
+/** `RATEGUARD_<FLAG>`: `--dry-run` is `RATEGUARD_DRY_RUN`. */
+export function envName(flag: string): string {
+  return `RATEGUARD_${flag.toUpperCase().replaceAll("-", "_")}`;
+}

@@ -1,0 +1,17 @@
+/**
+ * What every adapter's subpath (`./hono`, `./express`, `./fetch`) exports
+ * besides its own functions, written once.
+ *
+ * @module
+ */
+
+export { type ClientIpOptions, UNKNOWN_ADDRESS } from "./client_ip.ts";
+export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
+export {
+  EMPTY_KEY,
+  type KeyOf,
+  type Limiter,
+  type LimitingOptions,
+  QUOTA_EXCEEDED,
+  type RateLimitInfo,
+} from "./limiting.ts";

@@ -1,0 +1,166 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Hono } from "hono";
+import { clientIpResolver, UNKNOWN_ADDRESS } from "../../src/http/client_ip.ts";
+import { clientIp } from "../../src/http/hono.ts";
+import { serveHttp } from "../../src/http/serve.ts";
+import { currentRuntime } from "../support/process.ts";
+
+const headers = (h: Record<string, string>) => (name: string) => h[name];
+
+describe("the client's address", () => {
+  it("is the peer, whatever a client writes, unless proxies are trusted", () => {
+    const resolve = clientIpResolver();
+    assert.equal(resolve("203.0.113.7", headers({ "x-forwarded-for": "1.2.3.4" })), "203.0.113.7");
+    assert.equal(resolve("::ffff:203.0.113.7", headers({})), "203.0.113.7", "IPv4-mapped is IPv4");
+    assert.equal(resolve(undefined, headers({})), UNKNOWN_ADDRESS);
+    assert.equal(resolve("not an address", headers({})), UNKNOWN_ADDRESS);
+  });
+
+  it("counts trusted hops from the right, so what a client prepends is never read", () => {
+    const resolve = clientIpResolver({ trustProxy: 1 });
+    // The proxy appends the client it saw; the client forged the rest.
+    const forged = headers({ "x-forwarded-for": "6.6.6.6, 5.5.5.5, 198.51.100.4" });
+    assert.equal(resolve("10.0.0.2", forged), "198.51.100.4");
+    assert.equal(clientIpResolver({ trustProxy: 2 })("10.0.0.2", forged), "5.5.5.5");
+    // A proxy that wrote no address: the proxy stands for the client, never the text.
+    assert.equal(resolve("10.0.0.2", headers({ "x-forwarded-for": "unknown" })), "10.0.0.2");
+  });
+
+  it("walks past trusted addresses only", () => {
+    const resolve = clientIpResolver({ trustProxy: ["10.0.0.0/8", "2001:db8:ffff::1"] });
+    const chain = headers({ "x-forwarded-for": "6.6.6.6, 198.51.100.4, 10.1.2.3" });
+    assert.equal(resolve("2001:db8:ffff::1", chain), "198.51.100.4");
+    // A peer that is no trusted proxy: its headers are the client's own words.
+    assert.equal(resolve("192.0.2.1", chain), "192.0.2.1");
+    // All trusted: the farthest hop.
+    assert.equal(resolve("10.0.0.1", headers({ "x-forwarded-for": "10.9.9.9" })), "10.9.9.9");
+  });
+
+  it("reads Forwarded when told to, and only then", () => {
+    const resolve = clientIpResolver({ trustProxy: 1, header: "forwarded" });
+    const h = headers({
+      forwarded: 'for=6.6.6.6, for="[2001:db8:cafe::17]:4711";proto=https',
+      "x-forwarded-for": "5.5.5.5",
+    });
+    assert.equal(resolve("10.0.0.2", h), "2001:db8:cafe::/56");
+    assert.equal(resolve("10.0.0.2", headers({ forwarded: "for=192.0.2.60:8080" })), "192.0.2.60");
+  });
+
+  it("groups IPv6 by its /56, so rotating within an allocation is one key", () => {
+    const resolve = clientIpResolver();
+    const keys = new Set(
+      [
+        "2001:db8:1:100::1",
+        "2001:db8:1:1ff:abcd::9",
+        "2001:0db8:0001:01ab::",
+        "[2001:db8:1:100::5]:443",
+      ]
+        .map((a) => resolve(a, headers({}))),
+    );
+    assert.deepEqual([...keys], ["2001:db8:1:100::/56"]);
+    assert.equal(resolve("2001:db8:1:200::1", headers({})), "2001:db8:1:200::/56");
+    assert.equal(
+      clientIpResolver({ ipv6Prefix: 64 })("2001:db8:1:1ff:abcd::9", headers({})),
+      "2001:db8:1:1ff::/64",
+    );
+    assert.equal(clientIpResolver({ ipv6Prefix: 128 })("fe80::1%eth0", headers({})), "fe80::1");
+  });
+
+  it("refuses bad options by name", () => {
+    assert.throws(
+      () => clientIpResolver({ ipv6Prefix: 0 }),
+      (e) => e instanceof RangeError && /ipv6Prefix/.test(e.message),
+    );
+    assert.throws(
+      () => clientIpResolver({ trustProxy: -1 }),
+      (e) => e instanceof RangeError && /trustProxy/.test(e.message),
+    );
+    assert.throws(() => clientIpResolver({ trustProxy: ["10.0.0.0/33"] }), /trustProxy/);
+    assert.throws(() => clientIpResolver({ trustProxy: ["proxy.local"] }), /trustProxy/);
+    assert.throws(() => clientIpResolver({ header: "x-real-ip" as "forwarded" }), /header/);
+    assert.throws(() => clientIp({} as Parameters<typeof clientIp>[0]), /getConnInfo/);
+  });
+
+  /** What the app says of a request from 127.0.0.1 that names an IPv6 client. */
+  function app(getConnInfo: Parameters<typeof clientIp>[0]["getConnInfo"]) {
+    const app = new Hono();
+    const direct = clientIp({ getConnInfo });
+    const proxied = clientIp({ getConnInfo, trustProxy: ["127.0.0.1"] });
+    app.get("/", (c) => c.text(`${direct(c)} ${proxied(c)}`));
+    return app;
+  }
+  /**
+   * @hono/node-server, once loaded in this process (serveHttp, above), puts
+   * its own Response class over the global one; Deno.serve and Bun.serve take
+   * only the runtime's own, which that class extends.
+   */
+  async function ownResponse(res: Response): Promise<Response> {
+    const own = Object.getPrototypeOf(Response) as typeof Response;
+    return own === (Function.prototype as unknown) ? res : new own(await res.text(), res);
+  }
+  const ask = async (url: string) =>
+    await (await fetch(url, { headers: { "x-forwarded-for": "2001:db8:1:1ff::7" } })).text();
+
+  it("works with @hono/node-server's getConnInfo, over a real socket (serveHttp)", async () => {
+    const { getConnInfo } = await import("@hono/node-server/conninfo");
+    const server = await serveHttp(app(getConnInfo).fetch, { hostname: "127.0.0.1", port: 0 });
+    try {
+      assert.equal(await ask(`http://${server.address}/`), "127.0.0.1 2001:db8:1:100::/56");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it(`works with the getConnInfo of ${currentRuntime}'s own server`, {
+    skip: currentRuntime === "node" ? "Node's own server is @hono/node-server's, above" : false,
+  }, async () => {
+    const native = globalThis as unknown as {
+      Deno?: {
+        serve(
+          o: { hostname: string; port: number; onListen?: () => void },
+          h: (r: Request, info: unknown) => Response | Promise<Response>,
+        ): { addr: { port: number }; shutdown(): Promise<void> };
+      };
+      Bun?: {
+        serve(o: {
+          hostname: string;
+          port: number;
+          fetch: (r: Request, server: unknown) => Response | Promise<Response>;
+        }): { port: number; stop(force?: boolean): void | Promise<void> };
+      };
+    };
+    if (native.Deno) {
+      const { getConnInfo } = await import("hono/deno");
+      const hono = app(getConnInfo);
+      const server = native.Deno.serve(
+        { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+        async (r, info) => ownResponse(await hono.fetch(r, info)),
+      );
+      try {
+        assert.equal(
+          await ask(`http://127.0.0.1:${server.addr.port}/`),
+          "127.0.0.1 2001:db8:1:100::/56",
+        );
+      } finally {
+        await server.shutdown();
+      }
+    } else if (native.Bun) {
+      const { getConnInfo } = await import("hono/bun");
+      const hono = app(getConnInfo);
+      const server = native.Bun.serve({
+        hostname: "127.0.0.1",
+        port: 0,
+        fetch: async (r, s) => ownResponse(await hono.fetch(r, s)),
+      });
+      try {
+        assert.equal(
+          await ask(`http://127.0.0.1:${server.port}/`),
+          "127.0.0.1 2001:db8:1:100::/56",
+        );
+      } finally {
+        await server.stop(true);
+      }
+    }
+  });
+});

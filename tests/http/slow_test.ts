@@ -1,0 +1,149 @@
+// Slow and idle clients on real sockets (127.0.0.1, a free port), against
+// the server the sidecar runs, with timeouts shortened for the test. Every
+// wait is bounded, and every socket and server is closed at the end.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { connect, type Socket } from "node:net";
+import { Guard } from "../../src/runtime/guard.ts";
+import { sidecarApp } from "../../src/http/sidecar.ts";
+import { type ListenOptions, serveHttp } from "../../src/http/serve.ts";
+import type { LogFields } from "../../src/http/log.ts";
+
+const SHORT: Omit<ListenOptions, "hostname" | "port"> = {
+  headersTimeoutMs: 300,
+  requestTimeoutMs: 400,
+  idleTimeoutMs: 300,
+};
+
+/** A generous bound on what a timeout of a few hundred ms should take on a busy machine. */
+const PATIENCE_MS = 15_000;
+
+interface Raw {
+  readonly socket: Socket;
+  /** What the server sent so far. */
+  received(): string;
+  /** Resolves when the server closes the connection, false if PATIENCE_MS passes first. */
+  readonly closed: Promise<boolean>;
+}
+
+function raw(port: number): Raw {
+  const socket = connect(port, "127.0.0.1");
+  let received = "";
+  socket.on("data", (d) => (received += d));
+  socket.on("error", () => {});
+  const closed = new Promise<boolean>((resolve) => {
+    const timer = setTimeout(() => resolve(false), PATIENCE_MS);
+    socket.on("close", () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+  return { socket, received: () => received, closed };
+}
+
+async function withSidecar(
+  options: Omit<ListenOptions, "hostname" | "port">,
+  body: (port: number, warnings: string[]) => Promise<void>,
+): Promise<void> {
+  const guard = await Guard.builder().limit(1_000).spawn();
+  const warnings: string[] = [];
+  const log = {
+    info: () => {},
+    warn: (message: string, fields?: LogFields) =>
+      warnings.push(`${message} ${JSON.stringify(fields)}`),
+  };
+  const server = await serveHttp(sidecarApp(guard, { log }).fetch, {
+    hostname: "127.0.0.1",
+    port: 0,
+    ...options,
+  });
+  try {
+    await body(Number(server.address.split(":").pop()), warnings);
+  } finally {
+    await server.close();
+    await guard.leave();
+  }
+}
+
+const check = async (port: number) => {
+  const res = await fetch(`http://127.0.0.1:${port}/v1/check`, {
+    method: "POST",
+    body: '{"key": "k"}',
+  });
+  return res.status;
+};
+
+describe("slow clients", () => {
+  it("answers an unfinished chunked body with 408 and closes it", async () => {
+    await withSidecar(SHORT, async (port) => {
+      const c = raw(port);
+      c.socket.write(
+        'POST /v1/check HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"key',
+      );
+      assert.equal(await c.closed, true, "the connection is closed");
+      assert.match(c.received(), /^HTTP\/1\.1 408 /);
+    });
+  });
+
+  it("closes slowloris connections sending a byte at a time, and serves a normal client meanwhile", async () => {
+    await withSidecar({ ...SHORT, maxConnections: 100 }, async (port) => {
+      const slow = Array.from({ length: 60 }, () => raw(port));
+      const request = "POST /v1/check HTTP/1.1\r\nHost: x\r\nX-Pad: " + "a".repeat(10_000);
+      let at = 0;
+      const drip = setInterval(() => {
+        for (const c of slow) if (!c.socket.destroyed) c.socket.write(request[at % request.length]);
+        at++;
+      }, 20);
+      try {
+        assert.equal(await check(port), 200, "a normal client is served while they drip");
+        const closed = await Promise.all(slow.map((c) => c.closed));
+        assert.equal(closed.filter((x) => x).length, slow.length, "every slow connection closed");
+      } finally {
+        clearInterval(drip);
+        for (const c of slow) c.socket.destroy();
+      }
+    });
+  });
+
+  it("closes a kept-alive connection left idle", async () => {
+    await withSidecar(SHORT, async (port) => {
+      const c = raw(port);
+      c.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+      assert.equal(await c.closed, true);
+      assert.match(c.received(), /^HTTP\/1\.1 200 /, "answered first, then closed when idle");
+    });
+  });
+
+  it("bounds the connections open at once", async () => {
+    await withSidecar({ ...SHORT, maxConnections: 4 }, async (port) => {
+      const held = Array.from({ length: 4 }, () => raw(port));
+      for (const c of held) c.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const extra = raw(port);
+      extra.socket.write("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n");
+      try {
+        assert.equal(await extra.closed, true, "one more is closed");
+        assert.equal(extra.received(), "", "unanswered");
+        await Promise.all(held.map((c) => c.closed));
+        assert.equal(await check(port), 200, "served again once the slow ones timed out");
+      } finally {
+        for (const c of [...held, extra]) c.socket.destroy();
+      }
+    });
+  });
+
+  it("takes a client hanging up mid-body as no error of its own", async () => {
+    await withSidecar(SHORT, async (port, warnings) => {
+      for (let i = 0; i < 3; i++) {
+        const c = raw(port);
+        c.socket.write('POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"ke');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        c.socket.destroy();
+      }
+      // The server is still whole, and a request after the hang-ups is answered.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(await check(port), 200);
+      assert.deepEqual(warnings, []);
+    });
+  });
+});
