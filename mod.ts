@@ -54,7 +54,7 @@ export type {
 export { GuardBuilder } from "./src/runtime/builder.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
-export { Decision } from "./src/core/gcra.ts";
+export { Decision } from "./src/core/decision.ts";
 export type { BatchDecision, Traced } from "./src/core/enforcer.ts";
 export type { ClassEntry, KeyLimitEntry, KeyLimitSpec, ShadowEntry } from "./src/core/rules.ts";
 export { PartitionPolicy } from "./src/core/partition.ts";

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, Decision, deniedDecision } from "./gcra.ts";
+import { admitDebt, allowedDecision, deniedDecision } from "./gcra.ts";
+import { Decision } from "./decision.ts";
 import type { Slot } from "./keytable.ts";
 import { describe, isCost, MAX_COST } from "./limit.ts";
 import type { BatchItem } from "./options.ts";

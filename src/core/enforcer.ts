@@ -13,7 +13,8 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, Decision, deniedDecision, fullInMs } from "./gcra.ts";
+import { admitDebt, allowedDecision, deniedDecision, fullInMs } from "./gcra.ts";
+import { Decision } from "./decision.ts";
 import type { HashKey } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
 import { KeyHashIndex } from "./hash_index.ts";
@@ -372,26 +373,31 @@ export class Enforcer {
       ? this.#slotFor(className, key, nowMs, nowUs)
       : this.#table.get(className, key);
     if (slot === undefined || slot === this.#overflow) return undefined;
-    if (slot.epoch !== this.#book.epoch) {
-      slot.setRule(this.#ruleOf(slot, className, key), nowUs);
-      slot.epoch = this.#book.epoch;
-    }
+    if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
     return { slot, nowUs };
   }
 
+  /**
+   * The request path's decision. Only the allow path is written here; what
+   * is rare (a changed book, a denial) is a call away, so that the function
+   * stays small enough for the JITs to inline it and what it calls.
+   */
   #decide(slot: Slot, cost: number, nowUs: number): Decision {
-    this.#refresh(slot, nowUs);
+    if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
     const rule = slot.rule;
+    if (rule.unknownClass) this.#unknownClass++;
     slot.requests += cost;
     if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowUs);
     const next = admitDebt(slot.debt, slot.atUs, rule, cost, nowUs);
-    if (next === next) { // not NaN: admitted
-      slot.debt = next;
-      if (nowUs > slot.atUs) slot.atUs = nowUs;
-      this.#admitted++;
-      if (!slot.candidate && nearsColdShare(next, rule)) this.#candidates.nominate(slot);
-      return allowedDecision(next, slot.atUs, rule, nowUs);
-    }
+    if (next !== next) return this.#deny(slot, rule, cost, nowUs); // NaN: denied
+    slot.debt = next;
+    if (nowUs > slot.atUs) slot.atUs = nowUs;
+    this.#admitted++;
+    if (!slot.candidate && nearsColdShare(next, rule)) this.#candidates.nominate(slot);
+    return allowedDecision(next, slot.atUs, rule, nowUs);
+  }
+
+  #deny(slot: Slot, rule: Rule, cost: number, nowUs: number): Decision {
     this.#denied++;
     slot.denied += cost;
     if (slot !== this.#overflow) this.#noted.note(slot, nowUs);
@@ -430,11 +436,13 @@ export class Enforcer {
   }
 
   #refresh(slot: Slot, nowUs: number): void {
-    if (slot.epoch !== this.#book.epoch) {
-      slot.setRule(this.#ruleOf(slot, slot.className, slot.key), nowUs);
-      slot.epoch = this.#book.epoch;
-    }
+    if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
     if (slot.rule.unknownClass) this.#unknownClass++;
+  }
+
+  #refreshRule(slot: Slot, nowUs: number): void {
+    slot.setRule(this.#ruleOf(slot, slot.className, slot.key), nowUs);
+    slot.epoch = this.#book.epoch;
   }
 
   #slotFor(className: string, key: string, nowMs: number, nowUs: number): Slot {

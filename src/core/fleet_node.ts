@@ -9,7 +9,7 @@
 
 import { type AllocationStats, Allocator, type HotKeyView } from "./allocation/allocator.ts";
 import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
-import type { Decision } from "./gcra.ts";
+import type { Decision } from "./decision.ts";
 import {
   type MemberInfo,
   type MembershipOptions,

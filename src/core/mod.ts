@@ -89,7 +89,8 @@ export {
 export { type Hash64, type HashKey, hashKey, keyHash, PUBLIC_HASH_KEY } from "./hash.ts";
 export { PartitionPolicy, type PartitionPolicyKind } from "./partition.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./limit.ts";
-export { Decision, type Rate } from "./gcra.ts";
+export { Decision } from "./decision.ts";
+export type { Rate } from "./gcra.ts";
 export { OperationalError, RateguardError, type RateguardErrorCode } from "./errors.ts";
 export { type AuthConfig, authConfig, GossipAuth, type GossipAuthMode, Secret } from "./auth.ts";
 export {

@@ -8,7 +8,7 @@
 import { Hono } from "hono";
 import type { MiddlewareHandler } from "hono";
 import type { Guard } from "../runtime/guard.ts";
-import type { Decision } from "../core/gcra.ts";
+import type { Decision } from "../core/decision.ts";
 import type { Limit } from "../core/limit.ts";
 import { RateguardError } from "../core/errors.ts";
 import {

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Decision } from "../core/gcra.ts";
+import type { Decision } from "../core/decision.ts";
 import { describe } from "../core/limit.ts";
 import type { CheckOptions } from "../core/options.ts";
 

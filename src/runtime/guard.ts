@@ -8,7 +8,7 @@
 
 import type { BatchDecision, Enforcer, Traced } from "../core/enforcer.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
-import type { Decision } from "../core/gcra.ts";
+import type { Decision } from "../core/decision.ts";
 import type { KeyLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import type { PartitionPolicy } from "../core/partition.ts";

@@ -17,13 +17,17 @@ import { GUARD_BOUNDS } from "../options.ts";
 /** Keys nearing their cold share queued at most between two ticks. */
 export const MAX_CANDIDATES = 256;
 
+// A private copy for nearsColdShare, which runs on checks in a fleet: Deno
+// reads a module's own exported constant at each use (see decision.ts).
+const NOMINATE = 0.5;
+
 /**
  * A key owing more than this fraction of its burst is spending at about its
  * rate: nearing its cold share, it is nominated to be coordinated. Lower
  * nominates keys sooner (more of the hot set spent on keys that stay cold);
  * 1 would wait until the burst is gone.
  */
-export const NOMINATE_FRACTION = 0.5;
+export const NOMINATE_FRACTION: number = NOMINATE;
 
 // Relations the constants above must keep, checked when the module loads.
 if (MAX_CANDIDATES < GUARD_BOUNDS.hotKeys.max) {
@@ -43,7 +47,7 @@ if (!(NOMINATE_FRACTION > 0 && NOMINATE_FRACTION < 1)) {
  * @returns Whether to nominate the key.
  */
 export function nearsColdShare(debt: number, rate: Rate): boolean {
-  return debt > NOMINATE_FRACTION * rate.toleranceUnits;
+  return debt > NOMINATE * rate.toleranceUnits;
 }
 
 /** Keys nominated since the allocator's last tick, each once, at most {@link MAX_CANDIDATES}. */
