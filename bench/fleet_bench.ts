@@ -5,27 +5,94 @@
 // background task, and the runtime's own idle work).
 //
 //   deno task bench:fleet     (or: bun bench/fleet_bench.ts, npx tsx bench/fleet_bench.ts)
+//
+// With --members N it runs bench/fleet_skewed.ts instead: N member
+// processes of Deno, Bun and Node under the simulator's skewed demand.
+//
+//   deno task bench:fleet50   (--members 50 --seconds 30)
 import process from "node:process";
+import { parseArgs } from "node:util";
 import { Guard, Limit } from "../mod.ts";
-import { latest, type Member, sleep, startFleet, stopAll } from "../tests/runtime/fleet_support.ts";
+import {
+  latest,
+  type Member,
+  perSecondBetween,
+  sleep,
+  startFleet,
+  stopAll,
+} from "../tests/runtime/fleet_support.ts";
+import { GUARD_BOUNDS } from "../src/core/options.ts";
+import { mean, printTable, runtimeName } from "./runtime.ts";
+import { skewedFleet } from "./fleet_skewed.ts";
 
 const MEASURE_MS = 10_000;
-const PERIOD_MS = 200;
+/** The protocol period of both benches: the default. */
+const PERIOD_MS = GUARD_BOUNDS.protocolPeriodMs.default;
 
-const members: Member[] = await startFleet([0, 0, 0, 0], { limit: 1_000_000, periodMs: PERIOD_MS });
-try {
-  const guard = await Guard.builder().bind("127.0.0.1:0").seeds([members[0].address]).limit(
-    1_000_000,
-  )
-    .protocolPeriodMs(PERIOD_MS).spawn();
-  const standalone = await Guard.builder().defaultLimit(Limit.perSecond(1_000_000)).spawn();
-  while (guard.clusterSize() < 5) await sleep(100);
-  // Make the key hot: enough traffic to pass its cold share.
-  for (let i = 0; i < 300_000; i++) guard.check("api:tenant-42");
-  await sleep(1_000);
+const { values } = parseArgs({
+  args: process.argv.slice(2),
+  options: { members: { type: "string" }, seconds: { type: "string", default: "30" } },
+});
+if (values.members !== undefined) {
+  await skewedFleet({
+    members: count(values.members, "--members", 2),
+    seconds: count(values.seconds, "--seconds", 5),
+    periodMs: PERIOD_MS,
+  });
+} else {
+  await fiveInstances();
+}
+process.exit(0);
 
-  const first = members.map((m) => latest(m)!);
-  const sentBefore = guard.traffic()!;
+function count(text: string, flag: string, min: number): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < min || n > 1_000) {
+    throw new RangeError(`${flag} must be a whole number from ${min} to 1000, not ${text}`);
+  }
+  return n;
+}
+
+async function fiveInstances(): Promise<void> {
+  const members: Member[] = await startFleet([0, 0, 0, 0], {
+    limit: 1_000_000,
+    periodMs: PERIOD_MS,
+  });
+  try {
+    const guard = await Guard.builder().bind("127.0.0.1:0").seeds([members[0].address])
+      .limit(1_000_000).protocolPeriodMs(PERIOD_MS).spawn();
+    const standalone = await Guard.builder().defaultLimit(Limit.perSecond(1_000_000)).spawn();
+    while (guard.clusterSize() < 5) await sleep(100);
+    // Make the key hot: enough traffic to pass its cold share.
+    for (let i = 0; i < 300_000; i++) guard.check("api:tenant-42");
+    await sleep(1_000);
+
+    const first = members.map((m) => latest(m)!);
+    const sentBefore = guard.traffic()!;
+    const timed = await timeChecks(guard, standalone);
+    const sent = guard.traffic()!;
+    const busy = {
+      datagrams: (sent.datagramsSent - sentBefore.datagramsSent) / timed.seconds,
+      bytes: (sent.bytesSent - sentBefore.bytesSent) / timed.seconds,
+    };
+    const idle = members.map((m, i) => perSecondBetween(first[i], latest(m)!));
+    printFive(timed, idle, busy);
+    await guard.leave();
+    await standalone.leave();
+  } finally {
+    stopAll(members);
+  }
+}
+
+interface Timed {
+  /** ns per check() of the guard in the fleet, one figure per round. */
+  readonly fleetNs: number[];
+  /** Likewise of the standalone guard. */
+  readonly aloneNs: number[];
+  readonly seconds: number;
+}
+
+/** Times check() on a hot key of both guards, in interleaved rounds. */
+async function timeChecks(guard: Guard, standalone: Guard): Promise<Timed> {
   const t0 = performance.now();
   const fleetNs: number[] = [];
   const aloneNs: number[] = [];
@@ -42,73 +109,33 @@ try {
     }
     await sleep(5);
   }
-  const seconds = (performance.now() - t0) / 1000;
-  const sent = guard.traffic()!;
-  const last = members.map((m) => latest(m)!);
+  return { fleetNs, aloneNs, seconds: (performance.now() - t0) / 1000 };
+}
+
+function printFive(
+  timed: Timed,
+  idle: ReturnType<typeof perSecondBetween>[],
+  busy: { datagrams: number; bytes: number },
+): void {
   const median = (xs: number[]) => xs.sort((a, b) => a - b)[xs.length >> 1];
-  const memberSeconds = (last[0].atMs - first[0].atMs) / 1000;
-  const perNode = last.map((r, i) => ({
-    datagrams: (r.traffic.datagramsSent - first[i].traffic.datagramsSent) / memberSeconds,
-    bytes: (r.traffic.bytesSent - first[i].traffic.bytesSent) / memberSeconds,
-    cpuMs: (r.cpuMicros - first[i].cpuMicros) / 1000 / memberSeconds,
-  }));
-  const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const runtime = globalThis as unknown as {
-    Deno?: { version: { deno: string } };
-    Bun?: { version: string };
-  };
-  const name = runtime.Deno
-    ? `Deno ${runtime.Deno.version.deno}`
-    : runtime.Bun
-    ? `Bun ${runtime.Bun.version}`
-    : `Node ${process.versions.node}`;
-  const hot = median(fleetNs);
-  const alone = median(aloneNs);
+  const hot = median(timed.fleetNs);
+  const alone = median(timed.aloneNs);
+  const datagrams = mean(idle.map((p) => p.datagrams));
   console.log(
-    `A five-instance fleet on loopback, ${name}, protocol period ${PERIOD_MS} ms, ${
-      seconds.toFixed(0)
+    `A five-instance fleet on loopback, ${runtimeName()}, protocol period ${PERIOD_MS} ms, ${
+      timed.seconds.toFixed(0)
     } s:\n`,
   );
-  console.log("| figure | value |");
-  console.log("| --- | ---: |");
-  console.log(`| check(), hot key, gossip running | ${hot.toFixed(1)} ns |`);
-  console.log(`| check(), standalone guard, same process | ${alone.toFixed(1)} ns |`);
-  console.log(
-    `| cost of gossip running on check() | ${(((hot - alone) / alone) * 100).toFixed(1)}% |`,
-  );
-  console.log(
-    `| gossip datagrams sent per instance per second (idle members) | ${
-      mean(perNode.map((p) => p.datagrams)).toFixed(1)
-    } |`,
-  );
-  console.log(
-    `| per protocol period | ${
-      (mean(perNode.map((p) => p.datagrams)) * PERIOD_MS / 1000).toFixed(2)
-    } |`,
-  );
-  console.log(
-    `| gossip bytes sent per instance per second | ${
-      mean(perNode.map((p) => p.bytes)).toFixed(0)
-    } |`,
-  );
-  console.log(
-    `| datagrams sent per second by the busy instance (a hot key) | ${
-      ((sent.datagramsSent - sentBefore.datagramsSent) / seconds).toFixed(1)
-    } |`,
-  );
-  console.log(
-    `| bytes sent per second by the busy instance | ${
-      ((sent.bytesSent - sentBefore.bytesSent) / seconds).toFixed(0)
-    } |`,
-  );
-  console.log(
-    `| CPU of an idle member process, ms per second | ${
-      mean(perNode.map((p) => p.cpuMs)).toFixed(2)
-    } |`,
-  );
-  await guard.leave();
-  await standalone.leave();
-} finally {
-  stopAll(members);
+  const rows: [string, string][] = [
+    ["check(), hot key, gossip running", `${hot.toFixed(1)} ns`],
+    ["check(), standalone guard, same process", `${alone.toFixed(1)} ns`],
+    ["cost of gossip running on check()", `${(((hot - alone) / alone) * 100).toFixed(1)}%`],
+    ["gossip datagrams sent per instance per second (idle members)", datagrams.toFixed(1)],
+    ["per protocol period", (datagrams * PERIOD_MS / 1000).toFixed(2)],
+    ["gossip bytes sent per instance per second", mean(idle.map((p) => p.bytes)).toFixed(0)],
+    ["datagrams sent per second by the busy instance (a hot key)", busy.datagrams.toFixed(1)],
+    ["bytes sent per second by the busy instance", busy.bytes.toFixed(0)],
+    ["CPU of an idle member process, ms per second", mean(idle.map((p) => p.cpuMs)).toFixed(2)],
+  ];
+  printTable(rows);
 }
-process.exit(0);

@@ -22,3 +22,13 @@ export function selfCommand(script: string, denoFlags: string[] = []): [string, 
   if (runtime.Bun) return [process.execPath, [script]];
   return [process.execPath, [...process.execArgv, script]];
 }
+
+/** Prints a two-column markdown table of figures. */
+export function printTable(rows: readonly (readonly [figure: string, value: string])[]): void {
+  console.log("| figure | value |");
+  console.log("| --- | ---: |");
+  for (const [figure, value] of rows) console.log(`| ${figure} | ${value} |`);
+}
+
+/** The mean of `xs`. */
+export const mean = (xs: readonly number[]): number => xs.reduce((a, b) => a + b, 0) / xs.length;

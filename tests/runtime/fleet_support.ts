@@ -40,6 +40,10 @@ export interface MemberOptions {
   policy?: string;
   periodMs?: number;
   auth?: [mode: string, base64Secret?: string];
+  /** Requests admitted back to back (10 by default). */
+  burst?: number;
+  /** How often it reports, 1000 ms by default. */
+  reportMs?: number;
 }
 
 export async function startMember(options: MemberOptions): Promise<Member> {
@@ -82,6 +86,8 @@ function memberArgs(options: MemberOptions): string[] {
   if (options.periodMs) args.push("--period", String(options.periodMs));
   if (options.seeds) args.push("--seeds", options.seeds);
   if (options.policy) args.push("--policy", options.policy);
+  if (options.burst !== undefined) args.push("--burst", String(options.burst));
+  if (options.reportMs) args.push("--report-ms", String(options.reportMs));
   return args;
 }
 
@@ -103,31 +109,32 @@ async function ready(p: Started): Promise<Member> {
   }
 }
 
+/** What the members of a fleet share; `runtimes[i]` runs member i. */
+export type FleetOptions = Omit<MemberOptions, "seeds" | "bind" | "rate" | "runtime"> & {
+  runtimes?: readonly RuntimeName[];
+  /** Members started at once after the seed (1 by default: one by one). */
+  concurrency?: number;
+};
+
 /** Starts a fleet: the first member is everyone's seed. */
 export async function startFleet(
   rates: readonly number[],
-  options: {
-    limit: number;
-    runtimes?: readonly RuntimeName[];
-    policy?: string;
-    periodMs?: number;
-    auth?: [mode: string, base64Secret?: string];
-  },
+  options: FleetOptions,
 ): Promise<Member[]> {
+  const { runtimes, concurrency = 1, ...shared } = options;
   const members: Member[] = [];
+  const one = (i: number, seeds?: string) =>
+    startMember({ ...shared, seeds, rate: rates[i], runtime: runtimes?.[i] });
   try {
-    for (let i = 0; i < rates.length; i++) {
-      members.push(
-        await startMember({
-          seeds: i === 0 ? undefined : members[0].address,
-          rate: rates[i],
-          limit: options.limit,
-          runtime: options.runtimes?.[i],
-          policy: options.policy,
-          periodMs: options.periodMs,
-          auth: options.auth,
-        }),
-      );
+    if (rates.length > 0) members.push(await one(0));
+    for (let i = 1; i < rates.length; i += concurrency) {
+      const seed = members[0].address;
+      const batch = rates.slice(i, i + concurrency).map((_, j) => one(i + j, seed));
+      // Each settles (its process killed if it failed) before any throws.
+      const round = await Promise.allSettled(batch);
+      for (const r of round) if (r.status === "fulfilled") members.push(r.value);
+      const failed = round.find((r) => r.status === "rejected");
+      if (failed) throw (failed as PromiseRejectedResult).reason;
     }
     return members;
   } catch (e) {
@@ -182,6 +189,19 @@ export async function settledRate(
   const fromMs = Date.now();
   await sleep(measureMs);
   return fleetRate(members, fromMs, Date.now());
+}
+
+/** What a member sent and spent per second between two of its reports. */
+export function perSecondBetween(
+  first: Report,
+  last: Report,
+): { datagrams: number; bytes: number; cpuMs: number } {
+  const seconds = (last.atMs - first.atMs) / 1000;
+  return {
+    datagrams: (last.traffic.datagramsSent - first.traffic.datagramsSent) / seconds,
+    bytes: (last.traffic.bytesSent - first.traffic.bytesSent) / seconds,
+    cpuMs: (last.cpuMicros - first.cpuMicros) / 1000 / seconds,
+  };
 }
 
 /** The most recent report of a member. */

@@ -3,7 +3,8 @@
 //
 //   fleet_member.ts --bind 127.0.0.1:0 --seeds 127.0.0.1:7001 --limit 300 --rate 200
 //
-// The first line is {"ready": "<advertised address>"}. SIGTERM leaves and exits 0.
+// The first line is {"ready": "<advertised address>"}. SIGTERM leaves and exits 0;
+// so does the end of stdin, so that a member outlives no parent, however it died.
 // With --standby the member loads, prints {"standby": true} and binds only when
 // told "start" on stdin: a restart at once, without the runtime's start-up time.
 import process from "node:process";
@@ -18,6 +19,9 @@ const { values } = parseArgs({
     seeds: { type: "string", default: "" },
     limit: { type: "string", default: "300" },
     rate: { type: "string", default: "0" },
+    burst: { type: "string", default: "10" },
+    // How often it reports: finer reports place a burst in its second.
+    "report-ms": { type: "string", default: "1000" },
     policy: { type: "string", default: "holddown:2s" },
     period: { type: "string", default: "100" },
     auth: { type: "string", default: "off" },
@@ -44,7 +48,7 @@ const guard = await Guard.builder()
   .bind(values.bind!)
   .seeds(values.seeds!.split(",").filter((s) => s !== ""))
   .limit(Number(values.limit))
-  .burst(10)
+  .burst(Number(values.burst))
   .partitionPolicy(PartitionPolicy.parse(values.policy!))
   .protocolPeriodMs(Number(values.period))
   .gossipAuth(values.auth as GossipAuthMode, secrets)
@@ -87,7 +91,7 @@ const report = setInterval(() => {
   }));
   admitted = denied = 0;
   reportedAt = now;
-}, 1000);
+}, Number(values["report-ms"]));
 
 // Commands on stdin: "rate <n>" changes the load; "leave" leaves and exits.
 process.stdin.on("data", async (chunk) => {
@@ -102,10 +106,14 @@ process.stdin.on("data", async (chunk) => {
   }
 });
 
+let stopping = false;
 async function stop(): Promise<void> {
+  if (stopping) return;
+  stopping = true;
   if (load !== undefined) clearInterval(load);
   clearInterval(report);
   await guard.leave();
   process.exit(0);
 }
 process.on("SIGTERM", () => void stop());
+process.stdin.on("end", () => void stop());

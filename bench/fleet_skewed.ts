@@ -1,0 +1,174 @@
+// The simulator's skewed scenario on real processes: N member processes on
+// 127.0.0.1 (Deno, Bun and Node in turn, each a tests/support/fleet_member.ts
+// with its guard gossiping over UDP), the limit R and the burst of
+// src/sim/accuracy.ts, 1200 requests a second on member 0 and 150 on each
+// other. Each member offers its own load with check() calls in its own
+// process (a few microseconds a second even for the hot one), so the load
+// costs the machine nothing next to the members; an HTTP load generator
+// would have cost more CPU than the fleet it measures. Prints the fleet's
+// admitted rate second by second, its mean and peak as multiples of R, the
+// datagrams each member sends per period, and the CPU of an idle member.
+//
+// Run through bench/fleet_bench.ts: deno task bench:fleet50
+import os from "node:os";
+import process from "node:process";
+import { LIMIT, R, skewed } from "../src/sim/accuracy.ts";
+import { DEFAULT_PARTITION_POLICY } from "../src/core/options.ts";
+import type { RuntimeName } from "../tests/support/process.ts";
+import {
+  latest,
+  type Member,
+  perSecondBetween,
+  type Report,
+  sleep,
+  startFleet,
+  stopAll,
+  waitForSize,
+} from "../tests/runtime/fleet_support.ts";
+import { mean, printTable } from "./runtime.ts";
+
+const RUNTIMES: readonly RuntimeName[] = ["deno", "bun", "node"];
+/** Reports four times a second place each burst within a quarter second. */
+const REPORT_MS = 250;
+/** How long the fleet is measured idle, after it has formed. */
+const IDLE_MS = 10_000;
+/** The steady window, as in the simulator: the last ten seconds of traffic. */
+const STEADY_S = 10;
+/** Members started at once: their start-up is the CPU-heavy part. */
+const CONCURRENCY = 4;
+
+export interface SkewedOptions {
+  readonly members: number;
+  readonly seconds: number;
+  readonly periodMs: number;
+}
+
+/** Runs the bench, within a bound on its time, and stops every member however it ends. */
+export async function skewedFleet(options: SkewedOptions): Promise<void> {
+  const started: Member[] = [];
+  // Members also leave when their stdin closes, so none outlives this
+  // process, even one killed while the fleet is still starting.
+  const abort = (why: string, code: number) => {
+    console.error(why);
+    stopAll(started);
+    process.exit(code);
+  };
+  process.on("SIGINT", () => abort("interrupted: members stopped", 130));
+  const boundMs = options.members * 5_000 + IDLE_MS + options.seconds * 1_000 + 60_000;
+  const watchdog = setTimeout(() => abort(`over ${boundMs} ms: members stopped`, 1), boundMs);
+  try {
+    const runtimes = Array.from({ length: options.members }, (_, i) => RUNTIMES[i % 3]);
+    started.push(
+      ...await startFleet(new Array(options.members).fill(0), {
+        limit: R,
+        burst: LIMIT.burstSize(),
+        policy: DEFAULT_PARTITION_POLICY.toString(),
+        periodMs: options.periodMs,
+        reportMs: REPORT_MS,
+        runtimes,
+        concurrency: CONCURRENCY,
+      }),
+    );
+    print(await measure(started, options), runtimes, options);
+  } finally {
+    clearTimeout(watchdog);
+    stopAll(started);
+  }
+}
+
+interface Measured {
+  readonly perSecond: number[];
+  readonly idle: PerSecond[];
+  readonly loaded: PerSecond[];
+  readonly load: { readonly idle: number; readonly end: number };
+}
+
+async function measure(members: readonly Member[], options: SkewedOptions): Promise<Measured> {
+  await waitForSize(members, members.length, 60_000);
+  // A period or two for the last joiner's news to reach everyone.
+  await sleep(2_000);
+  const idleFrom = members.map((m) => latest(m)!);
+  const loadIdle = os.loadavg()[0];
+  await sleep(IDLE_MS);
+  const idleTo = members.map((m) => latest(m)!);
+  const fromMs = Date.now();
+  members.forEach((m, i) => m.process.send(`rate ${skewed(i)}`));
+  await sleep(options.seconds * 1_000);
+  const loadedTo = members.map((m) => latest(m)!);
+  // The reports that cover the window's last moments.
+  await sleep(2 * REPORT_MS);
+  const lost = members.filter((m) => latest(m)!.clusterSize !== members.length).length;
+  if (lost > 0) console.error(`${lost} members saw fewer than ${members.length} at the end`);
+  return {
+    perSecond: admittedPerSecond(members, fromMs, options.seconds),
+    idle: idleTo.map((r, i) => perSecondBetween(idleFrom[i], r)),
+    loaded: loadedTo.map((r, i) => perSecondBetween(idleTo[i], r)),
+    load: { idle: loadIdle, end: os.loadavg()[0] },
+  };
+}
+
+/**
+ * The fleet's admissions in each second from `fromMs`: each report's count
+ * spread evenly over the time it covers (a quarter second), clipped to the
+ * start of the load, since nothing was offered before it.
+ */
+function admittedPerSecond(members: readonly Member[], fromMs: number, seconds: number): number[] {
+  const bins = new Array<number>(seconds).fill(0);
+  for (const m of members) {
+    for (const r of m.reports()) spread(r, fromMs, bins);
+  }
+  return bins;
+}
+
+function spread(r: Report, fromMs: number, bins: number[]): void {
+  const start = Math.max(r.atMs - r.spanMs, fromMs);
+  if (r.admitted === 0 || r.atMs <= start) return;
+  const perMs = r.admitted / (r.atMs - start);
+  for (let s = Math.floor((start - fromMs) / 1_000); s < bins.length; s++) {
+    const lo = Math.max(start, fromMs + s * 1_000);
+    const hi = Math.min(r.atMs, fromMs + (s + 1) * 1_000);
+    if (hi <= lo) break;
+    bins[s] += perMs * (hi - lo);
+  }
+}
+
+type PerSecond = ReturnType<typeof perSecondBetween>;
+
+function print(m: Measured, runtimes: readonly RuntimeName[], options: SkewedOptions): void {
+  const inR = (x: number) => `${(x / R).toFixed(2)} R`;
+  const perPeriod = (xs: PerSecond[]) =>
+    (mean(xs.map((x) => x.datagrams)) * options.periodMs / 1_000).toFixed(2);
+  const cpu = (xs: PerSecond[]) => mean(xs.map((x) => x.cpuMs)).toFixed(2);
+  const byRuntime = (xs: PerSecond[]) =>
+    RUNTIMES.map((rt) => `${rt} ${cpu(xs.filter((_, i) => runtimes[i] === rt))}`).join(", ");
+  const count = (rt: RuntimeName) => runtimes.filter((r) => r === rt).length;
+  const offered = runtimes.reduce((sum, _, i) => sum + skewed(i), 0);
+  const bytes = (xs: PerSecond[]) => mean(xs.map((x) => x.bytes)).toFixed(0);
+  console.log(
+    `${runtimes.length} member processes on loopback (${count("deno")} Deno, ${count("bun")} Bun, ${
+      count("node")
+    } Node), period ${options.periodMs} ms, R = ${R}/s with a burst of ${LIMIT.burstSize()} on each; ${os.cpus().length} cores, load average ${
+      m.load.idle.toFixed(2)
+    } before and ${m.load.end.toFixed(2)} after:\n`,
+  );
+  printTable([
+    [`offered: ${skewed(0)}/s on one member, ${skewed(1)}/s on each other`, inR(offered)],
+    [`admitted, mean over ${options.seconds} s`, inR(mean(m.perSecond))],
+    [`admitted, mean over the last ${STEADY_S} s`, inR(mean(m.perSecond.slice(-STEADY_S)))],
+    ["admitted, peak second", inR(Math.max(...m.perSecond))],
+    ["datagrams sent per member per period, idle", perPeriod(m.idle)],
+    ["datagrams sent per member per period, under load", perPeriod(m.loaded)],
+    [
+      "bytes sent per member per second, idle / under load",
+      `${bytes(m.idle)} / ${bytes(m.loaded)}`,
+    ],
+    ["CPU of an idle member, ms per second", `${cpu(m.idle)} (${byRuntime(m.idle)})`],
+    [
+      "CPU of a member under load, ms per second",
+      `${cpu(m.loaded)} (the hot one ${m.loaded[0].cpuMs.toFixed(2)})`,
+    ],
+  ]);
+  console.log(
+    `\nadmitted per second, in R: ${m.perSecond.map((x) => (x / R).toFixed(2)).join(" ")}`,
+  );
+}
