@@ -30,7 +30,12 @@ import { mean, printTable } from "./runtime.ts";
 const RUNTIMES: readonly RuntimeName[] = ["deno", "bun", "node"];
 /** Reports four times a second place each burst within a quarter second. */
 const REPORT_MS = 250;
-/** How long the fleet is measured idle, after it has formed. */
+/**
+ * How long news of the joins takes to stop riding on the probes (it is
+ * retransmitted about 4·log N times), before the idle fleet is measured.
+ */
+const SETTLE_MS = 8_000;
+/** How long the fleet is measured idle. */
 const IDLE_MS = 10_000;
 /** The steady window, as in the simulator: the last ten seconds of traffic. */
 const STEADY_S = 10;
@@ -54,7 +59,8 @@ export async function skewedFleet(options: SkewedOptions): Promise<void> {
     process.exit(code);
   };
   process.on("SIGINT", () => abort("interrupted: members stopped", 130));
-  const boundMs = options.members * 5_000 + IDLE_MS + options.seconds * 1_000 + 60_000;
+  const loadBefore = os.loadavg()[0];
+  const boundMs = options.members * 5_000 + SETTLE_MS + IDLE_MS + options.seconds * 1_000 + 60_000;
   const watchdog = setTimeout(() => abort(`over ${boundMs} ms: members stopped`, 1), boundMs);
   try {
     const runtimes = Array.from({ length: options.members }, (_, i) => RUNTIMES[i % 3]);
@@ -69,7 +75,7 @@ export async function skewedFleet(options: SkewedOptions): Promise<void> {
         concurrency: CONCURRENCY,
       }),
     );
-    print(await measure(started, options), runtimes, options);
+    print(await measure(started, options), loadBefore, runtimes, options);
   } finally {
     clearTimeout(watchdog);
     stopAll(started);
@@ -80,17 +86,19 @@ interface Measured {
   readonly perSecond: number[];
   readonly idle: PerSecond[];
   readonly loaded: PerSecond[];
+  /** The most members one member suspected at once, idle and under load. */
+  readonly suspects: { readonly idle: number; readonly loaded: number };
   readonly load: { readonly idle: number; readonly end: number };
 }
 
 async function measure(members: readonly Member[], options: SkewedOptions): Promise<Measured> {
   await waitForSize(members, members.length, 60_000);
-  // A period or two for the last joiner's news to reach everyone.
-  await sleep(2_000);
+  await sleep(SETTLE_MS);
   const idleFrom = members.map((m) => latest(m)!);
   const loadIdle = os.loadavg()[0];
   await sleep(IDLE_MS);
   const idleTo = members.map((m) => latest(m)!);
+  const idleToMs = Date.now();
   const fromMs = Date.now();
   members.forEach((m, i) => m.process.send(`rate ${skewed(i)}`));
   await sleep(options.seconds * 1_000);
@@ -103,8 +111,23 @@ async function measure(members: readonly Member[], options: SkewedOptions): Prom
     perSecond: admittedPerSecond(members, fromMs, options.seconds),
     idle: idleTo.map((r, i) => perSecondBetween(idleFrom[i], r)),
     loaded: loadedTo.map((r, i) => perSecondBetween(idleTo[i], r)),
+    suspects: {
+      idle: mostSuspects(members, idleFrom[0].atMs, idleToMs),
+      loaded: mostSuspects(members, fromMs, fromMs + options.seconds * 1_000),
+    },
     load: { idle: loadIdle, end: os.loadavg()[0] },
   };
+}
+
+/** The most members any member suspected at once in its reports in [fromMs, toMs). */
+function mostSuspects(members: readonly Member[], fromMs: number, toMs: number): number {
+  let most = 0;
+  for (const m of members) {
+    for (const r of m.reports()) {
+      if (r.atMs >= fromMs && r.atMs < toMs) most = Math.max(most, r.suspects);
+    }
+  }
+  return most;
 }
 
 /**
@@ -134,7 +157,12 @@ function spread(r: Report, fromMs: number, bins: number[]): void {
 
 type PerSecond = ReturnType<typeof perSecondBetween>;
 
-function print(m: Measured, runtimes: readonly RuntimeName[], options: SkewedOptions): void {
+function print(
+  m: Measured,
+  loadBefore: number,
+  runtimes: readonly RuntimeName[],
+  options: SkewedOptions,
+): void {
   const inR = (x: number) => `${(x / R).toFixed(2)} R`;
   const perPeriod = (xs: PerSecond[]) =>
     (mean(xs.map((x) => x.datagrams)) * options.periodMs / 1_000).toFixed(2);
@@ -148,8 +176,10 @@ function print(m: Measured, runtimes: readonly RuntimeName[], options: SkewedOpt
     `${runtimes.length} member processes on loopback (${count("deno")} Deno, ${count("bun")} Bun, ${
       count("node")
     } Node), period ${options.periodMs} ms, R = ${R}/s with a burst of ${LIMIT.burstSize()} on each; ${os.cpus().length} cores, load average ${
-      m.load.idle.toFixed(2)
-    } before and ${m.load.end.toFixed(2)} after:\n`,
+      loadBefore.toFixed(2)
+    } before the members started, ${m.load.idle.toFixed(2)} once idle and ${
+      m.load.end.toFixed(2)
+    } at the end:\n`,
   );
   printTable([
     [`offered: ${skewed(0)}/s on one member, ${skewed(1)}/s on each other`, inR(offered)],
@@ -163,6 +193,10 @@ function print(m: Measured, runtimes: readonly RuntimeName[], options: SkewedOpt
       `${bytes(m.idle)} / ${bytes(m.loaded)}`,
     ],
     ["CPU of an idle member, ms per second", `${cpu(m.idle)} (${byRuntime(m.idle)})`],
+    [
+      "most members one member suspected at once, idle / under load",
+      `${m.suspects.idle} / ${m.suspects.loaded}`,
+    ],
     [
       "CPU of a member under load, ms per second",
       `${cpu(m.loaded)} (the hot one ${m.loaded[0].cpuMs.toFixed(2)})`,

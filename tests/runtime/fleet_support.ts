@@ -19,6 +19,8 @@ export interface Report {
   denied: number;
   clusterSize: number;
   countedSize: number;
+  /** Members this one has not heard from lately. */
+  suspects: number;
   share: number;
   running: boolean;
 }

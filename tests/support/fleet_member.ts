@@ -84,6 +84,7 @@ const report = setInterval(() => {
     denied,
     clusterSize: s.clusterSize,
     countedSize: s.countedSize,
+    suspects: s.suspects,
     share: guard.share("k"),
     running: guard.isRunning(),
     traffic: guard.traffic(),
