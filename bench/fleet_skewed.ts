@@ -86,8 +86,10 @@ interface Measured {
   readonly perSecond: number[];
   readonly idle: PerSecond[];
   readonly loaded: PerSecond[];
-  /** The most members one member suspected at once, idle and under load. */
-  readonly suspects: { readonly idle: number; readonly loaded: number };
+  /** Members that saw fewer members than started, at the end: false deaths. */
+  readonly short: number;
+  /** How the members fared, idle and under load. */
+  readonly fared: { readonly idle: Fared; readonly loaded: Fared };
   readonly load: { readonly idle: number; readonly end: number };
 }
 
@@ -98,36 +100,49 @@ async function measure(members: readonly Member[], options: SkewedOptions): Prom
   const loadIdle = os.loadavg()[0];
   await sleep(IDLE_MS);
   const idleTo = members.map((m) => latest(m)!);
-  const idleToMs = Date.now();
   const fromMs = Date.now();
   members.forEach((m, i) => m.process.send(`rate ${skewed(i)}`));
   await sleep(options.seconds * 1_000);
   const loadedTo = members.map((m) => latest(m)!);
   // The reports that cover the window's last moments.
   await sleep(2 * REPORT_MS);
-  const lost = members.filter((m) => latest(m)!.clusterSize !== members.length).length;
-  if (lost > 0) console.error(`${lost} members saw fewer than ${members.length} at the end`);
   return {
+    short: members.filter((m) => latest(m)!.clusterSize !== members.length).length,
     perSecond: admittedPerSecond(members, fromMs, options.seconds),
     idle: idleTo.map((r, i) => perSecondBetween(idleFrom[i], r)),
     loaded: loadedTo.map((r, i) => perSecondBetween(idleTo[i], r)),
-    suspects: {
-      idle: mostSuspects(members, idleFrom[0].atMs, idleToMs),
-      loaded: mostSuspects(members, fromMs, fromMs + options.seconds * 1_000),
+    fared: {
+      idle: fared(members, idleFrom[0].atMs, fromMs),
+      loaded: fared(members, fromMs, fromMs + options.seconds * 1_000),
     },
     load: { idle: loadIdle, end: os.loadavg()[0] },
   };
 }
 
-/** The most members any member suspected at once in its reports in [fromMs, toMs). */
-function mostSuspects(members: readonly Member[], fromMs: number, toMs: number): number {
-  let most = 0;
+interface Fared {
+  /** The most members one member suspected at once. */
+  readonly suspects: number;
+  /** How late the members' report timers ran, mean and 99th percentile, ms. */
+  readonly lateMs: readonly [mean: number, p99: number];
+}
+
+/**
+ * What the members' reports in [fromMs, toMs) say of how they fared: a
+ * starved machine runs their timers late, and a member that answers late
+ * is suspected by its peers.
+ */
+function fared(members: readonly Member[], fromMs: number, toMs: number): Fared {
+  let suspects = 0;
+  const late: number[] = [];
   for (const m of members) {
     for (const r of m.reports()) {
-      if (r.atMs >= fromMs && r.atMs < toMs) most = Math.max(most, r.suspects);
+      if (r.atMs < fromMs || r.atMs >= toMs) continue;
+      suspects = Math.max(suspects, r.suspects);
+      late.push(Math.max(0, r.spanMs - REPORT_MS));
     }
   }
-  return most;
+  late.sort((a, b) => a - b);
+  return { suspects, lateMs: [mean(late), late[Math.floor(late.length * 0.99)]] };
 }
 
 /**
@@ -171,6 +186,8 @@ function print(
     RUNTIMES.map((rt) => `${rt} ${cpu(xs.filter((_, i) => runtimes[i] === rt))}`).join(", ");
   const count = (rt: RuntimeName) => runtimes.filter((r) => r === rt).length;
   const offered = runtimes.reduce((sum, _, i) => sum + skewed(i), 0);
+  const steady = m.perSecond.slice(-Math.min(STEADY_S, m.perSecond.length));
+  const late = (f: Fared) => `${f.lateMs[0].toFixed(0)} / ${f.lateMs[1].toFixed(0)} ms`;
   const bytes = (xs: PerSecond[]) => mean(xs.map((x) => x.bytes)).toFixed(0);
   console.log(
     `${runtimes.length} member processes on loopback (${count("deno")} Deno, ${count("bun")} Bun, ${
@@ -184,7 +201,7 @@ function print(
   printTable([
     [`offered: ${skewed(0)}/s on one member, ${skewed(1)}/s on each other`, inR(offered)],
     [`admitted, mean over ${options.seconds} s`, inR(mean(m.perSecond))],
-    [`admitted, mean over the last ${STEADY_S} s`, inR(mean(m.perSecond.slice(-STEADY_S)))],
+    [`admitted, mean over the last ${steady.length} s`, inR(mean(steady))],
     ["admitted, peak second", inR(Math.max(...m.perSecond))],
     ["datagrams sent per member per period, idle", perPeriod(m.idle)],
     ["datagrams sent per member per period, under load", perPeriod(m.loaded)],
@@ -194,13 +211,19 @@ function print(
     ],
     ["CPU of an idle member, ms per second", `${cpu(m.idle)} (${byRuntime(m.idle)})`],
     [
-      "most members one member suspected at once, idle / under load",
-      `${m.suspects.idle} / ${m.suspects.loaded}`,
-    ],
-    [
       "CPU of a member under load, ms per second",
       `${cpu(m.loaded)} (the hot one ${m.loaded[0].cpuMs.toFixed(2)})`,
     ],
+    [
+      "most members one member suspected at once, idle / under load",
+      `${m.fared.idle.suspects} / ${m.fared.loaded.suspects}`,
+    ],
+    [
+      `a member's ${REPORT_MS} ms timer late by, mean / 99th percentile, idle`,
+      late(m.fared.idle),
+    ],
+    ["likewise under load", late(m.fared.loaded)],
+    [`members that saw fewer than ${runtimes.length} at the end`, String(m.short)],
   ]);
   console.log(
     `\nadmitted per second, in R: ${m.perSecond.map((x) => (x / R).toFixed(2)).join(" ")}`,
