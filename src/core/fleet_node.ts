@@ -24,6 +24,7 @@ import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
 import { applyRule, type RuleEntry, RulesSync, type RulesSyncStats } from "./rules_sync/mod.ts";
+import { block, blockUntil, reset } from "./operations.ts";
 
 /** What a fleet node is made of and how it is tuned. */
 export interface FleetNodeOptions {
@@ -157,15 +158,21 @@ export class FleetNode {
     const { book, enforcer } = options;
     const startLimit = book.defaultLimit();
     const startDryRun = enforcer.dryRun;
+    const wallOffsetMs = options.wallOffsetMs ?? 0;
     const sync: RulesSync = new RulesSync({
       self: { hi: options.address.id.hi, lo: options.address.id.lo },
-      maxEntries: 2 * (book.maxKeyLimits + book.maxClasses) + 2,
+      // A block in force lives in a key's slot: at most the key table's.
+      maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.table.capacity) + 2,
       protocolPeriodMs: periodMs,
-      wallOffsetMs: options.wallOffsetMs ?? 0,
-      apply: (entry) => {
+      wallOffsetMs,
+      apply: (entry, nowMs) => {
         const target = {
           book,
           setDryRun: (on: boolean) => enforcer.dryRun = on,
+          block: (className: string, key: string, untilWallMs: number | undefined) => {
+            const untilMs = untilWallMs === undefined ? nowMs : untilWallMs - wallOffsetMs;
+            blockUntil(enforcer, { className, key, untilMs }, nowMs);
+          },
           startLimit,
           startDryRun,
           lookup: (id: string) => sync.entry(id),
@@ -207,6 +214,34 @@ export class FleetNode {
    */
   shareRule(nowMs: number, change: RuleChange): boolean {
     return this.#rules?.local(nowMs, change) !== undefined;
+  }
+
+  /**
+   * Blocks `key` for `ms` here (`operations.block`) and, with fleet rules,
+   * on every member: the fleet's block ends at the same instant everywhere.
+   *
+   * @returns Whether it is blocked here: false when the key table has no place for it.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `ms` is out of range.
+   */
+  block(className: string, key: string, ms: number, nowMs: number): boolean {
+    const blocked = block(this.#enforcer, { className, key, ms }, nowMs);
+    this.#rules?.block(nowMs, className, key, ms);
+    return blocked;
+  }
+
+  /**
+   * Forgets what `key` owes here (`operations.reset`), a block included;
+   * with fleet rules, the fleet's block of it ends on every member too.
+   * The debt stays local: each member owes its own share.
+   *
+   * @returns Whether the key had state here.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  reset(className: string, key: string, nowMs: number): boolean {
+    const had = reset(this.#enforcer, className, key, nowMs);
+    this.#rules?.unblock(nowMs, className, key);
+    return had;
   }
 
   /** Where the other members reach this node. */

@@ -1,6 +1,6 @@
 /**
- * Making a rule the fleet agreed on so here: the book's and the dry run's
- * side of a merged entry, with the precedence of `mod.ts` (a fleet entry,
+ * Making a rule the fleet agreed on so here: the book's, the dry run's and
+ * the blocked key's side of a merged entry, with the precedence of `mod.ts` (a fleet entry,
  * a removal included, replaces what this instance was started with; a
  * removed default limit or dry run goes back to the start-up value, since
  * neither can be absent).
@@ -10,7 +10,7 @@
 
 import { KeyLimit, Limit } from "../limit.ts";
 import type { LimitBook } from "../rules.ts";
-import { type RuleEntry, ruleId } from "./entry.ts";
+import { BlockedUntil, type RuleEntry, ruleId } from "./entry.ts";
 
 /** What a merged entry changes. */
 export interface ApplyTarget {
@@ -22,6 +22,11 @@ export interface ApplyTarget {
   readonly startLimit: Limit;
   /** Whether it was started dry. */
   readonly startDryRun: boolean;
+  /**
+   * Blocks a key until an instant of the wall clock, exactly (a shorter
+   * block than the one in force included), or lifts its block (`undefined`).
+   */
+  readonly block: (className: string, key: string, untilWallMs: number | undefined) => void;
   /** The fleet's entry for a rule, to apply a shadow whose class arrived after it. */
   readonly lookup: (id: string) => RuleEntry | undefined;
 }
@@ -61,6 +66,13 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
         return true;
       case "dryRun":
         target.setDryRun(typeof value === "boolean" ? value : target.startDryRun);
+        return true;
+      case "block":
+        target.block(
+          entry.className,
+          entry.key,
+          value instanceof BlockedUntil ? value.untilMs : undefined,
+        );
         return true;
     }
   } catch {

@@ -1,6 +1,11 @@
 /**
- * Fleet rules: a class, a key limit, a shadow, the default limit or dry run
- * set or removed on any instance applies on every instance, by gossip.
+ * Fleet rules: a class, a key limit, a shadow, the default limit, dry run
+ * or a key's block set or removed on any instance applies on every
+ * instance, by gossip. A block travels as the wall-clock instant it ends
+ * (`BlockedUntil`), so a member that learns it late blocks for what is left,
+ * and an ended block is a removal (`table.ts`). Refunds and resets stay
+ * local: they move this instance's debt, within its share, not a rule
+ * (a reset lifts the fleet's block, a rule, with a removal).
  * Opt-in (`fleetRules`); sans I/O, driven by the fleet node.
  *
  * **The table.** Each rule, named by (kind, class, key), is a
@@ -72,6 +77,7 @@
 
 export { applyRule, type ApplyTarget } from "./apply.ts";
 export {
+  BlockedUntil,
   compareVersions,
   HLC_TICKS_PER_MS,
   type Origin,

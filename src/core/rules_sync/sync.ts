@@ -13,6 +13,7 @@ import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
 import { retransmitLimit } from "../membership/broadcasts.ts";
 import type { MemberChange } from "../membership/extension.ts";
 import {
+  BlockedUntil,
   HLC_TICKS_PER_MS,
   MAX_CLOCK,
   type Origin,
@@ -63,8 +64,8 @@ export interface RulesSyncOptions {
   readonly protocolPeriodMs: number;
   /** Wall-clock ms at `nowMs` 0: versions are stamped in wall-clock time. */
   readonly wallOffsetMs: number;
-  /** A change from a peer that is newer than what the table held: make it so here. */
-  readonly apply: (entry: RuleEntry) => void;
+  /** A change from a peer that is newer than what the table held: make it so here, at `nowMs`. */
+  readonly apply: (entry: RuleEntry, nowMs: number) => void;
 }
 
 /** What rule sharing did and holds, in `stats()`. */
@@ -192,6 +193,32 @@ export class RulesSync {
     return entry;
   }
 
+  /**
+   * Shares a block of `key` for `ms` from now (already applied here), as
+   * the instant it ends, unless the fleet's block of it in force ends later
+   * (a shorter block leaves a longer one, as it does on one instance).
+   *
+   * @returns The entry shared, or undefined when nothing was (or it could not be).
+   */
+  block(nowMs: number, className: string, key: string, ms: number): RuleEntry | undefined {
+    const untilMs = this.#wallMs(nowMs) + Math.ceil(ms);
+    const held = this.#table.get(ruleId("block", className, key))?.value;
+    if (held instanceof BlockedUntil && held.untilMs >= untilMs) return undefined;
+    return this.local(nowMs, { kind: "block", className, key, value: new BlockedUntil(untilMs) });
+  }
+
+  /**
+   * Shares the end of the fleet's block of `key`, if one is in force (it is
+   * lifted here already).
+   *
+   * @returns The removal shared, or undefined when no block was in force.
+   */
+  unblock(nowMs: number, className: string, key: string): RuleEntry | undefined {
+    const held = this.#table.get(ruleId("block", className, key))?.value;
+    if (!(held instanceof BlockedUntil) || held.untilMs <= this.#wallMs(nowMs)) return undefined;
+    return this.local(nowMs, { kind: "block", className, key, value: undefined });
+  }
+
   /** Membership's news: who may be talked to, and pulled from. */
   memberChanged(change: MemberChange): void {
     const { member } = change;
@@ -246,14 +273,14 @@ export class RulesSync {
     }
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
-      if (this.#take(entry, wallMs, this.#learning)) this.#enqueue(entry);
+      if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#enqueue(entry);
     }
     if (section.pull !== undefined && this.#owed.length < MAX_OWED) {
       this.#owed.push({ to: peer.address, from: section.pull });
     }
     const pull = this.#pull;
     if (section.page && pull && pull.peer.toString() === key) {
-      for (const entry of section.page.entries) this.#take(entry, wallMs, pull.learning);
+      for (const entry of section.page.entries) this.#take(nowMs, entry, wallMs, pull.learning);
       pull.arrived(section.page);
       if (pull.done) this.#finish(nowMs, pull);
       else if (pull.answered) this.#ask(nowMs, pull);
@@ -350,7 +377,7 @@ export class RulesSync {
   }
 
   /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
-  #take(entry: RuleEntry, wallMs: number, learning: boolean): boolean {
+  #take(nowMs: number, entry: RuleEntry, wallMs: number, learning: boolean): boolean {
     if (
       versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS || entrySize(entry) > MAX_ENTRY_BYTES
     ) {
@@ -364,7 +391,7 @@ export class RulesSync {
     this.#clock = Math.max(this.#clock, entry.version.clock);
     this.#newest = Math.max(this.#newest, entry.version.clock);
     this.#counts.applied++;
-    this.#options.apply(entry);
+    this.#options.apply(entry, nowMs);
     return true;
   }
 

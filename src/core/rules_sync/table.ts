@@ -10,11 +10,18 @@
  * compacted away when they are half the slots; a page cut across a
  * compaction may miss a rule, which the digest comparison afterwards finds.
  *
+ * A block ({@link BlockedUntil}) is live until its instant, by this
+ * member's wall clock, then held as a removal of the same version: it
+ * leaves the digest on every member as each one's clock passes it, a copy
+ * still in flight is the same version and changes nothing, and the removal
+ * expires like any other. One that arrives already ended is a removal from
+ * the start.
+ *
  * @module
  */
 
 import { keyHash64, PUBLIC_HASH_KEY } from "../hash.ts";
-import { compareVersions, type RuleEntry, ruleId, versionMs } from "./entry.ts";
+import { BlockedUntil, compareVersions, type RuleEntry, ruleId, versionMs } from "./entry.ts";
 import { type Digest, entrySize, type Page } from "./wire.ts";
 
 interface Slot {
@@ -39,6 +46,9 @@ export class RuleTable {
   /** Tombstones in the order they were made here, for expiry. */
   #tombstones: Slot[] = [];
   #tombstoneHead = 0;
+  /** Slots that held a block when it was set, a min-heap by its end; a slot changed since is skipped. */
+  #blocks: { slot: Slot; untilMs: number }[] = [];
+  #liveBlocks = 0;
   #holes = 0;
   #live = 0;
   #hi = 0;
@@ -92,6 +102,9 @@ export class RuleTable {
    * @returns What happened.
    */
   merge(entry: RuleEntry, wallMs: number, learning: boolean): MergeOutcome {
+    if (entry.value instanceof BlockedUntil && entry.value.untilMs <= wallMs) {
+      entry = { ...entry, value: undefined };
+    }
     const id = ruleId(entry.kind, entry.className, entry.key);
     const slot = this.#slots.get(id);
     const old = wallMs - versionMs(entry.version) > this.#tombstoneMs;
@@ -126,6 +139,7 @@ export class RuleTable {
    * @returns How many it dropped.
    */
   expire(wallMs: number): number {
+    this.#endBlocks(wallMs);
     let dropped = 0;
     while (this.#tombstoneHead < this.#tombstones.length) {
       const slot = this.#tombstones[this.#tombstoneHead];
@@ -164,8 +178,36 @@ export class RuleTable {
     return { from: start, next: at, end: this.#order.length, entries };
   }
 
+  /** Turns the blocks that ended by `wallMs` into removals of the same version. */
+  #endBlocks(wallMs: number): void {
+    const heap = this.#blocks;
+    while (heap.length > 0 && heap[0].untilMs <= wallMs) {
+      const { slot, untilMs } = popMin(heap);
+      const value = slot.entry.value;
+      if (this.#slots.get(slot.id) !== slot || !(value instanceof BlockedUntil)) continue;
+      if (value.untilMs !== untilMs) continue;
+      const before = slot.entry;
+      slot.entry = { ...before, value: undefined };
+      this.#settle(slot, before);
+    }
+    // Blocks replaced or lifted before their end leave heap entries behind: rebuild past twice the live ones.
+    if (heap.length > 2 * this.#liveBlocks + 64) {
+      const live = heap.filter(({ slot, untilMs }) =>
+        this.#slots.get(slot.id) === slot && slot.entry.value instanceof BlockedUntil &&
+        slot.entry.value.untilMs === untilMs
+      );
+      this.#blocks = [];
+      for (const item of live) pushMin(this.#blocks, item);
+    }
+  }
+
   /** Accounts for a slot whose entry became `slot.entry` (from `before`). */
   #settle(slot: Slot, before: RuleEntry | undefined): void {
+    if (before?.value instanceof BlockedUntil) this.#liveBlocks--;
+    if (slot.entry.value instanceof BlockedUntil) {
+      this.#liveBlocks++;
+      pushMin(this.#blocks, { slot, untilMs: slot.entry.value.untilMs });
+    }
     if (before?.value !== undefined) {
       this.#live--;
       this.#hi = (this.#hi ^ slot.hashHi) >>> 0;
@@ -225,4 +267,34 @@ export class RuleTable {
       this.#tombstoneHead = 0;
     }
   }
+}
+
+/** Adds `item` to the min-heap `heap` by `untilMs`. */
+function pushMin<T extends { untilMs: number }>(heap: T[], item: T): void {
+  let at = heap.push(item) - 1;
+  while (at > 0) {
+    const up = (at - 1) >> 1;
+    if (heap[up].untilMs <= item.untilMs) break;
+    heap[at] = heap[up];
+    at = up;
+  }
+  heap[at] = item;
+}
+
+/** Takes the least item of the non-empty min-heap `heap`. */
+function popMin<T extends { untilMs: number }>(heap: T[]): T {
+  const top = heap[0];
+  const last = heap.pop()!;
+  if (heap.length === 0) return top;
+  let at = 0;
+  for (;;) {
+    let child = 2 * at + 1;
+    if (child >= heap.length) break;
+    if (child + 1 < heap.length && heap[child + 1].untilMs < heap[child].untilMs) child++;
+    if (heap[child].untilMs >= last.untilMs) break;
+    heap[at] = heap[child];
+    at = child;
+  }
+  heap[at] = last;
+  return top;
 }

@@ -10,10 +10,11 @@
  *   2 pull:   from u32                      (ask for the sender's slots from `from` on)
  *   3 page:   from u32 | next u32 | end u32 | count u16 | entries
  * entry  = kind u8 | clock hi u32 | clock lo u32 | origin hi u32 | origin lo u32
- *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit only)
- *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off
+ *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit and block only)
+ *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off, 5 blocked until
  *          | limit: count u32 | period u8 (1 s, 2 min, 3 h) | burst u32 (0: the default)
  *          | class-of: length u16 | name
+ *          | blocked until: wall-clock ms hi u32 | lo u32
  * ```
  *
  * Numbers are big-endian; versions, kinds, part types and value tags are
@@ -27,7 +28,15 @@
 import { KeyLimit, Limit } from "../limit.ts";
 import { utf8Bytes } from "../hash.ts";
 import { Reader } from "../../proto/codec.ts";
-import { MAX_CLOCK, misfit, RULE_KINDS, type RuleEntry, type RuleKind } from "./entry.ts";
+import {
+  BlockedUntil,
+  keyed,
+  MAX_CLOCK,
+  misfit,
+  RULE_KINDS,
+  type RuleEntry,
+  type RuleKind,
+} from "./entry.ts";
 
 /** The rules section's version, its first byte. */
 export const RULES_WIRE_VERSION = 1;
@@ -86,9 +95,10 @@ export interface RulesSection {
 /** Bytes an entry takes on the wire. */
 export function entrySize(entry: RuleEntry): number {
   let size = 1 + 16 + 2 + utf8Bytes(entry.className).length + 1;
-  if (entry.kind === "keyLimit") size += 2 + utf8Bytes(entry.key).length;
+  if (keyed(entry.kind)) size += 2 + utf8Bytes(entry.key).length;
   if (entry.value instanceof Limit) size += 9;
   else if (entry.value instanceof KeyLimit) size += 2 + utf8Bytes(entry.value.className).length;
+  else if (entry.value instanceof BlockedUntil) size += 8;
   return size;
 }
 
@@ -151,12 +161,11 @@ export class SectionWriter {
 
   #entry(entry: RuleEntry): void {
     this.#u8(RULE_KINDS[entry.kind]);
-    this.#u32(Math.floor(entry.version.clock / 2 ** 32));
-    this.#u32(entry.version.clock % 2 ** 32);
+    this.#u64(entry.version.clock);
     this.#u32(entry.version.origin.hi);
     this.#u32(entry.version.origin.lo);
     this.#text(entry.className);
-    if (entry.kind === "keyLimit") this.#text(entry.key);
+    if (keyed(entry.kind)) this.#text(entry.key);
     const value = entry.value;
     if (value === undefined) this.#u8(0);
     else if (value === true) this.#u8(3);
@@ -164,6 +173,9 @@ export class SectionWriter {
     else if (value instanceof KeyLimit) {
       this.#u8(2);
       this.#text(value.className);
+    } else if (value instanceof BlockedUntil) {
+      this.#u8(5);
+      this.#u64(value.untilMs);
     } else {
       this.#u8(1);
       this.#u32(value.count());
@@ -191,6 +203,12 @@ export class SectionWriter {
   #u32(n: number): void {
     this.#view.setUint32(this.#at, n);
     this.#at += 4;
+  }
+
+  /** A whole number below 2^53 as two u32, high first. */
+  #u64(n: number): void {
+    this.#u32(Math.floor(n / 2 ** 32));
+    this.#u32(n % 2 ** 32);
   }
 }
 
@@ -246,7 +264,7 @@ function readEntry(r: Reader): RuleEntry | undefined {
   const clockHi = r.u32(), clockLo = r.u32();
   const origin = { hi: r.u32(), lo: r.u32() };
   const className = readText(r);
-  const key = kind === "keyLimit" ? readText(r) : "";
+  const key = kind && keyed(kind) ? readText(r) : "";
   const tag = r.u8();
   if (r.error || !kind || className === undefined || key === undefined) return undefined;
   const clock = clockHi * 2 ** 32 + clockLo;
@@ -261,7 +279,11 @@ function readEntry(r: Reader): RuleEntry | undefined {
     if (name === undefined) return undefined;
     value = KeyLimit.class(name);
   } else if (tag === 3 || tag === 4) value = tag === 3;
-  else if (tag !== 0) return undefined;
+  else if (tag === 5) {
+    const untilMs = r.u32() * 2 ** 32 + r.u32();
+    if (untilMs > MAX_CLOCK) return undefined;
+    value = new BlockedUntil(untilMs);
+  } else if (tag !== 0) return undefined;
   if (r.error || misfit(kind, className, key, value) !== undefined) return undefined;
   return { kind, className, key, value, version: { clock, origin } };
 }
