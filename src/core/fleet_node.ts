@@ -25,6 +25,8 @@ import { GUARD_BOUNDS } from "./options.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
 import { applyRule, type RuleEntry, RulesSync, type RulesSyncStats } from "./rules_sync/mod.ts";
 import { block, blockUntil, reset } from "./operations.ts";
+import { type HashKey, hashKey } from "./hash.ts";
+import { Prng } from "./prng.ts";
 
 /** What a fleet node is made of and how it is tuned. */
 export interface FleetNodeOptions {
@@ -73,6 +75,14 @@ export interface FleetNodeOptions {
    */
   readonly wallOffsetMs?: number;
   /**
+   * The key this node draws the tickets of its rule-page requesters under
+   * (`rules_sync/serve.ts`): 16 random bytes, its own, never shared. A
+   * ticket proves only that its holder receives at its address.
+   *
+   * @default {drawn from `membership.seed`: fine on virtual time, guessable in a real process}
+   */
+  readonly ticketKey?: HashKey;
+  /**
    * Membership's tunables; `extension` is the allocator's.
    *
    * @default {the defaults of MembershipOptions}
@@ -105,6 +115,7 @@ const NO_RULES: RulesSyncStats = {
   rulesApplied: 0,
   rulesMalformed: 0,
   rulesStrangers: 0,
+  rulesUnproven: 0,
   rulesRefused: 0,
   rulesFull: 0,
   rulesUnshared: 0,
@@ -165,6 +176,7 @@ export class FleetNode {
       maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.table.capacity) + 2,
       protocolPeriodMs: periodMs,
       wallOffsetMs,
+      ticketKey: options.ticketKey ?? seededKey(options.membership?.seed ?? 0),
       apply: (entry, nowMs) => {
         const target = {
           book,
@@ -383,7 +395,7 @@ export class FleetNode {
   pollTransmit(): Transmit | undefined {
     if (this.#rules) {
       for (let send = this.#rules.pollSend(); send; send = this.#rules.pollSend()) {
-        this.#node.sendRules(this.#lastNowMs, send.to, send.bytes);
+        this.#node.sendRules(this.#lastNowMs, send.to, send.bytes, send.bare);
       }
     }
     return this.#node.pollTransmit();
@@ -451,4 +463,10 @@ export class FleetNode {
       fleetRules: this.#rules !== undefined,
     };
   }
+}
+
+/** A hash key drawn from `seed`: what the simulator's nodes draw tickets under. */
+function seededKey(seed: number): HashKey {
+  const prng = new Prng(seed ^ 0x5eed_7001);
+  return hashKey(new Uint8Array(Array.from({ length: 16 }, () => prng.nextU32() & 0xff)));
 }

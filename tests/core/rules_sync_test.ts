@@ -3,6 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { KeyLimit, Limit } from "../../src/core/limit.ts";
+import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 import {
   BlockedUntil,
   decodeRules,
@@ -19,6 +20,7 @@ function sync(wallOffsetMs = 0): RulesSync {
     maxEntries: 16,
     protocolPeriodMs: 200,
     wallOffsetMs,
+    ticketKey: PUBLIC_HASH_KEY,
     apply: () => {},
   }, false);
 }

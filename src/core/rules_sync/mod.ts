@@ -54,7 +54,9 @@
  * **Transfer.** A member that starts with seeds is learning: it pulls its
  * first peer's whole table page by page (slots in a stable order; each
  * request answered by at most four pages, each a datagram of its own, only
- * to a live member), and allocation holds it at the floor until that ends.
+ * to a live member, and only when it carries the ticket the answerer drew
+ * for its address: `serve.ts`), and allocation holds it at the floor until
+ * that ends.
  * Two members whose digests disagree for five periods (longer than gossip
  * takes) pull one from the other the same way, in the background, backing
  * off while a transfer does not end the disagreement.
@@ -92,6 +94,7 @@ export {
   MAX_CLOCK_SKEW_MS,
   MAX_ENTRY_BYTES,
   OUTBOX_ENTRIES,
+  RULES_DATAGRAM_BYTES,
   RulesSync,
   type RulesSyncOptions,
   type RulesSyncStats,

@@ -21,12 +21,15 @@ import {
   ruleId,
   versionMs,
 } from "./entry.ts";
-import { PAGES_PER_PULL, Pull } from "./pull.ts";
+import { Pull } from "./pull.ts";
+import { PageServer, type RulesSend } from "./serve.ts";
+import type { HashKey } from "../hash.ts";
 import { RuleTable } from "./table.ts";
 import {
   decodeRules,
   type Digest,
   entrySize,
+  NO_TICKET,
   PAGE_HEADER_BYTES,
   PULL_BYTES,
   RULES_HEADER_BYTES,
@@ -51,8 +54,6 @@ const DISAGREE_PERIODS = 5;
 const BACKOFF_PERIODS = 10;
 /** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
 const SILENT_PERIODS = 50;
-/** Page answers owed at once; a request beyond them is dropped, and its puller asks again. */
-const MAX_OWED = 16;
 
 /** What a member's rule sharing needs. */
 export interface RulesSyncOptions {
@@ -62,6 +63,8 @@ export interface RulesSyncOptions {
   readonly maxEntries: number;
   /** The protocol period, ms: timers count in it. */
   readonly protocolPeriodMs: number;
+  /** The key this member draws its page requesters' tickets under: random, its own (`serve.ts`). */
+  readonly ticketKey: HashKey;
   /** Wall-clock ms at `nowMs` 0: versions are stamped in wall-clock time. */
   readonly wallOffsetMs: number;
   /** A change from a peer that is newer than what the table held: make it so here, at `nowMs`. */
@@ -86,6 +89,8 @@ export interface RulesSyncStats {
   readonly rulesMalformed: number;
   /** Rules sections from senders that are not live members here, dropped. */
   readonly rulesStrangers: number;
+  /** Page requests dropped: without this member's ticket for their address, and not paying for a page. */
+  readonly rulesUnproven: number;
   /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
   readonly rulesRefused: number;
   /** Changes not taken for want of room (`maxEntries`). */
@@ -120,8 +125,8 @@ export class RulesSync {
   readonly #table: RuleTable;
   readonly #outbox = new Map<string, Pending>();
   readonly #peers = new Map<string, PeerState>();
-  readonly #owed: { to: Address; from: number }[] = [];
-  readonly #sends: { to: Address; bytes: Uint8Array }[] = [];
+  readonly #server: PageServer;
+  readonly #sends: RulesSend[] = [];
   #clock = 0;
   #newest = 0;
   #learning: boolean;
@@ -146,6 +151,7 @@ export class RulesSync {
   constructor(options: RulesSyncOptions, learning: boolean) {
     this.#options = options;
     this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS);
+    this.#server = new PageServer(options.ticketKey, RULES_DATAGRAM_BYTES);
     this.#learning = learning;
   }
 
@@ -275,9 +281,7 @@ export class RulesSync {
     for (const entry of section.changes) {
       if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#enqueue(entry);
     }
-    if (section.pull !== undefined && this.#owed.length < MAX_OWED) {
-      this.#owed.push({ to: peer.address, from: section.pull });
-    }
+    if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
     const pull = this.#pull;
     if (section.page && pull && pull.peer.toString() === key) {
       for (const entry of section.page.entries) this.#take(nowMs, entry, wallMs, pull.learning);
@@ -293,7 +297,7 @@ export class RulesSync {
       mine.lo === section.digest.lo;
     if (same || section.learning || this.#learning) peer.disagreeSinceMs = undefined;
     else peer.disagreeSinceMs ??= nowMs;
-    this.#answer();
+    this.#server.answer(this.#table, this.#learning, mine, (send) => this.#sends.push(send));
   }
 
   /**
@@ -346,7 +350,7 @@ export class RulesSync {
    *
    * @returns Where and what, or undefined.
    */
-  pollSend(): { readonly to: Address; readonly bytes: Uint8Array } | undefined {
+  pollSend(): RulesSend | undefined {
     return this.#sends.shift();
   }
 
@@ -364,6 +368,7 @@ export class RulesSync {
       rulesApplied: c.applied,
       rulesMalformed: c.malformed,
       rulesStrangers: c.strangers,
+      rulesUnproven: this.#server.unproven,
       rulesRefused: c.refused,
       rulesFull: c.full,
       rulesUnshared: c.unshared,
@@ -419,13 +424,16 @@ export class RulesSync {
   #ask(nowMs: number, pull: Pull): void {
     const from = pull.due(nowMs, 2 * this.#options.protocolPeriodMs);
     if (from === undefined) return;
+    // Without the peer's ticket yet, the request pays for its one-page answer (`serve.ts`).
+    const ticketed = pull.ticket !== NO_TICKET;
     const writer = new SectionWriter(
-      RULES_HEADER_BYTES + PULL_BYTES,
+      ticketed ? RULES_HEADER_BYTES + PULL_BYTES : RULES_DATAGRAM_BYTES,
       this.#learning,
       this.#table.digest(),
     );
-    writer.pull(from);
-    this.#sends.push({ to: pull.peer, bytes: writer.finish() });
+    writer.pull(from, pull.ticket);
+    if (!ticketed) writer.pad();
+    this.#sends.push({ to: pull.peer, bytes: writer.finish(), bare: false });
   }
 
   #finish(nowMs: number, pull: Pull): void {
@@ -442,24 +450,5 @@ export class RulesSync {
       : BACKOFF_PERIODS;
     if (peer) peer.disagreeSinceMs = undefined;
     this.#nextBackgroundMs = nowMs + this.#backoffPeriods * this.#options.protocolPeriodMs;
-  }
-
-  /** Answers what is owed: each request with up to {@link PAGES_PER_PULL} pages. */
-  #answer(): void {
-    for (let owed = this.#owed.shift(); owed; owed = this.#owed.shift()) {
-      let from = owed.from;
-      for (let i = 0; i < PAGES_PER_PULL; i++) {
-        const writer = new SectionWriter(
-          RULES_DATAGRAM_BYTES,
-          this.#learning,
-          this.#table.digest(),
-        );
-        const page = this.#table.page(from, writer.room - PAGE_HEADER_BYTES);
-        writer.page(page);
-        this.#sends.push({ to: owed.to, bytes: writer.finish() });
-        if (page.next >= page.end) break;
-        from = page.next;
-      }
-    }
   }
 }

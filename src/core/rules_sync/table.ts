@@ -163,7 +163,7 @@ export class RuleTable {
    * @param maxBytes Room for entries, bytes.
    * @returns The page; `next` is `end` when it is the last.
    */
-  page(from: number, maxBytes: number): Page {
+  page(from: number, maxBytes: number): Omit<Page, "ticket"> {
     const entries: RuleEntry[] = [];
     const start = Math.min(from, this.#order.length);
     let at = start;

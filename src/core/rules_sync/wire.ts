@@ -7,8 +7,11 @@
  * header = version u8 (1) | flags u8 (bit 0: learning) | live u32 | digest hi u32 | digest lo u32
  * part   = type u8, then
  *   1 change: entry
- *   2 pull:   from u32                      (ask for the sender's slots from `from` on)
- *   3 page:   from u32 | next u32 | end u32 | count u16 | entries
+ *   2 pull:   from u32 | ticket hi u32 | ticket lo u32
+ *             (ask for the sender's slots from `from` on; ticket 0: none yet)
+ *   3 page:   from u32 | next u32 | end u32 | ticket hi u32 | ticket lo u32 | count u16 | entries
+ *             (the ticket is the one the receiver's requests are to carry)
+ *   4 pad:    length u16 | that many bytes   (pays for an answer, see `serve.ts`)
  * entry  = kind u8 | clock hi u32 | clock lo u32 | origin hi u32 | origin lo u32
  *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit and block only)
  *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off, 5 blocked until
@@ -43,13 +46,16 @@ export const RULES_WIRE_VERSION = 1;
 /** Bytes of the header. */
 export const RULES_HEADER_BYTES = 14;
 /** Bytes of a page part before its entries. */
-export const PAGE_HEADER_BYTES = 15;
+export const PAGE_HEADER_BYTES = 23;
 /** Bytes of a pull part. */
-export const PULL_BYTES = 5;
+export const PULL_BYTES = 13;
+/** Bytes of a pad part with nothing in it. */
+export const PAD_BYTES = 3;
 
 const PART_CHANGE = 1;
 const PART_PULL = 2;
 const PART_PAGE = 3;
+const PART_PAD = 4;
 const FLAG_LEARNING = 1;
 const PERIOD_CODES = new Map<number, number>([[1_000, 1], [60_000, 2], [3_600_000, 3]]);
 const KIND_BY_NUMBER = new Map<number, RuleKind>(
@@ -66,6 +72,29 @@ export interface Digest {
   readonly lo: number;
 }
 
+/**
+ * What a member's page requests must carry to be answered in full: drawn
+ * by the answerer for the requester's address, so only who receives there
+ * learns it. `{0, 0}` is none.
+ */
+export interface Ticket {
+  /** High 32 bits. */
+  readonly hi: number;
+  /** Low 32 bits. */
+  readonly lo: number;
+}
+
+/** No ticket: a first request. */
+export const NO_TICKET: Ticket = { hi: 0, lo: 0 };
+
+/** A page request: the first slot asked for, and the requester's ticket. */
+export interface PullRequest {
+  /** The first slot asked for. */
+  readonly from: number;
+  /** The ticket the answerer gave this requester, or {@link NO_TICKET}. */
+  readonly ticket: Ticket;
+}
+
 /** A page of a table: entries of slots `from` to `next`, of `end` slots. */
 export interface Page {
   /** The first slot it covers. */
@@ -74,6 +103,8 @@ export interface Page {
   readonly next: number;
   /** Slots in the sender's table when it cut the page. */
   readonly end: number;
+  /** The ticket the receiver's next requests are to carry. */
+  readonly ticket: Ticket;
   /** The rules in those slots. */
   readonly entries: readonly RuleEntry[];
 }
@@ -86,8 +117,8 @@ export interface RulesSection {
   readonly digest: Digest;
   /** Changes it passes on. */
   readonly changes: readonly RuleEntry[];
-  /** Slot it asks a page from, if it does. */
-  readonly pull?: number;
+  /** The page it asks for, if it does. */
+  readonly pull?: PullRequest;
   /** A page it answers with. */
   readonly page?: Page;
 }
@@ -137,10 +168,22 @@ export class SectionWriter {
   }
 
   /** Adds a page request if it fits. */
-  pull(from: number): boolean {
+  pull(from: number, ticket: Ticket = NO_TICKET): boolean {
     if (PULL_BYTES > this.room) return false;
     this.#u8(PART_PULL);
     this.#u32(from);
+    this.#u32(ticket.hi);
+    this.#u32(ticket.lo);
+    return true;
+  }
+
+  /** Pads the section to the whole room (at least {@link PAD_BYTES} of it must be left). */
+  pad(): boolean {
+    const length = this.room - PAD_BYTES;
+    if (length < 0) return false;
+    this.#u8(PART_PAD);
+    this.#u16(length);
+    this.#at += length; // zeros
     return true;
   }
 
@@ -150,6 +193,8 @@ export class SectionWriter {
     this.#u32(page.from);
     this.#u32(page.next);
     this.#u32(page.end);
+    this.#u32(page.ticket.hi);
+    this.#u32(page.ticket.lo);
     this.#u16(page.entries.length);
     for (const entry of page.entries) this.#entry(entry);
   }
@@ -225,7 +270,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   const digest = { live: r.u32(), hi: r.u32(), lo: r.u32() };
   if (r.error || (flags & ~FLAG_LEARNING) !== 0) return undefined;
   const changes: RuleEntry[] = [];
-  let pull: number | undefined;
+  let pull: PullRequest | undefined;
   let page: Page | undefined;
   while (!r.error && r.remaining > 0) {
     const type = r.u8();
@@ -234,9 +279,14 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
       if (!entry) return undefined;
       changes.push(entry);
     } else if (type === PART_PULL && pull === undefined) {
-      pull = r.u32();
+      const from = r.u32();
+      pull = { from, ticket: { hi: r.u32(), lo: r.u32() } };
+    } else if (type === PART_PAD) {
+      r.take(r.u16());
     } else if (type === PART_PAGE && page === undefined) {
-      const from = r.u32(), next = r.u32(), end = r.u32(), count = r.u16();
+      const from = r.u32(), next = r.u32(), end = r.u32();
+      const ticket = { hi: r.u32(), lo: r.u32() };
+      const count = r.u16();
       const entries: RuleEntry[] = [];
       for (let i = 0; i < count && !r.error; i++) {
         const entry = readEntry(r);
@@ -244,7 +294,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
         entries.push(entry);
       }
       if (next < from || end < next) return undefined;
-      page = { from, next, end, entries };
+      page = { from, next, end, ticket, entries };
     } else if (type === PART_PULL || type === PART_PAGE) {
       return undefined;
     } else break; // a later version's part: what follows cannot be read
