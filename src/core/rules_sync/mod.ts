@@ -59,7 +59,11 @@
  * that ends.
  * Two members whose digests disagree for five periods (longer than gossip
  * takes) pull one from the other the same way, in the background, backing
- * off while a transfer does not end the disagreement.
+ * off while a transfer does not end the disagreement. A bulk change does
+ * not wait out those periods: a member that made or took more changes
+ * than gossip passes on in a few periods says it is ahead, and a peer
+ * whose digest differs pulls from it at once; the member that made them
+ * tells every peer so in a datagram of its own, once.
  *
  * **Precedence.** What an instance is started with (flags, builder) is its
  * table before it hears the fleet. A fleet entry, set or removal, replaces

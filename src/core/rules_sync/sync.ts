@@ -48,6 +48,13 @@ export const RULES_DATAGRAM_BYTES = MAX_MESSAGE_BYTES - 160;
 export const MAX_ENTRY_BYTES = RULES_DATAGRAM_BYTES - RULES_HEADER_BYTES - PAGE_HEADER_BYTES;
 /** SWIM's λ for rule changes: each is sent λ·⌈log10(N+1)⌉ times. */
 const RETRANSMIT_MULT = 4;
+/**
+ * Changes within {@link DISAGREE_PERIODS} beyond which gossip would take
+ * more than a few periods to pass them on (each goes λ·⌈log10(N+1)⌉ times,
+ * some nine to a datagram): a member that made or took more says it is
+ * ahead, and a peer whose digest differs pulls its table at once.
+ */
+const AHEAD_ENTRIES = 64;
 /** Protocol periods two members disagree before one pulls the other's table. */
 const DISAGREE_PERIODS = 5;
 /** Periods between background transfers at first; doubled while they do not end the disagreement. */
@@ -115,6 +122,8 @@ interface PeerState {
   /** Live rules its last digest counted. */
   live: number;
   disagreeSinceMs: number | undefined;
+  /** Whether it said it is ahead while it disagreed: pull from it without waiting. */
+  ahead: boolean;
   /** When a transfer from it last gave up, if one did. */
   failedAtMs?: number;
 }
@@ -134,6 +143,12 @@ export class RulesSync {
   #nextBackgroundMs = 0;
   #joinedAtMs: number | undefined;
   #backoffPeriods = BACKOFF_PERIODS;
+  /** Changes made or taken since `#churnSinceMs`; past {@link AHEAD_ENTRIES}, ahead until `#aheadUntilMs`. */
+  #churn = 0;
+  #churnSinceMs = 0;
+  #aheadUntilMs = -Infinity;
+  /** Whether changes made here just made this member ahead: it tells its peers at the next tick. */
+  #nudgeDue = false;
   #counts = {
     applied: 0,
     malformed: 0,
@@ -195,6 +210,7 @@ export class RulesSync {
       return undefined;
     }
     this.#newest = Math.max(this.#newest, entry.version.clock);
+    if (this.#changed(nowMs)) this.#nudgeDue = true;
     this.#enqueue(entry);
     return entry;
   }
@@ -237,6 +253,7 @@ export class RulesSync {
           learning: true,
           live: 0,
           disagreeSinceMs: undefined,
+          ahead: false,
         });
       }
       return;
@@ -249,9 +266,10 @@ export class RulesSync {
    * The rules section for a probe or an ack: the digest, then recent
    * changes, the least sent first, as room allows.
    */
-  outgoingRules(_nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
+  outgoingRules(nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
     if (maxBytes < RULES_HEADER_BYTES) return undefined;
-    const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest());
+    const ahead = nowMs < this.#aheadUntilMs;
+    const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest(), ahead);
     if (this.#outbox.size > 0) {
       const limit = retransmitLimit(RETRANSMIT_MULT, this.#peers.size + 1);
       const order = [...this.#outbox].sort((a, b) => a[1].transmits - b[1].transmits);
@@ -297,6 +315,7 @@ export class RulesSync {
       mine.lo === section.digest.lo;
     if (same || section.learning || this.#learning) peer.disagreeSinceMs = undefined;
     else peer.disagreeSinceMs ??= nowMs;
+    peer.ahead = section.ahead && peer.disagreeSinceMs !== undefined;
     this.#server.answer(this.#table, this.#learning, mine, (send) => this.#sends.push(send));
   }
 
@@ -318,6 +337,7 @@ export class RulesSync {
       if (peer) peer.failedAtMs = nowMs;
       this.#pull = undefined;
     }
+    if (this.#nudgeDue) this.#nudge();
     if (joining) this.#joinedAtMs = undefined;
     else this.#joinedAtMs ??= nowMs;
     // Nobody to learn from: alone, or among members that share no rules (a
@@ -336,7 +356,7 @@ export class RulesSync {
       // rules: after a bulk change, likely the one that made it.
       for (const p of this.#peers.values()) {
         const long = p.disagreeSinceMs !== undefined &&
-          nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs;
+          (p.ahead || nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs);
         if (long && (!peer || p.live > peer.live)) peer = p;
       }
       if (peer) this.#pull = new Pull(peer.address, false);
@@ -396,8 +416,37 @@ export class RulesSync {
     this.#clock = Math.max(this.#clock, entry.version.clock);
     this.#newest = Math.max(this.#newest, entry.version.clock);
     this.#counts.applied++;
+    this.#changed(nowMs);
     this.#options.apply(entry, nowMs);
     return true;
+  }
+
+  /** Counts a change made or taken here; returns whether it just made this member ahead. */
+  #changed(nowMs: number): boolean {
+    const windowMs = DISAGREE_PERIODS * this.#options.protocolPeriodMs;
+    if (nowMs - this.#churnSinceMs >= windowMs) {
+      this.#churn = 0;
+      this.#churnSinceMs = nowMs;
+    }
+    if (++this.#churn <= AHEAD_ENTRIES) return false;
+    this.#aheadUntilMs = nowMs + windowMs;
+    return this.#churn === AHEAD_ENTRIES + 1;
+  }
+
+  /**
+   * Tells every peer that shares rules, in a datagram of its own (the
+   * header: 14 bytes of rules), that this member is ahead, rather than
+   * waiting for probes to reach each: a bulk change made here is pulled
+   * by all within a period. Once a window, only for changes made here.
+   */
+  #nudge(): void {
+    this.#nudgeDue = false;
+    const digest = this.#table.digest();
+    for (const peer of this.#peers.values()) {
+      if (!peer.speaks) continue;
+      const writer = new SectionWriter(RULES_HEADER_BYTES, this.#learning, digest, true);
+      this.#sends.push({ to: peer.address, bytes: writer.finish(), bare: false });
+    }
   }
 
   #enqueue(entry: RuleEntry): void {

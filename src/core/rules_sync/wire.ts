@@ -4,7 +4,8 @@
  * pages. Decoding never throws; anything malformed refuses the section.
  *
  * ```
- * header = version u8 (1) | flags u8 (bit 0: learning) | live u32 | digest hi u32 | digest lo u32
+ * header = version u8 (1) | flags u8 (bit 0: learning, bit 1: ahead) | live u32 | digest hi u32
+ *          | digest lo u32
  * part   = type u8, then
  *   1 change: entry
  *   2 pull:   from u32 | ticket hi u32 | ticket lo u32
@@ -57,6 +58,7 @@ const PART_PULL = 2;
 const PART_PAGE = 3;
 const PART_PAD = 4;
 const FLAG_LEARNING = 1;
+const FLAG_AHEAD = 2;
 const PERIOD_CODES = new Map<number, number>([[1_000, 1], [60_000, 2], [3_600_000, 3]]);
 const KIND_BY_NUMBER = new Map<number, RuleKind>(
   Object.entries(RULE_KINDS).map(([name, n]) => [n, name as RuleKind]),
@@ -113,6 +115,11 @@ export interface Page {
 export interface RulesSection {
   /** Whether the sender is still learning the table (so its digest says little). */
   readonly learning: boolean;
+  /**
+   * Whether the sender holds more recent changes than gossip carries in a
+   * few periods: a member whose digest differs pulls its table at once.
+   */
+  readonly ahead: boolean;
   /** The sender's digest. */
   readonly digest: Digest;
   /** Changes it passes on. */
@@ -142,13 +149,14 @@ export class SectionWriter {
   /**
    * @param maxBytes The room; the header must fit.
    * @param learning Whether the writer is still learning.
+   * @param ahead Whether it holds more recent changes than gossip carries soon (see {@link RulesSection}).
    * @param digest Its digest.
    */
-  constructor(maxBytes: number, learning: boolean, digest: Digest) {
+  constructor(maxBytes: number, learning: boolean, digest: Digest, ahead = false) {
     this.#bytes = new Uint8Array(maxBytes);
     this.#view = new DataView(this.#bytes.buffer);
     this.#u8(RULES_WIRE_VERSION);
-    this.#u8(learning ? FLAG_LEARNING : 0);
+    this.#u8((learning ? FLAG_LEARNING : 0) | (ahead ? FLAG_AHEAD : 0));
     this.#u32(digest.live);
     this.#u32(digest.hi);
     this.#u32(digest.lo);
@@ -268,7 +276,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   if (r.u8() !== RULES_WIRE_VERSION) return undefined;
   const flags = r.u8();
   const digest = { live: r.u32(), hi: r.u32(), lo: r.u32() };
-  if (r.error || (flags & ~FLAG_LEARNING) !== 0) return undefined;
+  if (r.error || (flags & ~(FLAG_LEARNING | FLAG_AHEAD)) !== 0) return undefined;
   const changes: RuleEntry[] = [];
   let pull: PullRequest | undefined;
   let page: Page | undefined;
@@ -302,6 +310,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   if (r.error) return undefined;
   return {
     learning: (flags & FLAG_LEARNING) !== 0,
+    ahead: (flags & FLAG_AHEAD) !== 0,
     digest,
     changes,
     ...(pull === undefined ? {} : { pull }),
