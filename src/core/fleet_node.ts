@@ -23,7 +23,13 @@ import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
-import { applyRule, type RuleEntry, RulesSync, type RulesSyncStats } from "./rules_sync/mod.ts";
+import {
+  applyRule,
+  type RuleEntry,
+  type RuleKind,
+  RulesSync,
+  type RulesSyncStats,
+} from "./rules_sync/mod.ts";
 import { block, blockUntil, reset } from "./operations.ts";
 import { type HashKey, hashKey } from "./hash.ts";
 import { Prng } from "./prng.ts";
@@ -187,7 +193,8 @@ export class FleetNode {
           },
           startLimit,
           startDryRun,
-          lookup: (id: string) => sync.entry(id),
+          lookup: (kind: RuleKind, className: string, key: string) =>
+            sync.entry(kind, className, key),
         };
         if (!applyRule(target, entry)) this.#refusedRules++;
       },

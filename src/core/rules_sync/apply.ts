@@ -10,7 +10,7 @@
 
 import { KeyLimit, Limit } from "../limit.ts";
 import type { LimitBook } from "../rules.ts";
-import { BlockedUntil, type RuleEntry, ruleId } from "./entry.ts";
+import { BlockedUntil, type RuleEntry, type RuleKind } from "./entry.ts";
 
 /** What a merged entry changes. */
 export interface ApplyTarget {
@@ -28,7 +28,7 @@ export interface ApplyTarget {
    */
   readonly block: (className: string, key: string, untilWallMs: number | undefined) => void;
   /** The fleet's entry for a rule, to apply a shadow whose class arrived after it. */
-  readonly lookup: (id: string) => RuleEntry | undefined;
+  readonly lookup: (kind: RuleKind, className: string, key: string) => RuleEntry | undefined;
 }
 
 /**
@@ -48,7 +48,7 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
       case "class":
         if (value instanceof Limit) {
           book.setClass(entry.className, value);
-          const shadow = target.lookup(ruleId("shadow", entry.className, ""));
+          const shadow = target.lookup("shadow", entry.className, "");
           if (shadow?.value instanceof Limit) book.setShadow(entry.className, shadow.value);
         } else book.removeClass(entry.className);
         return true;

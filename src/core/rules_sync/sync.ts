@@ -19,6 +19,7 @@ import {
   type Origin,
   type RuleEntry,
   ruleId,
+  type RuleKind,
   versionMs,
 } from "./entry.ts";
 import { Pull } from "./pull.ts";
@@ -180,9 +181,9 @@ export class RulesSync {
     return this.#table.digest();
   }
 
-  /** The entry held for a rule (see `ruleId`), a removal included. */
-  entry(id: string): RuleEntry | undefined {
-    return this.#table.get(id);
+  /** The entry held for a rule, a removal included. */
+  entry(kind: RuleKind, className: string, key: string): RuleEntry | undefined {
+    return this.#table.get(kind, className, key);
   }
 
   /** Every live rule held. */
@@ -224,7 +225,7 @@ export class RulesSync {
    */
   block(nowMs: number, className: string, key: string, ms: number): RuleEntry | undefined {
     const untilMs = this.#wallMs(nowMs) + Math.ceil(ms);
-    const held = this.#table.get(ruleId("block", className, key))?.value;
+    const held = this.#table.get("block", className, key)?.value;
     if (held instanceof BlockedUntil && held.untilMs >= untilMs) return undefined;
     return this.local(nowMs, { kind: "block", className, key, value: new BlockedUntil(untilMs) });
   }
@@ -236,7 +237,7 @@ export class RulesSync {
    * @returns The removal shared, or undefined when no block was in force.
    */
   unblock(nowMs: number, className: string, key: string): RuleEntry | undefined {
-    const held = this.#table.get(ruleId("block", className, key))?.value;
+    const held = this.#table.get("block", className, key)?.value;
     if (!(held instanceof BlockedUntil) || held.untilMs <= this.#wallMs(nowMs)) return undefined;
     return this.local(nowMs, { kind: "block", className, key, value: undefined });
   }

@@ -321,7 +321,10 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
 function readEntry(r: Reader): RuleEntry | undefined {
   const kind = KIND_BY_NUMBER.get(r.u8());
   const clockHi = r.u32(), clockLo = r.u32();
-  const origin = { hi: r.u32(), lo: r.u32() };
+  const origin = shared(`${r.u32()}:${r.u32()}`, (text) => {
+    const [hi, lo] = text.split(":").map(Number);
+    return { hi, lo };
+  });
   const className = readText(r);
   const key = kind && keyed(kind) ? readText(r) : "";
   const tag = r.u8();
@@ -331,7 +334,7 @@ function readEntry(r: Reader): RuleEntry | undefined {
   let value: RuleEntry["value"];
   if (tag === 1) {
     const count = r.u32(), period = r.u8(), burst = r.u32();
-    value = readLimit(count, period, burst);
+    value = shared(`${count}/${period}/${burst}`, () => readLimit(count, period, burst));
     if (!value) return undefined;
   } else if (tag === 2) {
     const name = readText(r);
@@ -345,6 +348,24 @@ function readEntry(r: Reader): RuleEntry | undefined {
   } else if (tag !== 0) return undefined;
   if (r.error || misfit(kind, className, key, value) !== undefined) return undefined;
   return { kind, className, key, value, version: { clock, origin } };
+}
+
+/** Distinct values decoded lately, shared by every entry that says the same. */
+const SHARED_MAX = 4_096;
+const sharedValues = new Map<string, unknown>();
+
+/**
+ * One object for every decoded entry that says the same (limits and
+ * origins are immutable, and few distinct): a table of a million entries,
+ * on every member, holds a handful of them rather than a million each.
+ * Forgets all past {@link SHARED_MAX}, so what it holds stays bounded.
+ */
+function shared<T>(key: string, make: (key: string) => T): T {
+  if (sharedValues.has(key)) return sharedValues.get(key) as T;
+  if (sharedValues.size >= SHARED_MAX) sharedValues.clear();
+  const value = make(key);
+  sharedValues.set(key, value);
+  return value;
 }
 
 /** The limit of a wire limit, or undefined when no `Limit` holds it. */
@@ -371,10 +392,12 @@ function readText(r: Reader): string | undefined {
 
 /**
  * UTF-8 (a lone surrogate in three bytes, as the encoder writes it) to a
- * string; undefined for bytes that are not.
+ * string; undefined for bytes that are not. Made from code units at once:
+ * a string grown a character at a time is a chain of pieces, hundreds of
+ * bytes for a short key, and a table holds a million.
  */
 function decodeUtf8(bytes: Uint8Array): string | undefined {
-  let out = "";
+  const units: number[] = [];
   for (let i = 0; i < bytes.length;) {
     const b = bytes[i];
     const n = b < 0x80
@@ -395,8 +418,9 @@ function decodeUtf8(bytes: Uint8Array): string | undefined {
     }
     const least = [0, 0x80, 0x800, 0x10000][n];
     if (cp < least || cp > 0x10ffff) return undefined;
-    out += String.fromCodePoint(cp);
+    if (cp < 0x10000) units.push(cp);
+    else units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
     i += n + 1;
   }
-  return out;
+  return String.fromCharCode(...units);
 }
