@@ -24,13 +24,13 @@ import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
 import {
-  applyRule,
+  NO_RULES,
   type RuleEntry,
-  type RuleKind,
-  RulesSync,
+  type RulesSync,
+  rulesSyncFor,
   type RulesSyncStats,
 } from "./rules_sync/mod.ts";
-import { block, blockUntil, reset } from "./operations.ts";
+import { block, reset } from "./operations.ts";
 import { type HashKey, hashKey } from "./hash.ts";
 import { Prng } from "./prng.ts";
 
@@ -111,23 +111,6 @@ export type RuleChange = Omit<RuleEntry, "version">;
 /** Allocation ticks this many times a protocol period: stats are at most this stale. */
 const TICKS_PER_PERIOD = 4;
 
-/** The rule-sharing figures of a node that does not share rules. */
-const NO_RULES: RulesSyncStats = {
-  rulesLearning: false,
-  rulesVersion: 0,
-  rulesDigest: "0000000000000000",
-  rulesLive: 0,
-  rulesRemoved: 0,
-  rulesApplied: 0,
-  rulesMalformed: 0,
-  rulesStrangers: 0,
-  rulesUnproven: 0,
-  rulesRefused: 0,
-  rulesFull: 0,
-  rulesUnshared: 0,
-  rulesTransfers: 0,
-};
-
 /** See the module doc. */
 export class FleetNode {
   readonly #node: Node;
@@ -161,7 +144,17 @@ export class FleetNode {
       protocolPeriodMs: periodMs,
       relay: options.relay,
     });
-    this.#rules = options.fleetRules ? this.#rulesSync(options, periodMs) : undefined;
+    this.#rules = options.fleetRules
+      ? rulesSyncFor({
+        self: { hi: options.address.id.hi, lo: options.address.id.lo },
+        book: options.book,
+        enforcer: options.enforcer,
+        protocolPeriodMs: periodMs,
+        wallOffsetMs: options.wallOffsetMs ?? 0,
+        ticketKey: options.ticketKey ?? seededKey(options.membership?.seed ?? 0),
+        learning: (options.seeds?.length ?? 0) > 0,
+      }, () => this.#refusedRules++)
+      : undefined;
     this.#node = new Node(options.address, {
       ...options.membership,
       seeds: options.seeds,
@@ -169,37 +162,6 @@ export class FleetNode {
     });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership?.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
-  }
-
-  #rulesSync(options: FleetNodeOptions, periodMs: number): RulesSync {
-    const { book, enforcer } = options;
-    const startLimit = book.defaultLimit();
-    const startDryRun = enforcer.dryRun;
-    const wallOffsetMs = options.wallOffsetMs ?? 0;
-    const sync: RulesSync = new RulesSync({
-      self: { hi: options.address.id.hi, lo: options.address.id.lo },
-      // A block in force lives in a key's slot: at most the key table's.
-      maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.table.capacity) + 2,
-      protocolPeriodMs: periodMs,
-      wallOffsetMs,
-      ticketKey: options.ticketKey ?? seededKey(options.membership?.seed ?? 0),
-      apply: (entry, nowMs) => {
-        const target = {
-          book,
-          setDryRun: (on: boolean) => enforcer.dryRun = on,
-          block: (className: string, key: string, untilWallMs: number | undefined) => {
-            const untilMs = untilWallMs === undefined ? nowMs : untilWallMs - wallOffsetMs;
-            blockUntil(enforcer, { className, key, untilMs }, nowMs);
-          },
-          startLimit,
-          startDryRun,
-          lookup: (kind: RuleKind, className: string, key: string) =>
-            sync.entry(kind, className, key),
-        };
-        if (!applyRule(target, entry)) this.#refusedRules++;
-      },
-    }, (options.seeds?.length ?? 0) > 0);
-    return sync;
   }
 
   /** The allocator's extension and rule sharing's, on one membership node. */

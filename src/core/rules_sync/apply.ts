@@ -10,7 +10,11 @@
 
 import { KeyLimit, Limit } from "../limit.ts";
 import type { LimitBook } from "../rules.ts";
-import { BlockedUntil, type RuleEntry, type RuleKind } from "./entry.ts";
+import type { Enforcer } from "../enforcer.ts";
+import type { HashKey } from "../hash.ts";
+import { blockUntil } from "../operations.ts";
+import { BlockedUntil, type Origin, type RuleEntry, type RuleKind } from "./entry.ts";
+import { RulesSync } from "./sync.ts";
 
 /** What a merged entry changes. */
 export interface ApplyTarget {
@@ -78,4 +82,53 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
   } catch {
     return false; // the book's bounds: counted by the caller
   }
+}
+
+/**
+ * Rule sharing over `book` and `enforcer`: peers' changes applied to them
+ * by {@link applyRule}, blocks on the enforcer's key slots.
+ *
+ * @param parts Who this member is, its book and enforcer, its clock and ticket key.
+ * @param refused Counts a peer's change the book refused (its bounds).
+ * @returns The member's rule sharing.
+ */
+export function rulesSyncFor(
+  parts: {
+    readonly self: Origin;
+    readonly book: LimitBook;
+    readonly enforcer: Enforcer;
+    readonly protocolPeriodMs: number;
+    readonly wallOffsetMs: number;
+    readonly ticketKey: HashKey;
+    /** Whether it starts learning: it has seeds, so a fleet to learn from. */
+    readonly learning: boolean;
+  },
+  refused: () => void,
+): RulesSync {
+  const { book, enforcer, wallOffsetMs } = parts;
+  const startLimit = book.defaultLimit();
+  const startDryRun = enforcer.dryRun;
+  const sync: RulesSync = new RulesSync({
+    self: parts.self,
+    // A block in force lives in a key's slot: at most the key table's.
+    maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.table.capacity) + 2,
+    protocolPeriodMs: parts.protocolPeriodMs,
+    wallOffsetMs,
+    ticketKey: parts.ticketKey,
+    apply: (entry, nowMs) => {
+      const target: ApplyTarget = {
+        book,
+        setDryRun: (on) => enforcer.dryRun = on,
+        block: (className, key, untilWallMs) => {
+          const untilMs = untilWallMs === undefined ? nowMs : untilWallMs - wallOffsetMs;
+          blockUntil(enforcer, { className, key, untilMs }, nowMs);
+        },
+        startLimit,
+        startDryRun,
+        lookup: (kind, className, key) => sync.entry(kind, className, key),
+      };
+      if (!applyRule(target, entry)) refused();
+    },
+  }, parts.learning);
+  return sync;
 }

@@ -81,7 +81,7 @@
  * @module
  */
 
-export { applyRule, type ApplyTarget } from "./apply.ts";
+export { applyRule, type ApplyTarget, rulesSyncFor } from "./apply.ts";
 export {
   BlockedUntil,
   compareVersions,
@@ -97,11 +97,11 @@ export {
 export {
   MAX_CLOCK_SKEW_MS,
   MAX_ENTRY_BYTES,
-  OUTBOX_ENTRIES,
   RULES_DATAGRAM_BYTES,
   RulesSync,
   type RulesSyncOptions,
-  type RulesSyncStats,
   TOMBSTONE_MS,
 } from "./sync.ts";
+export { OUTBOX_ENTRIES } from "./gossip.ts";
+export { NO_RULES, type RulesSyncStats } from "./stats.ts";
 export { decodeRules, type Digest, type RulesSection, SectionWriter } from "./wire.ts";

@@ -10,7 +10,6 @@
 
 import type { Address, Peer, Sender } from "../../proto/mod.ts";
 import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
-import { retransmitLimit } from "../membership/broadcasts.ts";
 import type { MemberChange } from "../membership/extension.ts";
 import {
   BlockedUntil,
@@ -18,14 +17,15 @@ import {
   MAX_CLOCK,
   type Origin,
   type RuleEntry,
-  ruleId,
   type RuleKind,
   versionMs,
 } from "./entry.ts";
+import { ChangeGossip } from "./gossip.ts";
 import { Pull } from "./pull.ts";
 import { PageServer, type RulesSend } from "./serve.ts";
 import type { HashKey } from "../hash.ts";
 import { RuleTable } from "./table.ts";
+import type { RulesSyncStats } from "./stats.ts";
 import {
   decodeRules,
   type Digest,
@@ -41,21 +41,10 @@ import {
 export const TOMBSTONE_MS = 3_600_000;
 /** A change stamped further ahead of this member's wall clock is refused: clocks must agree within a minute. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
-/** Recent changes gossiped at once; more reach the others by transfer, as the digests disagree. */
-export const OUTBOX_ENTRIES = 1_024;
 /** Bytes of the rules section of a datagram of its own (a page, a request). */
 export const RULES_DATAGRAM_BYTES = MAX_MESSAGE_BYTES - 160;
 /** The largest entry shared: it must fit in a page. */
 export const MAX_ENTRY_BYTES = RULES_DATAGRAM_BYTES - RULES_HEADER_BYTES - PAGE_HEADER_BYTES;
-/** SWIM's λ for rule changes: each is sent λ·⌈log10(N+1)⌉ times. */
-const RETRANSMIT_MULT = 4;
-/**
- * Changes within {@link DISAGREE_PERIODS} beyond which gossip would take
- * more than a few periods to pass them on (each goes λ·⌈log10(N+1)⌉ times,
- * some nine to a datagram): a member that made or took more says it is
- * ahead, and a peer whose digest differs pulls its table at once.
- */
-const AHEAD_ENTRIES = 64;
 /** Protocol periods two members disagree before one pulls the other's table. */
 const DISAGREE_PERIODS = 5;
 /** Periods between background transfers at first; doubled while they do not end the disagreement. */
@@ -79,42 +68,6 @@ export interface RulesSyncOptions {
   readonly apply: (entry: RuleEntry, nowMs: number) => void;
 }
 
-/** What rule sharing did and holds, in `stats()`. */
-export interface RulesSyncStats {
-  /** Whether this member is still learning the fleet's rules (and held for it). */
-  readonly rulesLearning: boolean;
-  /** The newest version held, as its clock reading (0: none); with the digest, which rules it holds. */
-  readonly rulesVersion: number;
-  /** The table's digest as 16 hex digits: two members that agree show the same. */
-  readonly rulesDigest: string;
-  /** Rules held. */
-  readonly rulesLive: number;
-  /** Removals held (tombstones). */
-  readonly rulesRemoved: number;
-  /** Peers' changes taken and applied here. */
-  readonly rulesApplied: number;
-  /** Rules sections refused as malformed. */
-  readonly rulesMalformed: number;
-  /** Rules sections from senders that are not live members here, dropped. */
-  readonly rulesStrangers: number;
-  /** Page requests dropped: without this member's ticket for their address, and not paying for a page. */
-  readonly rulesUnproven: number;
-  /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
-  readonly rulesRefused: number;
-  /** Changes not taken for want of room (`maxEntries`). */
-  readonly rulesFull: number;
-  /** Local changes too large to share (class and key beyond a page). */
-  readonly rulesUnshared: number;
-  /** Transfers of a peer's table completed. */
-  readonly rulesTransfers: number;
-}
-
-interface Pending {
-  readonly entry: RuleEntry;
-  readonly size: number;
-  transmits: number;
-}
-
 interface PeerState {
   readonly address: Address;
   /** Whether it ever sent a rules section: a member of an earlier release, or without fleet rules, never does. */
@@ -133,7 +86,7 @@ interface PeerState {
 export class RulesSync {
   readonly #options: RulesSyncOptions;
   readonly #table: RuleTable;
-  readonly #outbox = new Map<string, Pending>();
+  readonly #gossip: ChangeGossip;
   readonly #peers = new Map<string, PeerState>();
   readonly #server: PageServer;
   readonly #sends: RulesSend[] = [];
@@ -144,10 +97,6 @@ export class RulesSync {
   #nextBackgroundMs = 0;
   #joinedAtMs: number | undefined;
   #backoffPeriods = BACKOFF_PERIODS;
-  /** Changes made or taken since `#churnSinceMs`; past {@link AHEAD_ENTRIES}, ahead until `#aheadUntilMs`. */
-  #churn = 0;
-  #churnSinceMs = 0;
-  #aheadUntilMs = -Infinity;
   /** Whether changes made here just made this member ahead: it tells its peers at the next tick. */
   #nudgeDue = false;
   #counts = {
@@ -167,6 +116,7 @@ export class RulesSync {
   constructor(options: RulesSyncOptions, learning: boolean) {
     this.#options = options;
     this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS);
+    this.#gossip = new ChangeGossip(DISAGREE_PERIODS * options.protocolPeriodMs);
     this.#server = new PageServer(options.ticketKey, RULES_DATAGRAM_BYTES);
     this.#learning = learning;
   }
@@ -211,8 +161,8 @@ export class RulesSync {
       return undefined;
     }
     this.#newest = Math.max(this.#newest, entry.version.clock);
-    if (this.#changed(nowMs)) this.#nudgeDue = true;
-    this.#enqueue(entry);
+    if (this.#gossip.changed(nowMs)) this.#nudgeDue = true;
+    this.#gossip.enqueue(entry);
     return entry;
   }
 
@@ -269,17 +219,9 @@ export class RulesSync {
    */
   outgoingRules(nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
     if (maxBytes < RULES_HEADER_BYTES) return undefined;
-    const ahead = nowMs < this.#aheadUntilMs;
+    const ahead = this.#gossip.ahead(nowMs);
     const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest(), ahead);
-    if (this.#outbox.size > 0) {
-      const limit = retransmitLimit(RETRANSMIT_MULT, this.#peers.size + 1);
-      const order = [...this.#outbox].sort((a, b) => a[1].transmits - b[1].transmits);
-      for (const [id, pending] of order) {
-        if (writer.room < 1 + RULES_HEADER_BYTES) break;
-        if (!writer.change(pending.entry, pending.size)) continue;
-        if (++pending.transmits >= limit) this.#outbox.delete(id);
-      }
-    }
+    this.#gossip.write(writer, this.#peers.size + 1);
     return writer.finish();
   }
 
@@ -298,7 +240,7 @@ export class RulesSync {
     }
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
-      if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#enqueue(entry);
+      if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#gossip.enqueue(entry);
     }
     if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
     const pull = this.#pull;
@@ -417,21 +359,9 @@ export class RulesSync {
     this.#clock = Math.max(this.#clock, entry.version.clock);
     this.#newest = Math.max(this.#newest, entry.version.clock);
     this.#counts.applied++;
-    this.#changed(nowMs);
+    this.#gossip.changed(nowMs);
     this.#options.apply(entry, nowMs);
     return true;
-  }
-
-  /** Counts a change made or taken here; returns whether it just made this member ahead. */
-  #changed(nowMs: number): boolean {
-    const windowMs = DISAGREE_PERIODS * this.#options.protocolPeriodMs;
-    if (nowMs - this.#churnSinceMs >= windowMs) {
-      this.#churn = 0;
-      this.#churnSinceMs = nowMs;
-    }
-    if (++this.#churn <= AHEAD_ENTRIES) return false;
-    this.#aheadUntilMs = nowMs + windowMs;
-    return this.#churn === AHEAD_ENTRIES + 1;
   }
 
   /**
@@ -447,16 +377,6 @@ export class RulesSync {
       if (!peer.speaks) continue;
       const writer = new SectionWriter(RULES_HEADER_BYTES, this.#learning, digest, true);
       this.#sends.push({ to: peer.address, bytes: writer.finish(), bare: false });
-    }
-  }
-
-  #enqueue(entry: RuleEntry): void {
-    const id = ruleId(entry.kind, entry.className, entry.key);
-    this.#outbox.delete(id);
-    this.#outbox.set(id, { entry, size: entrySize(entry), transmits: 0 });
-    if (this.#outbox.size > OUTBOX_ENTRIES) {
-      // The oldest goes: the others learn it when their digests disagree.
-      this.#outbox.delete(this.#outbox.keys().next().value!);
     }
   }
 

@@ -30,7 +30,7 @@
  */
 
 import { KeyLimit, Limit } from "../limit.ts";
-import { utf8Bytes } from "../hash.ts";
+import { utf8Bytes, utf8Decode } from "../hash.ts";
 import { Reader } from "../../proto/codec.ts";
 import {
   BlockedUntil,
@@ -387,40 +387,5 @@ function readLimit(count: number, period: number, burst: number): Limit | undefi
 /** A string of UTF-8 after its u16 length; undefined past the end or for bytes that are not UTF-8. */
 function readText(r: Reader): string | undefined {
   const bytes = r.take(r.u16());
-  return r.error ? undefined : decodeUtf8(bytes);
-}
-
-/**
- * UTF-8 (a lone surrogate in three bytes, as the encoder writes it) to a
- * string; undefined for bytes that are not. Made from code units at once:
- * a string grown a character at a time is a chain of pieces, hundreds of
- * bytes for a short key, and a table holds a million.
- */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  const units: number[] = [];
-  for (let i = 0; i < bytes.length;) {
-    const b = bytes[i];
-    const n = b < 0x80
-      ? 0
-      : b >= 0xc2 && b < 0xe0
-      ? 1
-      : b >= 0xe0 && b < 0xf0
-      ? 2
-      : b < 0xf5
-      ? 3
-      : -1;
-    if (n < 0 || b >= 0x80 && b < 0xc2) return undefined;
-    let cp = n === 0 ? b : b & (0x3f >> n);
-    for (let k = 1; k <= n; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return undefined;
-      cp = cp << 6 | c & 0x3f;
-    }
-    const least = [0, 0x80, 0x800, 0x10000][n];
-    if (cp < least || cp > 0x10ffff) return undefined;
-    if (cp < 0x10000) units.push(cp);
-    else units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
-    i += n + 1;
-  }
-  return String.fromCharCode(...units);
+  return r.error ? undefined : utf8Decode(bytes);
 }
