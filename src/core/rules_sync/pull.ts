@@ -66,7 +66,11 @@ export class Pull {
   due(nowMs: number, retryMs: number): number | undefined {
     if (this.done) return undefined;
     if (this.#awaited > 0 && nowMs - this.#askedAtMs < retryMs) return undefined;
-    if (this.#awaited > 0) this.#retries++;
+    if (this.#awaited > 0) {
+      this.#retries++;
+      // The peer may have restarted, with tickets of a new key: pay again.
+      this.ticket = NO_TICKET;
+    }
     this.#awaited = this.ticket === NO_TICKET ? 1 : PAGES_PER_PULL;
     this.#askedAtMs = nowMs;
     return this.cursor;
