@@ -201,6 +201,10 @@ export class FleetNode {
    * Blocks `key` for `ms` here (`operations.block`) and, with fleet rules,
    * on every member: the fleet's block ends at the same instant everywhere.
    *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param ms How long, above 0 and at most a year.
+   * @param nowMs The time, ms.
    * @returns Whether it is blocked here: false when the key table has no place for it.
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is out of range.
@@ -216,6 +220,9 @@ export class FleetNode {
    * with fleet rules, the fleet's block of it ends on every member too.
    * The debt stays local: each member owes its own share.
    *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param nowMs The time, ms.
    * @returns Whether the key had state here.
    * @throws {TypeError} when `key` is not a non-empty string.
    */

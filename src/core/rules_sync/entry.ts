@@ -41,7 +41,11 @@ export class BlockedUntil {
   /** Wall-clock ms the block ends at. */
   readonly untilMs: number;
 
-  /** @param untilMs Wall-clock ms the block ends at, a whole number. */
+  /**
+   * A block that ends at `untilMs`.
+   *
+   * @param untilMs Wall-clock ms the block ends at, a whole number.
+   */
   constructor(untilMs: number) {
     this.untilMs = untilMs;
   }
