@@ -23,7 +23,16 @@ import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
-import { applyRule, type RuleEntry, RulesSync, type RulesSyncStats } from "./rules_sync/mod.ts";
+import {
+  NO_RULES,
+  type RuleEntry,
+  type RulesSync,
+  rulesSyncFor,
+  type RulesSyncStats,
+} from "./rules_sync/mod.ts";
+import { block, reset } from "./operations.ts";
+import { type HashKey, hashKey } from "./hash.ts";
+import { Prng } from "./prng.ts";
 
 /** What a fleet node is made of and how it is tuned. */
 export interface FleetNodeOptions {
@@ -72,6 +81,14 @@ export interface FleetNodeOptions {
    */
   readonly wallOffsetMs?: number;
   /**
+   * The key this node draws the tickets of its rule-page requesters under
+   * (`rules_sync/serve.ts`): 16 random bytes, its own, never shared. A
+   * ticket proves only that its holder receives at its address.
+   *
+   * @default {drawn from `membership.seed`: fine on virtual time, guessable in a real process}
+   */
+  readonly ticketKey?: HashKey;
+  /**
    * Membership's tunables; `extension` is the allocator's.
    *
    * @default {the defaults of MembershipOptions}
@@ -93,22 +110,6 @@ export type RuleChange = Omit<RuleEntry, "version">;
 
 /** Allocation ticks this many times a protocol period: stats are at most this stale. */
 const TICKS_PER_PERIOD = 4;
-
-/** The rule-sharing figures of a node that does not share rules. */
-const NO_RULES: RulesSyncStats = {
-  rulesLearning: false,
-  rulesVersion: 0,
-  rulesDigest: "0000000000000000",
-  rulesLive: 0,
-  rulesRemoved: 0,
-  rulesApplied: 0,
-  rulesMalformed: 0,
-  rulesStrangers: 0,
-  rulesRefused: 0,
-  rulesFull: 0,
-  rulesUnshared: 0,
-  rulesTransfers: 0,
-};
 
 /** See the module doc. */
 export class FleetNode {
@@ -143,7 +144,17 @@ export class FleetNode {
       protocolPeriodMs: periodMs,
       relay: options.relay,
     });
-    this.#rules = options.fleetRules ? this.#rulesSync(options, periodMs) : undefined;
+    this.#rules = options.fleetRules
+      ? rulesSyncFor({
+        self: { hi: options.address.id.hi, lo: options.address.id.lo },
+        book: options.book,
+        enforcer: options.enforcer,
+        protocolPeriodMs: periodMs,
+        wallOffsetMs: options.wallOffsetMs ?? 0,
+        ticketKey: options.ticketKey ?? seededKey(options.membership?.seed ?? 0),
+        learning: (options.seeds?.length ?? 0) > 0,
+      }, () => this.#refusedRules++)
+      : undefined;
     this.#node = new Node(options.address, {
       ...options.membership,
       seeds: options.seeds,
@@ -151,29 +162,6 @@ export class FleetNode {
     });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership?.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
-  }
-
-  #rulesSync(options: FleetNodeOptions, periodMs: number): RulesSync {
-    const { book, enforcer } = options;
-    const startLimit = book.defaultLimit();
-    const startDryRun = enforcer.dryRun;
-    const sync: RulesSync = new RulesSync({
-      self: { hi: options.address.id.hi, lo: options.address.id.lo },
-      maxEntries: 2 * (book.maxKeyLimits + book.maxClasses) + 2,
-      protocolPeriodMs: periodMs,
-      wallOffsetMs: options.wallOffsetMs ?? 0,
-      apply: (entry) => {
-        const target = {
-          book,
-          setDryRun: (on: boolean) => enforcer.dryRun = on,
-          startLimit,
-          startDryRun,
-          lookup: (id: string) => sync.entry(id),
-        };
-        if (!applyRule(target, entry)) this.#refusedRules++;
-      },
-    }, (options.seeds?.length ?? 0) > 0);
-    return sync;
   }
 
   /** The allocator's extension and rule sharing's, on one membership node. */
@@ -207,6 +195,41 @@ export class FleetNode {
    */
   shareRule(nowMs: number, change: RuleChange): boolean {
     return this.#rules?.local(nowMs, change) !== undefined;
+  }
+
+  /**
+   * Blocks `key` for `ms` here (`operations.block`) and, with fleet rules,
+   * on every member: the fleet's block ends at the same instant everywhere.
+   *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param ms How long, above 0 and at most a year.
+   * @param nowMs The time, ms.
+   * @returns Whether it is blocked here: false when the key table has no place for it.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `ms` is out of range.
+   */
+  block(className: string, key: string, ms: number, nowMs: number): boolean {
+    const blocked = block(this.#enforcer, { className, key, ms }, nowMs);
+    this.#rules?.block(nowMs, className, key, ms);
+    return blocked;
+  }
+
+  /**
+   * Forgets what `key` owes here (`operations.reset`), a block included;
+   * with fleet rules, the fleet's block of it ends on every member too.
+   * The debt stays local: each member owes its own share.
+   *
+   * @param className The key's class (`""`: the default class).
+   * @param key The key, a non-empty string.
+   * @param nowMs The time, ms.
+   * @returns Whether the key had state here.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  reset(className: string, key: string, nowMs: number): boolean {
+    const had = reset(this.#enforcer, className, key, nowMs);
+    this.#rules?.unblock(nowMs, className, key);
+    return had;
   }
 
   /** Where the other members reach this node. */
@@ -348,7 +371,7 @@ export class FleetNode {
   pollTransmit(): Transmit | undefined {
     if (this.#rules) {
       for (let send = this.#rules.pollSend(); send; send = this.#rules.pollSend()) {
-        this.#node.sendRules(this.#lastNowMs, send.to, send.bytes);
+        this.#node.sendRules(this.#lastNowMs, send.to, send.bytes, send.bare);
       }
     }
     return this.#node.pollTransmit();
@@ -416,4 +439,10 @@ export class FleetNode {
       fleetRules: this.#rules !== undefined,
     };
   }
+}
+
+/** A hash key drawn from `seed`: what the simulator's nodes draw tickets under. */
+function seededKey(seed: number): HashKey {
+  const prng = new Prng(seed ^ 0x5eed_7001);
+  return hashKey(new Uint8Array(Array.from({ length: 16 }, () => prng.nextU32() & 0xff)));
 }

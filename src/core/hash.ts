@@ -186,6 +186,45 @@ export function utf8Bytes(s: string): Uint8Array {
 }
 
 /**
+ * The string of bytes {@link utf8Bytes} made (UTF-8, a lone surrogate in
+ * three bytes); undefined for bytes that are not such UTF-8. Made from its
+ * code units at once, not grown a character at a time.
+ */
+export function utf8Decode(bytes: Uint8Array): string | undefined {
+  const units: number[] = [];
+  for (let i = 0; i < bytes.length;) {
+    const b = bytes[i];
+    const n = b < 0x80
+      ? 0
+      : b >= 0xc2 && b < 0xe0
+      ? 1
+      : b >= 0xe0 && b < 0xf0
+      ? 2
+      : b < 0xf5
+      ? 3
+      : -1;
+    if (n < 0 || b >= 0x80 && b < 0xc2) return undefined;
+    let cp = n === 0 ? b : b & (0x3f >> n);
+    for (let k = 1; k <= n; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return undefined;
+      cp = cp << 6 | c & 0x3f;
+    }
+    const least = [0, 0x80, 0x800, 0x10000][n];
+    if (cp < least || cp > 0x10ffff) return undefined;
+    if (cp < 0x10000) units.push(cp);
+    else units.push(0xd800 + ((cp - 0x10000) >> 10), 0xdc00 + ((cp - 0x10000) & 0x3ff));
+    i += n + 1;
+  }
+  let out = "";
+  // In slices: a call takes only so many arguments.
+  for (let at = 0; at < units.length; at += 4_096) {
+    out += String.fromCharCode(...units.slice(at, at + 4_096));
+  }
+  return out;
+}
+
+/**
  * The length of `s` in the bytes {@link keyHash} encodes it to: UTF-8, a lone
  * surrogate in three bytes. Counted, not encoded: nothing is allocated.
  */

@@ -54,6 +54,7 @@ export {
   type RuleChange,
 } from "./fleet_node.ts";
 export {
+  BlockedUntil,
   type Origin,
   RULE_KINDS,
   type RuleEntry,

@@ -20,6 +20,7 @@
 import type { Enforcer } from "./enforcer.ts";
 import { owedAt } from "./gcra.ts";
 import { describe, MAX_COST } from "./limit.ts";
+import type { Rule } from "./rules.ts";
 import { US_PER_MS, usToMs } from "./time.ts";
 
 /** The longest block, ms: a year. */
@@ -107,11 +108,44 @@ export function block(
   if (at === undefined) return false;
   const { slot, nowUs } = at;
   const untilUs = nowUs + Math.ceil(ms * US_PER_MS);
-  if (untilUs > slot.atUs) {
-    slot.debt = slot.rule.toleranceUnits;
-    slot.atUs = untilUs;
-  }
+  if (untilUs > slot.atUs) blockSlot(slot, untilUs);
   return true;
+}
+
+/**
+ * Blocks the key until `untilMs` exactly, a shorter block than the one in
+ * force included, or lifts its block when `untilMs` is not ahead of now
+ * (the burst then comes back at its rate, as when a block ends): how a
+ * block the fleet agreed on is made so here, where the fleet's entry, not
+ * the longest block seen, is what holds.
+ *
+ * @param target The class, key and instant (on the `nowMs` clock).
+ * @param nowMs The time, ms.
+ * @returns Whether the key's state changed.
+ * @throws {TypeError} when `key` is not a non-empty string.
+ */
+export function blockUntil(
+  enforcer: Enforcer,
+  target: { className: string; key: string; untilMs: number },
+  nowMs: number,
+): boolean {
+  const blocking = target.untilMs > nowMs;
+  const at = enforcer.slotAt(target.className, target.key, nowMs, blocking);
+  if (at === undefined) return false;
+  const { slot, nowUs } = at;
+  if (blocking) {
+    blockSlot(slot, nowUs + Math.ceil((target.untilMs - nowMs) * US_PER_MS));
+    return true;
+  }
+  if (slot.atUs <= nowUs) return false;
+  blockSlot(slot, nowUs);
+  return true;
+}
+
+/** The whole burst owed as of `untilUs`: denied until then. */
+function blockSlot(slot: { debt: number; atUs: number; rule: Rule }, untilUs: number): void {
+  slot.debt = slot.rule.toleranceUnits;
+  slot.atUs = untilUs;
 }
 
 /**

@@ -101,6 +101,7 @@ export const METRICS: readonly MetricDefinition[] = [
       [{ reason: "refused" }, s.rules.refused],
       [{ reason: "malformed" }, s.rules.malformed],
       [{ reason: "strangers" }, s.rules.strangers],
+      [{ reason: "unproven" }, s.rules.unproven],
       [{ reason: "full" }, s.rules.full],
       [{ reason: "unshared" }, s.rules.unshared],
     ],

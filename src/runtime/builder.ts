@@ -8,7 +8,7 @@
 
 import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
-import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
+import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { describe, Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
@@ -416,6 +416,7 @@ async function spawnFleet(
         fleetRules: options.fleetRules,
         // Fleet rules are versioned in wall-clock time: the one reading of it here.
         wallOffsetMs: Date.now() - clock(),
+        ticketKey: hashKey(crypto.getRandomValues(new Uint8Array(16))),
         membership: {
           seed: membershipSeed,
           protocolPeriodMs: options.protocolPeriodMs,

@@ -178,7 +178,9 @@ export class Guard {
 
   /**
    * Forgets what `key` owes, a block included: it starts again as a new key.
-   * Local to this instance.
+   * The debt is this instance's own (its share), so forgetting it is local;
+   * with `fleetRules(true)`, a block of the key made anywhere in the fleet
+   * ends on every instance.
    *
    * @param key The key, a non-empty string.
    * @param options The class; the default class when left out.
@@ -187,14 +189,18 @@ export class Guard {
    * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   reset(key: string, options?: KeyOptions): boolean {
-    return reset(this.#enforcer, options?.class ?? "", key, this.#clock());
+    const node = this.#gossip?.node;
+    const className = options?.class ?? "";
+    if (node) return node.reset(className, key, this.#clock());
+    return reset(this.#enforcer, className, key, this.#clock());
   }
 
   /**
    * Denies every check of `key` for `ms` (a penalty box), then lets its
    * burst come back at its rate. A longer block replaces a shorter one;
    * `reset` lifts it. Shown in `keyStats(key).blockedForMs`. Local to this
-   * instance.
+   * instance, unless the guard shares rules (`fleetRules(true)`): then every
+   * instance of the fleet blocks the key until the same instant.
    *
    * @example
    * ```ts
@@ -216,7 +222,10 @@ export class Guard {
    * @throws {RangeError} when `ms` is out of range, or the key or class too long.
    */
   block(key: string, ms: number, options?: KeyOptions): boolean {
-    return block(this.#enforcer, { className: options?.class ?? "", key, ms }, this.#clock());
+    const node = this.#gossip?.node;
+    const className = options?.class ?? "";
+    if (node) return node.block(className, key, ms, this.#clock());
+    return block(this.#enforcer, { className, key, ms }, this.#clock());
   }
 
   /**

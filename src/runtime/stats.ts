@@ -125,6 +125,8 @@ export interface FleetRulesStats {
   readonly malformed: number;
   /** Rules sections from senders that are no live member here. */
   readonly strangers: number;
+  /** Page requests without this instance's ticket for their address that did not pay for an answer. */
+  readonly unproven: number;
   /** Changes not kept for want of room. */
   readonly full: number;
   /** Changes made here too large to share. */
@@ -178,6 +180,7 @@ export function collectStats(s: StatsSources): Stats {
       refused: f?.rulesRefused ?? 0,
       malformed: f?.rulesMalformed ?? 0,
       strangers: f?.rulesStrangers ?? 0,
+      unproven: f?.rulesUnproven ?? 0,
       full: f?.rulesFull ?? 0,
       unshared: f?.rulesUnshared ?? 0,
       transfers: f?.rulesTransfers ?? 0,

@@ -3,9 +3,13 @@
  * made on one node takes to reach every node, and a newcomer to learn the
  * table, and the bytes both cost, at 5 and 50 nodes, on virtual time.
  *
- *     deno run -A src/sim/rules_figures.ts [--sizes 10,10000,100000] [--nodes 5,50] [--write]
+ *     deno run -A --v8-flags=--expose-gc src/sim/rules_figures.ts \
+ *       [--sizes 10,10000,1000000] [--nodes 5,50] [--max-entries 5000000] [--write]
  *
  * `--write` puts the table into docs/fleet-rules.md between its markers.
+ * A row whose nodes × key limits passes `--max-entries` is left out: the
+ * simulator holds every node's book and table in one process, about 300
+ * bytes a key limit a node (the heap column, measured when `gc` is exposed).
  *
  * @module
  */
@@ -30,6 +34,8 @@ export interface RulesFigure {
   readonly learnMs: number | undefined;
   /** Bytes sent meanwhile, beyond a quiet fleet's. */
   readonly learnBytes: number;
+  /** Heap a key limit takes on a node, bytes (books and tables), when `gc` is exposed. */
+  readonly heapBytes: number | undefined;
 }
 
 const SEED = 17;
@@ -46,11 +52,16 @@ export function measure(nodes: number, keyLimits: number): RulesFigure {
   const quietPerMs = quietBytesPerMs(fleet);
   fleet.driver.resetTraffic();
   let startMs = fleet.driver.nowMs;
+  const heapBefore = heapUsed();
   for (let i = 0; i < keyLimits; i++) {
     fleet.setKeyLimit(0, "", `user:${i}`, Limit.perSecond(1 + (i % 1_000)));
   }
   const spreadMs = fleet.runUntilConverged(LIMIT_MS);
   const spreadBytes = extra(fleet, quietPerMs, fleet.driver.nowMs - startMs);
+  const heapAfter = heapUsed();
+  const heapBytes = heapBefore === undefined || heapAfter === undefined
+    ? undefined
+    : (heapAfter - heapBefore) / (keyLimits * nodes);
   fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
   fleet.driver.resetTraffic();
   startMs = fleet.driver.nowMs;
@@ -58,16 +69,25 @@ export function measure(nodes: number, keyLimits: number): RulesFigure {
   let learnMs: number | undefined;
   for (let t = 0; t <= LIMIT_MS; t += 50) {
     fleet.driver.runUntil(startMs + t);
-    if (
-      fleet.stats(late)?.rulesLearning === false &&
-      fleet.book(late).keyLimits().length === keyLimits
-    ) {
+    const s = fleet.stats(late);
+    if (s?.rulesLearning === false && s.rulesLive === keyLimits) {
       learnMs = t;
       break;
     }
   }
   const learnBytes = extra(fleet, quietPerMs, fleet.driver.nowMs - startMs);
-  return { nodes, keyLimits, spreadMs, spreadBytes, learnMs, learnBytes };
+  if (learnMs !== undefined && fleet.book(late).keyLimits().length !== keyLimits) {
+    throw new Error(`the newcomer's table holds ${keyLimits} key limits, its book not`);
+  }
+  return { nodes, keyLimits, spreadMs, spreadBytes, learnMs, learnBytes, heapBytes };
+}
+
+/** The heap in use after a full collection, when the runtime exposes `gc`; else undefined. */
+function heapUsed(): number | undefined {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return undefined;
+  gc();
+  return process.memoryUsage().heapUsed;
 }
 
 function quietBytesPerMs(fleet: RulesFleet): number {
@@ -87,13 +107,16 @@ export function figuresTable(rows: readonly RulesFigure[]): string {
     v: number | undefined,
   ) => (v === undefined ? "did not" : `${(v / 1_000).toFixed(2)} s`);
   const kb = (b: number) => `${(b / 1_024).toFixed(0)} KiB`;
+  // Below 10,000 key limits a node's share of the heap is noise.
+  const heap = (r: RulesFigure) =>
+    r.heapBytes === undefined || r.keyLimits < 10_000 ? "–" : `${r.heapBytes.toFixed(0)} B`;
   return [
-    "| nodes | key limits | every node has them | bytes for it | a newcomer learns them | bytes for it |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| nodes | key limits | every node has them | bytes for it | a newcomer learns them | bytes for it | heap a key limit a node |",
+    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ...rows.map((r) =>
       `| ${r.nodes} | ${r.keyLimits.toLocaleString("en-US")} | ${ms(r.spreadMs)} | ${
         kb(r.spreadBytes)
-      } | ${ms(r.learnMs)} | ${kb(r.learnBytes)} |`
+      } | ${ms(r.learnMs)} | ${kb(r.learnBytes)} | ${heap(r)} |`
     ),
   ].join("\n");
 }
@@ -102,15 +125,19 @@ if (import.meta.main) {
   const { values } = parseArgs({
     args: process.argv.slice(2),
     options: {
-      sizes: { type: "string", default: "10,10000,100000" },
+      sizes: { type: "string", default: "10,10000,1000000" },
       nodes: { type: "string", default: "5,50" },
+      "max-entries": { type: "string", default: "5000000" },
       write: { type: "boolean" },
     },
   });
   const rows: RulesFigure[] = [];
   for (const nodes of values.nodes.split(",").map(Number)) {
     for (const size of values.sizes.split(",").map(Number)) {
-      if (nodes > 5 && size > 10_000) continue; // 50 copies of 100,000 rules: more memory than a test machine spares
+      if (nodes * size > Number(values["max-entries"])) {
+        console.error(`left out: ${nodes} nodes × ${size} key limits passes --max-entries`);
+        continue;
+      }
       rows.push(measure(nodes, size));
       console.error(`measured ${nodes} nodes, ${size} key limits`);
     }

@@ -18,6 +18,7 @@ import { LimitBook } from "../core/rules.ts";
 import { applyRule } from "../core/rules_sync/mod.ts";
 import type { Address } from "../proto/mod.ts";
 import { Driver } from "./driver.ts";
+import type { Decision } from "../core/decision.ts";
 import type { SimOptions } from "./face.ts";
 import { syncMac } from "./hmac.ts";
 
@@ -102,10 +103,38 @@ export class RulesFleet {
       setDryRun: (on) => this.#enforcers[index].dryRun = on,
       startLimit: START_LIMIT,
       startDryRun: false,
+      block: () => {
+        throw new RangeError("a block goes through RulesFleet.block, as guard.block");
+      },
       lookup: () => undefined,
     }, change as Parameters<typeof applyRule>[1]);
     node.shareRule(this.driver.localMs(index), change);
     this.driver.flush(index);
+  }
+
+  /** A check of `key` (default class, cost 1) on node `index`, now. */
+  check(index: number, key: string): Decision {
+    return this.#running(index).check("", key, 1, this.driver.localMs(index));
+  }
+
+  /** Blocks `key` (default class) for `ms` on node `index`, as its `guard.block` does. */
+  block(index: number, key: string, ms: number): boolean {
+    const blocked = this.#running(index).block("", key, ms, this.driver.localMs(index));
+    this.driver.flush(index);
+    return blocked;
+  }
+
+  /** Resets `key` (default class) on node `index`, as its `guard.reset` does. */
+  reset(index: number, key: string): boolean {
+    const had = this.#running(index).reset("", key, this.driver.localMs(index));
+    this.driver.flush(index);
+    return had;
+  }
+
+  #running(index: number): FleetNode {
+    const node = this.driver.node(index);
+    if (!node) throw new RangeError(`node ${index} is not running`);
+    return node;
   }
 
   /** Sets a key limit on node `index`. */

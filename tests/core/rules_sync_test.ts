@@ -3,7 +3,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { KeyLimit, Limit } from "../../src/core/limit.ts";
+import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 import {
+  BlockedUntil,
   decodeRules,
   type RuleEntry,
   RulesSync,
@@ -18,6 +20,7 @@ function sync(wallOffsetMs = 0): RulesSync {
     maxEntries: 16,
     protocolPeriodMs: 200,
     wallOffsetMs,
+    ticketKey: PUBLIC_HASH_KEY,
     apply: () => {},
   }, false);
 }
@@ -30,6 +33,8 @@ test("entries of every kind come back from the wire as they went", () => {
     { kind: "shadow", className: "pro", key: "", value: Limit.perHour(5) },
     { kind: "defaultLimit", className: "", key: "", value: Limit.perSecond(9) },
     { kind: "dryRun", className: "", key: "", value: true },
+    { kind: "block", className: "pro", key: "ip:192.0.2.1", value: new BlockedUntil(2 ** 41 + 3) },
+    { kind: "block", className: "", key: "ip:192.0.2.2", value: undefined },
   ].map((e, i) => ({ ...e, version: { clock: 2 ** 40 + i, origin } }) as RuleEntry);
   const writer = new SectionWriter(1_200, true, { live: 3, hi: 0xffffffff, lo: 1 });
   for (const e of entries) assert.ok(writer.change(e));
@@ -43,6 +48,9 @@ test("entries of every kind come back from the wire as they went", () => {
       value: String(entries[i].value),
     });
   });
+  const block = section.changes[6];
+  assert.ok(block.value instanceof BlockedUntil && block.value.untilMs === 2 ** 41 + 3);
+  assert.equal(section.changes[7].value, undefined);
   const [cls] = section.changes;
   assert.ok(
     cls.value instanceof Limit && cls.value.hasExplicitBurst() && cls.value.burstSize() === 7,

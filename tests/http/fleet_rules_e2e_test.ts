@@ -1,6 +1,6 @@
 // Real processes: three sidecars with --fleet-rules on Deno, Bun and Node;
 // a key limit set and then removed on the Deno sidecar through its admin
-// route is seen by the Bun and Node sidecars. Run under Node only: it
+// route is seen by the Bun and Node sidecars, and so is a block. Run under Node only: it
 // starts every runtime itself.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
@@ -14,6 +14,16 @@ async function keyLimits(s: Sidecar): Promise<KeyLimitJson[]> {
     .keyLimits;
 }
 
+async function post(s: Sidecar, path: string, body: unknown): Promise<Record<string, unknown>> {
+  const res = await fetch(`${s.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
+  assert.equal(res.status, 200, path);
+  return await res.json() as Record<string, unknown>;
+}
+
 async function rulesOf(
   s: Sidecar,
 ): Promise<{ digest: string; version: number; learning: boolean }> {
@@ -22,7 +32,7 @@ async function rulesOf(
 
 if (currentRuntime === "node") {
   describe("fleet rules across three runtimes (run on Node only)", () => {
-    it("a key limit set on the Deno sidecar applies on the Bun and Node sidecars", async () => {
+    it("a key limit and a block set on the Deno sidecar apply on the Bun and Node sidecars", async () => {
       const flags = ["--limit", "100/s", "--fleet-rules"];
       const fleet = await startThreeRuntimes(flags);
       try {
@@ -55,6 +65,15 @@ if (currentRuntime === "node") {
           const all = await Promise.all(fleet.map(keyLimits));
           return all.every((l) => !l.some((e) => e.key === "tenant:7"));
         }, "the removal on every sidecar");
+
+        const block = await post(fleet[0], "/v1/block", { key: "ip:203.0.113.9", ms: 600_000 });
+        assert.deepEqual(block, { blocked: true });
+        await eventually(async () => {
+          const all = await Promise.all(
+            fleet.map((s) => post(s, "/v1/check", { key: "ip:203.0.113.9" })),
+          );
+          return all.every((d) => d.allowed === false && Number(d.retryAfterMs) > 500_000);
+        }, "the block on every sidecar");
       } finally {
         for (const s of fleet) s.process.kill();
       }

@@ -368,12 +368,22 @@ export class Node {
    * @param nowMs The time, ms.
    * @param to The member.
    * @param rules The bytes, within a datagram's room.
+   * @param bare With no news piggybacked: the datagram then takes no more
+   *   than a request of the same rules bytes did (`rules_sync/serve.ts`).
    * @returns Whether it was queued.
    */
-  sendRules(nowMs: number, to: Address, rules: Uint8Array): boolean {
+  sendRules(nowMs: number, to: Address, rules: Uint8Array, bare = false): boolean {
     const member = this.#table.get(to.toString());
     if (!member || (member.state !== "alive" && member.state !== "suspect")) return false;
-    this.#outbox.send(nowMs, to, { type: "gossip", rules });
+    if (!bare) {
+      this.#outbox.send(nowMs, to, { type: "gossip", rules });
+      return true;
+    }
+    const fields = { type: "gossip", rules } as const;
+    const bytes = this.#composer.compose(nowMs, to, fields, {
+      maxBytes: this.#composer.bareSize(fields),
+    });
+    if (bytes) this.#outbox.transmit(to, bytes);
     return true;
   }
 

@@ -1,6 +1,6 @@
 /**
- * Making a rule the fleet agreed on so here: the book's and the dry run's
- * side of a merged entry, with the precedence of `mod.ts` (a fleet entry,
+ * Making a rule the fleet agreed on so here: the book's, the dry run's and
+ * the blocked key's side of a merged entry, with the precedence of `mod.ts` (a fleet entry,
  * a removal included, replaces what this instance was started with; a
  * removed default limit or dry run goes back to the start-up value, since
  * neither can be absent).
@@ -10,7 +10,11 @@
 
 import { KeyLimit, Limit } from "../limit.ts";
 import type { LimitBook } from "../rules.ts";
-import { type RuleEntry, ruleId } from "./entry.ts";
+import type { Enforcer } from "../enforcer.ts";
+import type { HashKey } from "../hash.ts";
+import { blockUntil } from "../operations.ts";
+import { BlockedUntil, type Origin, type RuleEntry, type RuleKind } from "./entry.ts";
+import { RulesSync } from "./sync.ts";
 
 /** What a merged entry changes. */
 export interface ApplyTarget {
@@ -22,8 +26,13 @@ export interface ApplyTarget {
   readonly startLimit: Limit;
   /** Whether it was started dry. */
   readonly startDryRun: boolean;
+  /**
+   * Blocks a key until an instant of the wall clock, exactly (a shorter
+   * block than the one in force included), or lifts its block (`undefined`).
+   */
+  readonly block: (className: string, key: string, untilWallMs: number | undefined) => void;
   /** The fleet's entry for a rule, to apply a shadow whose class arrived after it. */
-  readonly lookup: (id: string) => RuleEntry | undefined;
+  readonly lookup: (kind: RuleKind, className: string, key: string) => RuleEntry | undefined;
 }
 
 /**
@@ -43,7 +52,7 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
       case "class":
         if (value instanceof Limit) {
           book.setClass(entry.className, value);
-          const shadow = target.lookup(ruleId("shadow", entry.className, ""));
+          const shadow = target.lookup("shadow", entry.className, "");
           if (shadow?.value instanceof Limit) book.setShadow(entry.className, shadow.value);
         } else book.removeClass(entry.className);
         return true;
@@ -62,8 +71,64 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
       case "dryRun":
         target.setDryRun(typeof value === "boolean" ? value : target.startDryRun);
         return true;
+      case "block":
+        target.block(
+          entry.className,
+          entry.key,
+          value instanceof BlockedUntil ? value.untilMs : undefined,
+        );
+        return true;
     }
   } catch {
     return false; // the book's bounds: counted by the caller
   }
+}
+
+/**
+ * Rule sharing over `book` and `enforcer`: peers' changes applied to them
+ * by {@link applyRule}, blocks on the enforcer's key slots.
+ *
+ * @param parts Who this member is, its book and enforcer, its clock and ticket key.
+ * @param refused Counts a peer's change the book refused (its bounds).
+ * @returns The member's rule sharing.
+ */
+export function rulesSyncFor(
+  parts: {
+    readonly self: Origin;
+    readonly book: LimitBook;
+    readonly enforcer: Enforcer;
+    readonly protocolPeriodMs: number;
+    readonly wallOffsetMs: number;
+    readonly ticketKey: HashKey;
+    /** Whether it starts learning: it has seeds, so a fleet to learn from. */
+    readonly learning: boolean;
+  },
+  refused: () => void,
+): RulesSync {
+  const { book, enforcer, wallOffsetMs } = parts;
+  const startLimit = book.defaultLimit();
+  const startDryRun = enforcer.dryRun;
+  const sync: RulesSync = new RulesSync({
+    self: parts.self,
+    // A block in force lives in a key's slot: at most the key table's.
+    maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.table.capacity) + 2,
+    protocolPeriodMs: parts.protocolPeriodMs,
+    wallOffsetMs,
+    ticketKey: parts.ticketKey,
+    apply: (entry, nowMs) => {
+      const target: ApplyTarget = {
+        book,
+        setDryRun: (on) => enforcer.dryRun = on,
+        block: (className, key, untilWallMs) => {
+          const untilMs = untilWallMs === undefined ? nowMs : untilWallMs - wallOffsetMs;
+          blockUntil(enforcer, { className, key, untilMs }, nowMs);
+        },
+        startLimit,
+        startDryRun,
+        lookup: (kind, className, key) => sync.entry(kind, className, key),
+      };
+      if (!applyRule(target, entry)) refused();
+    },
+  }, parts.learning);
+  return sync;
 }

@@ -24,13 +24,35 @@ export const RULE_KINDS = {
   defaultLimit: 4,
   /** Whether every instance admits all and counts what it would deny. */
   dryRun: 5,
+  /** One key shut out until an instant of the fleet's wall clock ({@link BlockedUntil}). */
+  block: 6,
 } as const;
 
 /** The name of a rule kind. */
 export type RuleKind = keyof typeof RULE_KINDS;
 
+/**
+ * What a block says: the key is denied until `untilMs` of the wall clock,
+ * an instant rather than a length, so that an instance that learns of the
+ * block late blocks only for what is left of it. Once the instant has
+ * passed, a block is held as a removal (see `table.ts`).
+ */
+export class BlockedUntil {
+  /** Wall-clock ms the block ends at. */
+  readonly untilMs: number;
+
+  /**
+   * A block that ends at `untilMs`.
+   *
+   * @param untilMs Wall-clock ms the block ends at, a whole number.
+   */
+  constructor(untilMs: number) {
+    this.untilMs = untilMs;
+  }
+}
+
 /** What a rule says; `undefined` in an entry is a removal (a tombstone). */
-export type RuleValue = Limit | KeyLimit | boolean;
+export type RuleValue = Limit | KeyLimit | boolean | BlockedUntil;
 
 /** The member that made a change, as the two halves of its member ID. */
 export interface Origin {
@@ -59,7 +81,7 @@ export interface RuleEntry {
   readonly kind: RuleKind;
   /** Its class (`""` for the default class, and for `defaultLimit` and `dryRun`). */
   readonly className: string;
-  /** The key, for a `keyLimit`; `""` otherwise. */
+  /** The key, for a `keyLimit` or a `block`; `""` otherwise. */
   readonly key: string;
   /** What it says, or `undefined`: removed. */
   readonly value: RuleValue | undefined;
@@ -106,12 +128,18 @@ export function ruleId(kind: RuleKind, className: string, key: string): string {
   return `${RULE_KINDS[kind]}:${className.length}:${className}${key}`;
 }
 
+/** Whether a rule of `kind` names a key (a key limit, a block); the others name none. */
+export function keyed(kind: RuleKind): boolean {
+  return kind === "keyLimit" || kind === "block";
+}
+
 /** Whether two values say the same, for tests and for stats. */
 export function sameValue(a: RuleValue | undefined, b: RuleValue | undefined): boolean {
   if (a instanceof Limit && b instanceof Limit) {
     return a.equals(b) && a.hasExplicitBurst() === b.hasExplicitBurst();
   }
   if (a instanceof KeyLimit && b instanceof KeyLimit) return a.className === b.className;
+  if (a instanceof BlockedUntil && b instanceof BlockedUntil) return a.untilMs === b.untilMs;
   return a === b;
 }
 
@@ -134,12 +162,19 @@ export function misfit(
 ): string | undefined {
   const named = kind === "class" || kind === "shadow";
   if (named && className === "") return `a ${kind} rule needs a class name`;
-  if (kind === "keyLimit" ? key === "" : key !== "") return `a ${kind} rule's key is wrong`;
+  if (keyed(kind) ? key === "" : key !== "") return `a ${kind} rule's key is wrong`;
   if ((kind === "defaultLimit" || kind === "dryRun") && className !== "") {
     return `a ${kind} rule names no class`;
   }
   if (value === undefined) return undefined;
   if (kind === "dryRun") return typeof value === "boolean" ? undefined : "dry run is a boolean";
+  if (kind === "block") {
+    return value instanceof BlockedUntil && Number.isSafeInteger(value.untilMs) &&
+        value.untilMs >= 0
+      ? undefined
+      : "a block is an instant";
+  }
+  if (value instanceof BlockedUntil) return `a ${kind} rule is no block`;
   if (kind === "keyLimit") {
     return value instanceof Limit || value instanceof KeyLimit ? undefined : "not a key limit";
   }

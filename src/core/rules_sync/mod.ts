@@ -1,6 +1,11 @@
 /**
- * Fleet rules: a class, a key limit, a shadow, the default limit or dry run
- * set or removed on any instance applies on every instance, by gossip.
+ * Fleet rules: a class, a key limit, a shadow, the default limit, dry run
+ * or a key's block set or removed on any instance applies on every
+ * instance, by gossip. A block travels as the wall-clock instant it ends
+ * (`BlockedUntil`), so a member that learns it late blocks for what is left,
+ * and an ended block is a removal (`table.ts`). Refunds and resets stay
+ * local: they move this instance's debt, within its share, not a rule
+ * (a reset lifts the fleet's block, a rule, with a removal).
  * Opt-in (`fleetRules`); sans I/O, driven by the fleet node.
  *
  * **The table.** Each rule, named by (kind, class, key), is a
@@ -49,10 +54,16 @@
  * **Transfer.** A member that starts with seeds is learning: it pulls its
  * first peer's whole table page by page (slots in a stable order; each
  * request answered by at most four pages, each a datagram of its own, only
- * to a live member), and allocation holds it at the floor until that ends.
+ * to a live member, and only when it carries the ticket the answerer drew
+ * for its address: `serve.ts`), and allocation holds it at the floor until
+ * that ends.
  * Two members whose digests disagree for five periods (longer than gossip
  * takes) pull one from the other the same way, in the background, backing
- * off while a transfer does not end the disagreement.
+ * off while a transfer does not end the disagreement. A bulk change does
+ * not wait out those periods: a member that made or took more changes
+ * than gossip passes on in a few periods says it is ahead, and a peer
+ * whose digest differs pulls from it at once; the member that made them
+ * tells every peer so in a datagram of its own, once.
  *
  * **Precedence.** What an instance is started with (flags, builder) is its
  * table before it hears the fleet. A fleet entry, set or removal, replaces
@@ -70,8 +81,9 @@
  * @module
  */
 
-export { applyRule, type ApplyTarget } from "./apply.ts";
+export { applyRule, type ApplyTarget, rulesSyncFor } from "./apply.ts";
 export {
+  BlockedUntil,
   compareVersions,
   HLC_TICKS_PER_MS,
   type Origin,
@@ -85,10 +97,11 @@ export {
 export {
   MAX_CLOCK_SKEW_MS,
   MAX_ENTRY_BYTES,
-  OUTBOX_ENTRIES,
+  RULES_DATAGRAM_BYTES,
   RulesSync,
   type RulesSyncOptions,
-  type RulesSyncStats,
   TOMBSTONE_MS,
 } from "./sync.ts";
+export { OUTBOX_ENTRIES } from "./gossip.ts";
+export { NO_RULES, type RulesSyncStats } from "./stats.ts";
 export { decodeRules, type Digest, type RulesSection, SectionWriter } from "./wire.ts";

@@ -3,13 +3,14 @@
  * slot it has reached, what arrived ahead of it, and when to ask again.
  * Each request is answered by at most {@link PAGES_PER_PULL} pages, each
  * in a datagram of its own, so one request costs its answerer a bounded
- * number of bytes, and only members are answered at all.
+ * number of bytes, and only members are answered at all; the first, which
+ * has no ticket yet, by one page (`serve.ts`).
  *
  * @module
  */
 
 import type { Address } from "../../proto/mod.ts";
-import type { Page } from "./wire.ts";
+import { NO_TICKET, type Page, type Ticket } from "./wire.ts";
 
 /** Pages that answer one request. */
 export const PAGES_PER_PULL = 4;
@@ -26,6 +27,8 @@ export class Pull {
   cursor = 0;
   /** Slots in the peer's table, as its last page said. */
   end = Infinity;
+  /** What the peer's pages said the requests to it are to carry (`serve.ts`). */
+  ticket: Ticket = NO_TICKET;
   /** Pages of the last request not yet arrived. */
   #awaited = 0;
   /** Pages that arrived ahead of the cursor: from → next. */
@@ -63,8 +66,12 @@ export class Pull {
   due(nowMs: number, retryMs: number): number | undefined {
     if (this.done) return undefined;
     if (this.#awaited > 0 && nowMs - this.#askedAtMs < retryMs) return undefined;
-    if (this.#awaited > 0) this.#retries++;
-    this.#awaited = PAGES_PER_PULL;
+    if (this.#awaited > 0) {
+      this.#retries++;
+      // The peer may have restarted, with tickets of a new key: pay again.
+      this.ticket = NO_TICKET;
+    }
+    this.#awaited = this.ticket === NO_TICKET ? 1 : PAGES_PER_PULL;
     this.#askedAtMs = nowMs;
     return this.cursor;
   }
@@ -77,6 +84,7 @@ export class Pull {
   arrived(page: Page): void {
     this.#awaited = Math.max(0, this.#awaited - 1);
     this.end = page.end;
+    if (page.ticket.hi !== 0 || page.ticket.lo !== 0) this.ticket = page.ticket;
     if (page.from > this.cursor) {
       this.#ahead.set(page.from, page.next);
       return;

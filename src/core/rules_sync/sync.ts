@@ -10,22 +10,27 @@
 
 import type { Address, Peer, Sender } from "../../proto/mod.ts";
 import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
-import { retransmitLimit } from "../membership/broadcasts.ts";
 import type { MemberChange } from "../membership/extension.ts";
 import {
+  BlockedUntil,
   HLC_TICKS_PER_MS,
   MAX_CLOCK,
   type Origin,
   type RuleEntry,
-  ruleId,
+  type RuleKind,
   versionMs,
 } from "./entry.ts";
-import { PAGES_PER_PULL, Pull } from "./pull.ts";
+import { ChangeGossip } from "./gossip.ts";
+import { Pull } from "./pull.ts";
+import { PageServer, type RulesSend } from "./serve.ts";
+import type { HashKey } from "../hash.ts";
 import { RuleTable } from "./table.ts";
+import type { RulesSyncStats } from "./stats.ts";
 import {
   decodeRules,
   type Digest,
   entrySize,
+  NO_TICKET,
   PAGE_HEADER_BYTES,
   PULL_BYTES,
   RULES_HEADER_BYTES,
@@ -36,22 +41,16 @@ import {
 export const TOMBSTONE_MS = 3_600_000;
 /** A change stamped further ahead of this member's wall clock is refused: clocks must agree within a minute. */
 export const MAX_CLOCK_SKEW_MS = 60_000;
-/** Recent changes gossiped at once; more reach the others by transfer, as the digests disagree. */
-export const OUTBOX_ENTRIES = 1_024;
 /** Bytes of the rules section of a datagram of its own (a page, a request). */
 export const RULES_DATAGRAM_BYTES = MAX_MESSAGE_BYTES - 160;
 /** The largest entry shared: it must fit in a page. */
 export const MAX_ENTRY_BYTES = RULES_DATAGRAM_BYTES - RULES_HEADER_BYTES - PAGE_HEADER_BYTES;
-/** SWIM's λ for rule changes: each is sent λ·⌈log10(N+1)⌉ times. */
-const RETRANSMIT_MULT = 4;
 /** Protocol periods two members disagree before one pulls the other's table. */
 const DISAGREE_PERIODS = 5;
 /** Periods between background transfers at first; doubled while they do not end the disagreement. */
 const BACKOFF_PERIODS = 10;
 /** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
 const SILENT_PERIODS = 50;
-/** Page answers owed at once; a request beyond them is dropped, and its puller asks again. */
-const MAX_OWED = 16;
 
 /** What a member's rule sharing needs. */
 export interface RulesSyncOptions {
@@ -61,44 +60,12 @@ export interface RulesSyncOptions {
   readonly maxEntries: number;
   /** The protocol period, ms: timers count in it. */
   readonly protocolPeriodMs: number;
+  /** The key this member draws its page requesters' tickets under: random, its own (`serve.ts`). */
+  readonly ticketKey: HashKey;
   /** Wall-clock ms at `nowMs` 0: versions are stamped in wall-clock time. */
   readonly wallOffsetMs: number;
-  /** A change from a peer that is newer than what the table held: make it so here. */
-  readonly apply: (entry: RuleEntry) => void;
-}
-
-/** What rule sharing did and holds, in `stats()`. */
-export interface RulesSyncStats {
-  /** Whether this member is still learning the fleet's rules (and held for it). */
-  readonly rulesLearning: boolean;
-  /** The newest version held, as its clock reading (0: none); with the digest, which rules it holds. */
-  readonly rulesVersion: number;
-  /** The table's digest as 16 hex digits: two members that agree show the same. */
-  readonly rulesDigest: string;
-  /** Rules held. */
-  readonly rulesLive: number;
-  /** Removals held (tombstones). */
-  readonly rulesRemoved: number;
-  /** Peers' changes taken and applied here. */
-  readonly rulesApplied: number;
-  /** Rules sections refused as malformed. */
-  readonly rulesMalformed: number;
-  /** Rules sections from senders that are not live members here, dropped. */
-  readonly rulesStrangers: number;
-  /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
-  readonly rulesRefused: number;
-  /** Changes not taken for want of room (`maxEntries`). */
-  readonly rulesFull: number;
-  /** Local changes too large to share (class and key beyond a page). */
-  readonly rulesUnshared: number;
-  /** Transfers of a peer's table completed. */
-  readonly rulesTransfers: number;
-}
-
-interface Pending {
-  readonly entry: RuleEntry;
-  readonly size: number;
-  transmits: number;
+  /** A change from a peer that is newer than what the table held: make it so here, at `nowMs`. */
+  readonly apply: (entry: RuleEntry, nowMs: number) => void;
 }
 
 interface PeerState {
@@ -109,6 +76,8 @@ interface PeerState {
   /** Live rules its last digest counted. */
   live: number;
   disagreeSinceMs: number | undefined;
+  /** Whether it said it is ahead while it disagreed: pull from it without waiting. */
+  ahead: boolean;
   /** When a transfer from it last gave up, if one did. */
   failedAtMs?: number;
 }
@@ -117,10 +86,10 @@ interface PeerState {
 export class RulesSync {
   readonly #options: RulesSyncOptions;
   readonly #table: RuleTable;
-  readonly #outbox = new Map<string, Pending>();
+  readonly #gossip: ChangeGossip;
   readonly #peers = new Map<string, PeerState>();
-  readonly #owed: { to: Address; from: number }[] = [];
-  readonly #sends: { to: Address; bytes: Uint8Array }[] = [];
+  readonly #server: PageServer;
+  readonly #sends: RulesSend[] = [];
   #clock = 0;
   #newest = 0;
   #learning: boolean;
@@ -128,6 +97,8 @@ export class RulesSync {
   #nextBackgroundMs = 0;
   #joinedAtMs: number | undefined;
   #backoffPeriods = BACKOFF_PERIODS;
+  /** Whether changes made here just made this member ahead: it tells its peers at the next tick. */
+  #nudgeDue = false;
   #counts = {
     applied: 0,
     malformed: 0,
@@ -145,6 +116,8 @@ export class RulesSync {
   constructor(options: RulesSyncOptions, learning: boolean) {
     this.#options = options;
     this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS);
+    this.#gossip = new ChangeGossip(DISAGREE_PERIODS * options.protocolPeriodMs);
+    this.#server = new PageServer(options.ticketKey, RULES_DATAGRAM_BYTES);
     this.#learning = learning;
   }
 
@@ -158,9 +131,9 @@ export class RulesSync {
     return this.#table.digest();
   }
 
-  /** The entry held for a rule (see `ruleId`), a removal included. */
-  entry(id: string): RuleEntry | undefined {
-    return this.#table.get(id);
+  /** The entry held for a rule, a removal included. */
+  entry(kind: RuleKind, className: string, key: string): RuleEntry | undefined {
+    return this.#table.get(kind, className, key);
   }
 
   /** Every live rule held. */
@@ -188,8 +161,35 @@ export class RulesSync {
       return undefined;
     }
     this.#newest = Math.max(this.#newest, entry.version.clock);
-    this.#enqueue(entry);
+    if (this.#gossip.changed(nowMs)) this.#nudgeDue = true;
+    this.#gossip.enqueue(entry);
     return entry;
+  }
+
+  /**
+   * Shares a block of `key` for `ms` from now (already applied here), as
+   * the instant it ends, unless the fleet's block of it in force ends later
+   * (a shorter block leaves a longer one, as it does on one instance).
+   *
+   * @returns The entry shared, or undefined when nothing was (or it could not be).
+   */
+  block(nowMs: number, className: string, key: string, ms: number): RuleEntry | undefined {
+    const untilMs = this.#wallMs(nowMs) + Math.ceil(ms);
+    const held = this.#table.get("block", className, key)?.value;
+    if (held instanceof BlockedUntil && held.untilMs >= untilMs) return undefined;
+    return this.local(nowMs, { kind: "block", className, key, value: new BlockedUntil(untilMs) });
+  }
+
+  /**
+   * Shares the end of the fleet's block of `key`, if one is in force (it is
+   * lifted here already).
+   *
+   * @returns The removal shared, or undefined when no block was in force.
+   */
+  unblock(nowMs: number, className: string, key: string): RuleEntry | undefined {
+    const held = this.#table.get("block", className, key)?.value;
+    if (!(held instanceof BlockedUntil) || held.untilMs <= this.#wallMs(nowMs)) return undefined;
+    return this.local(nowMs, { kind: "block", className, key, value: undefined });
   }
 
   /** Membership's news: who may be talked to, and pulled from. */
@@ -204,6 +204,7 @@ export class RulesSync {
           learning: true,
           live: 0,
           disagreeSinceMs: undefined,
+          ahead: false,
         });
       }
       return;
@@ -216,18 +217,11 @@ export class RulesSync {
    * The rules section for a probe or an ack: the digest, then recent
    * changes, the least sent first, as room allows.
    */
-  outgoingRules(_nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
+  outgoingRules(nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
     if (maxBytes < RULES_HEADER_BYTES) return undefined;
-    const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest());
-    if (this.#outbox.size > 0) {
-      const limit = retransmitLimit(RETRANSMIT_MULT, this.#peers.size + 1);
-      const order = [...this.#outbox].sort((a, b) => a[1].transmits - b[1].transmits);
-      for (const [id, pending] of order) {
-        if (writer.room < 1 + RULES_HEADER_BYTES) break;
-        if (!writer.change(pending.entry, pending.size)) continue;
-        if (++pending.transmits >= limit) this.#outbox.delete(id);
-      }
-    }
+    const ahead = this.#gossip.ahead(nowMs);
+    const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest(), ahead);
+    this.#gossip.write(writer, this.#peers.size + 1);
     return writer.finish();
   }
 
@@ -246,14 +240,12 @@ export class RulesSync {
     }
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
-      if (this.#take(entry, wallMs, this.#learning)) this.#enqueue(entry);
+      if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#gossip.enqueue(entry);
     }
-    if (section.pull !== undefined && this.#owed.length < MAX_OWED) {
-      this.#owed.push({ to: peer.address, from: section.pull });
-    }
+    if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
     const pull = this.#pull;
     if (section.page && pull && pull.peer.toString() === key) {
-      for (const entry of section.page.entries) this.#take(entry, wallMs, pull.learning);
+      for (const entry of section.page.entries) this.#take(nowMs, entry, wallMs, pull.learning);
       pull.arrived(section.page);
       if (pull.done) this.#finish(nowMs, pull);
       else if (pull.answered) this.#ask(nowMs, pull);
@@ -266,7 +258,8 @@ export class RulesSync {
       mine.lo === section.digest.lo;
     if (same || section.learning || this.#learning) peer.disagreeSinceMs = undefined;
     else peer.disagreeSinceMs ??= nowMs;
-    this.#answer();
+    peer.ahead = section.ahead && peer.disagreeSinceMs !== undefined;
+    this.#server.answer(this.#table, this.#learning, mine, (send) => this.#sends.push(send));
   }
 
   /**
@@ -287,6 +280,7 @@ export class RulesSync {
       if (peer) peer.failedAtMs = nowMs;
       this.#pull = undefined;
     }
+    if (this.#nudgeDue) this.#nudge();
     if (joining) this.#joinedAtMs = undefined;
     else this.#joinedAtMs ??= nowMs;
     // Nobody to learn from: alone, or among members that share no rules (a
@@ -305,7 +299,7 @@ export class RulesSync {
       // rules: after a bulk change, likely the one that made it.
       for (const p of this.#peers.values()) {
         const long = p.disagreeSinceMs !== undefined &&
-          nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs;
+          (p.ahead || nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs);
         if (long && (!peer || p.live > peer.live)) peer = p;
       }
       if (peer) this.#pull = new Pull(peer.address, false);
@@ -319,7 +313,7 @@ export class RulesSync {
    *
    * @returns Where and what, or undefined.
    */
-  pollSend(): { readonly to: Address; readonly bytes: Uint8Array } | undefined {
+  pollSend(): RulesSend | undefined {
     return this.#sends.shift();
   }
 
@@ -337,6 +331,7 @@ export class RulesSync {
       rulesApplied: c.applied,
       rulesMalformed: c.malformed,
       rulesStrangers: c.strangers,
+      rulesUnproven: this.#server.unproven,
       rulesRefused: c.refused,
       rulesFull: c.full,
       rulesUnshared: c.unshared,
@@ -350,7 +345,7 @@ export class RulesSync {
   }
 
   /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
-  #take(entry: RuleEntry, wallMs: number, learning: boolean): boolean {
+  #take(nowMs: number, entry: RuleEntry, wallMs: number, learning: boolean): boolean {
     if (
       versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS || entrySize(entry) > MAX_ENTRY_BYTES
     ) {
@@ -364,17 +359,24 @@ export class RulesSync {
     this.#clock = Math.max(this.#clock, entry.version.clock);
     this.#newest = Math.max(this.#newest, entry.version.clock);
     this.#counts.applied++;
-    this.#options.apply(entry);
+    this.#gossip.changed(nowMs);
+    this.#options.apply(entry, nowMs);
     return true;
   }
 
-  #enqueue(entry: RuleEntry): void {
-    const id = ruleId(entry.kind, entry.className, entry.key);
-    this.#outbox.delete(id);
-    this.#outbox.set(id, { entry, size: entrySize(entry), transmits: 0 });
-    if (this.#outbox.size > OUTBOX_ENTRIES) {
-      // The oldest goes: the others learn it when their digests disagree.
-      this.#outbox.delete(this.#outbox.keys().next().value!);
+  /**
+   * Tells every peer that shares rules, in a datagram of its own (the
+   * header: 14 bytes of rules), that this member is ahead, rather than
+   * waiting for probes to reach each: a bulk change made here is pulled
+   * by all within a period. Once a window, only for changes made here.
+   */
+  #nudge(): void {
+    this.#nudgeDue = false;
+    const digest = this.#table.digest();
+    for (const peer of this.#peers.values()) {
+      if (!peer.speaks) continue;
+      const writer = new SectionWriter(RULES_HEADER_BYTES, this.#learning, digest, true);
+      this.#sends.push({ to: peer.address, bytes: writer.finish(), bare: false });
     }
   }
 
@@ -392,13 +394,16 @@ export class RulesSync {
   #ask(nowMs: number, pull: Pull): void {
     const from = pull.due(nowMs, 2 * this.#options.protocolPeriodMs);
     if (from === undefined) return;
+    // Without the peer's ticket yet, the request pays for its one-page answer (`serve.ts`).
+    const ticketed = pull.ticket !== NO_TICKET;
     const writer = new SectionWriter(
-      RULES_HEADER_BYTES + PULL_BYTES,
+      ticketed ? RULES_HEADER_BYTES + PULL_BYTES : RULES_DATAGRAM_BYTES,
       this.#learning,
       this.#table.digest(),
     );
-    writer.pull(from);
-    this.#sends.push({ to: pull.peer, bytes: writer.finish() });
+    writer.pull(from, pull.ticket);
+    if (!ticketed) writer.pad();
+    this.#sends.push({ to: pull.peer, bytes: writer.finish(), bare: false });
   }
 
   #finish(nowMs: number, pull: Pull): void {
@@ -415,24 +420,5 @@ export class RulesSync {
       : BACKOFF_PERIODS;
     if (peer) peer.disagreeSinceMs = undefined;
     this.#nextBackgroundMs = nowMs + this.#backoffPeriods * this.#options.protocolPeriodMs;
-  }
-
-  /** Answers what is owed: each request with up to {@link PAGES_PER_PULL} pages. */
-  #answer(): void {
-    for (let owed = this.#owed.shift(); owed; owed = this.#owed.shift()) {
-      let from = owed.from;
-      for (let i = 0; i < PAGES_PER_PULL; i++) {
-        const writer = new SectionWriter(
-          RULES_DATAGRAM_BYTES,
-          this.#learning,
-          this.#table.digest(),
-        );
-        const page = this.#table.page(from, writer.room - PAGE_HEADER_BYTES);
-        writer.page(page);
-        this.#sends.push({ to: owed.to, bytes: writer.finish() });
-        if (page.next >= page.end) break;
-        from = page.next;
-      }
-    }
   }
 }

@@ -4,16 +4,21 @@
  * pages. Decoding never throws; anything malformed refuses the section.
  *
  * ```
- * header = version u8 (1) | flags u8 (bit 0: learning) | live u32 | digest hi u32 | digest lo u32
+ * header = version u8 (1) | flags u8 (bit 0: learning, bit 1: ahead) | live u32 | digest hi u32
+ *          | digest lo u32
  * part   = type u8, then
  *   1 change: entry
- *   2 pull:   from u32                      (ask for the sender's slots from `from` on)
- *   3 page:   from u32 | next u32 | end u32 | count u16 | entries
+ *   2 pull:   from u32 | ticket hi u32 | ticket lo u32
+ *             (ask for the sender's slots from `from` on; ticket 0: none yet)
+ *   3 page:   from u32 | next u32 | end u32 | ticket hi u32 | ticket lo u32 | count u16 | entries
+ *             (the ticket is the one the receiver's requests are to carry)
+ *   4 pad:    length u16 | that many bytes   (pays for an answer, see `serve.ts`)
  * entry  = kind u8 | clock hi u32 | clock lo u32 | origin hi u32 | origin lo u32
- *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit only)
- *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off
+ *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit and block only)
+ *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off, 5 blocked until
  *          | limit: count u32 | period u8 (1 s, 2 min, 3 h) | burst u32 (0: the default)
  *          | class-of: length u16 | name
+ *          | blocked until: wall-clock ms hi u32 | lo u32
  * ```
  *
  * Numbers are big-endian; versions, kinds, part types and value tags are
@@ -25,23 +30,35 @@
  */
 
 import { KeyLimit, Limit } from "../limit.ts";
-import { utf8Bytes } from "../hash.ts";
+import { utf8Bytes, utf8Decode } from "../hash.ts";
 import { Reader } from "../../proto/codec.ts";
-import { MAX_CLOCK, misfit, RULE_KINDS, type RuleEntry, type RuleKind } from "./entry.ts";
+import {
+  BlockedUntil,
+  keyed,
+  MAX_CLOCK,
+  misfit,
+  RULE_KINDS,
+  type RuleEntry,
+  type RuleKind,
+} from "./entry.ts";
 
 /** The rules section's version, its first byte. */
 export const RULES_WIRE_VERSION = 1;
 /** Bytes of the header. */
 export const RULES_HEADER_BYTES = 14;
 /** Bytes of a page part before its entries. */
-export const PAGE_HEADER_BYTES = 15;
+export const PAGE_HEADER_BYTES = 23;
 /** Bytes of a pull part. */
-export const PULL_BYTES = 5;
+export const PULL_BYTES = 13;
+/** Bytes of a pad part with nothing in it. */
+export const PAD_BYTES = 3;
 
 const PART_CHANGE = 1;
 const PART_PULL = 2;
 const PART_PAGE = 3;
+const PART_PAD = 4;
 const FLAG_LEARNING = 1;
+const FLAG_AHEAD = 2;
 const PERIOD_CODES = new Map<number, number>([[1_000, 1], [60_000, 2], [3_600_000, 3]]);
 const KIND_BY_NUMBER = new Map<number, RuleKind>(
   Object.entries(RULE_KINDS).map(([name, n]) => [n, name as RuleKind]),
@@ -57,6 +74,29 @@ export interface Digest {
   readonly lo: number;
 }
 
+/**
+ * What a member's page requests must carry to be answered in full: drawn
+ * by the answerer for the requester's address, so only who receives there
+ * learns it. `{0, 0}` is none.
+ */
+export interface Ticket {
+  /** High 32 bits. */
+  readonly hi: number;
+  /** Low 32 bits. */
+  readonly lo: number;
+}
+
+/** No ticket: a first request. */
+export const NO_TICKET: Ticket = { hi: 0, lo: 0 };
+
+/** A page request: the first slot asked for, and the requester's ticket. */
+export interface PullRequest {
+  /** The first slot asked for. */
+  readonly from: number;
+  /** The ticket the answerer gave this requester, or {@link NO_TICKET}. */
+  readonly ticket: Ticket;
+}
+
 /** A page of a table: entries of slots `from` to `next`, of `end` slots. */
 export interface Page {
   /** The first slot it covers. */
@@ -65,6 +105,8 @@ export interface Page {
   readonly next: number;
   /** Slots in the sender's table when it cut the page. */
   readonly end: number;
+  /** The ticket the receiver's next requests are to carry. */
+  readonly ticket: Ticket;
   /** The rules in those slots. */
   readonly entries: readonly RuleEntry[];
 }
@@ -73,12 +115,17 @@ export interface Page {
 export interface RulesSection {
   /** Whether the sender is still learning the table (so its digest says little). */
   readonly learning: boolean;
+  /**
+   * Whether the sender holds more recent changes than gossip carries in a
+   * few periods: a member whose digest differs pulls its table at once.
+   */
+  readonly ahead: boolean;
   /** The sender's digest. */
   readonly digest: Digest;
   /** Changes it passes on. */
   readonly changes: readonly RuleEntry[];
-  /** Slot it asks a page from, if it does. */
-  readonly pull?: number;
+  /** The page it asks for, if it does. */
+  readonly pull?: PullRequest;
   /** A page it answers with. */
   readonly page?: Page;
 }
@@ -86,9 +133,10 @@ export interface RulesSection {
 /** Bytes an entry takes on the wire. */
 export function entrySize(entry: RuleEntry): number {
   let size = 1 + 16 + 2 + utf8Bytes(entry.className).length + 1;
-  if (entry.kind === "keyLimit") size += 2 + utf8Bytes(entry.key).length;
+  if (keyed(entry.kind)) size += 2 + utf8Bytes(entry.key).length;
   if (entry.value instanceof Limit) size += 9;
   else if (entry.value instanceof KeyLimit) size += 2 + utf8Bytes(entry.value.className).length;
+  else if (entry.value instanceof BlockedUntil) size += 8;
   return size;
 }
 
@@ -101,13 +149,14 @@ export class SectionWriter {
   /**
    * @param maxBytes The room; the header must fit.
    * @param learning Whether the writer is still learning.
+   * @param ahead Whether it holds more recent changes than gossip carries soon (see {@link RulesSection}).
    * @param digest Its digest.
    */
-  constructor(maxBytes: number, learning: boolean, digest: Digest) {
+  constructor(maxBytes: number, learning: boolean, digest: Digest, ahead = false) {
     this.#bytes = new Uint8Array(maxBytes);
     this.#view = new DataView(this.#bytes.buffer);
     this.#u8(RULES_WIRE_VERSION);
-    this.#u8(learning ? FLAG_LEARNING : 0);
+    this.#u8((learning ? FLAG_LEARNING : 0) | (ahead ? FLAG_AHEAD : 0));
     this.#u32(digest.live);
     this.#u32(digest.hi);
     this.#u32(digest.lo);
@@ -127,10 +176,22 @@ export class SectionWriter {
   }
 
   /** Adds a page request if it fits. */
-  pull(from: number): boolean {
+  pull(from: number, ticket: Ticket = NO_TICKET): boolean {
     if (PULL_BYTES > this.room) return false;
     this.#u8(PART_PULL);
     this.#u32(from);
+    this.#u32(ticket.hi);
+    this.#u32(ticket.lo);
+    return true;
+  }
+
+  /** Pads the section to the whole room (at least {@link PAD_BYTES} of it must be left). */
+  pad(): boolean {
+    const length = this.room - PAD_BYTES;
+    if (length < 0) return false;
+    this.#u8(PART_PAD);
+    this.#u16(length);
+    this.#at += length; // zeros
     return true;
   }
 
@@ -140,6 +201,8 @@ export class SectionWriter {
     this.#u32(page.from);
     this.#u32(page.next);
     this.#u32(page.end);
+    this.#u32(page.ticket.hi);
+    this.#u32(page.ticket.lo);
     this.#u16(page.entries.length);
     for (const entry of page.entries) this.#entry(entry);
   }
@@ -151,12 +214,11 @@ export class SectionWriter {
 
   #entry(entry: RuleEntry): void {
     this.#u8(RULE_KINDS[entry.kind]);
-    this.#u32(Math.floor(entry.version.clock / 2 ** 32));
-    this.#u32(entry.version.clock % 2 ** 32);
+    this.#u64(entry.version.clock);
     this.#u32(entry.version.origin.hi);
     this.#u32(entry.version.origin.lo);
     this.#text(entry.className);
-    if (entry.kind === "keyLimit") this.#text(entry.key);
+    if (keyed(entry.kind)) this.#text(entry.key);
     const value = entry.value;
     if (value === undefined) this.#u8(0);
     else if (value === true) this.#u8(3);
@@ -164,6 +226,9 @@ export class SectionWriter {
     else if (value instanceof KeyLimit) {
       this.#u8(2);
       this.#text(value.className);
+    } else if (value instanceof BlockedUntil) {
+      this.#u8(5);
+      this.#u64(value.untilMs);
     } else {
       this.#u8(1);
       this.#u32(value.count());
@@ -192,6 +257,12 @@ export class SectionWriter {
     this.#view.setUint32(this.#at, n);
     this.#at += 4;
   }
+
+  /** A whole number below 2^53 as two u32, high first. */
+  #u64(n: number): void {
+    this.#u32(Math.floor(n / 2 ** 32));
+    this.#u32(n % 2 ** 32);
+  }
 }
 
 /**
@@ -205,9 +276,9 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   if (r.u8() !== RULES_WIRE_VERSION) return undefined;
   const flags = r.u8();
   const digest = { live: r.u32(), hi: r.u32(), lo: r.u32() };
-  if (r.error || (flags & ~FLAG_LEARNING) !== 0) return undefined;
+  if (r.error || (flags & ~(FLAG_LEARNING | FLAG_AHEAD)) !== 0) return undefined;
   const changes: RuleEntry[] = [];
-  let pull: number | undefined;
+  let pull: PullRequest | undefined;
   let page: Page | undefined;
   while (!r.error && r.remaining > 0) {
     const type = r.u8();
@@ -216,9 +287,14 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
       if (!entry) return undefined;
       changes.push(entry);
     } else if (type === PART_PULL && pull === undefined) {
-      pull = r.u32();
+      const from = r.u32();
+      pull = { from, ticket: { hi: r.u32(), lo: r.u32() } };
+    } else if (type === PART_PAD) {
+      r.take(r.u16());
     } else if (type === PART_PAGE && page === undefined) {
-      const from = r.u32(), next = r.u32(), end = r.u32(), count = r.u16();
+      const from = r.u32(), next = r.u32(), end = r.u32();
+      const ticket = { hi: r.u32(), lo: r.u32() };
+      const count = r.u16();
       const entries: RuleEntry[] = [];
       for (let i = 0; i < count && !r.error; i++) {
         const entry = readEntry(r);
@@ -226,7 +302,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
         entries.push(entry);
       }
       if (next < from || end < next) return undefined;
-      page = { from, next, end, entries };
+      page = { from, next, end, ticket, entries };
     } else if (type === PART_PULL || type === PART_PAGE) {
       return undefined;
     } else break; // a later version's part: what follows cannot be read
@@ -234,6 +310,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   if (r.error) return undefined;
   return {
     learning: (flags & FLAG_LEARNING) !== 0,
+    ahead: (flags & FLAG_AHEAD) !== 0,
     digest,
     changes,
     ...(pull === undefined ? {} : { pull }),
@@ -244,9 +321,12 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
 function readEntry(r: Reader): RuleEntry | undefined {
   const kind = KIND_BY_NUMBER.get(r.u8());
   const clockHi = r.u32(), clockLo = r.u32();
-  const origin = { hi: r.u32(), lo: r.u32() };
+  const origin = shared(`${r.u32()}:${r.u32()}`, (text) => {
+    const [hi, lo] = text.split(":").map(Number);
+    return { hi, lo };
+  });
   const className = readText(r);
-  const key = kind === "keyLimit" ? readText(r) : "";
+  const key = kind && keyed(kind) ? readText(r) : "";
   const tag = r.u8();
   if (r.error || !kind || className === undefined || key === undefined) return undefined;
   const clock = clockHi * 2 ** 32 + clockLo;
@@ -254,16 +334,38 @@ function readEntry(r: Reader): RuleEntry | undefined {
   let value: RuleEntry["value"];
   if (tag === 1) {
     const count = r.u32(), period = r.u8(), burst = r.u32();
-    value = readLimit(count, period, burst);
+    value = shared(`${count}/${period}/${burst}`, () => readLimit(count, period, burst));
     if (!value) return undefined;
   } else if (tag === 2) {
     const name = readText(r);
     if (name === undefined) return undefined;
     value = KeyLimit.class(name);
   } else if (tag === 3 || tag === 4) value = tag === 3;
-  else if (tag !== 0) return undefined;
+  else if (tag === 5) {
+    const untilMs = r.u32() * 2 ** 32 + r.u32();
+    if (untilMs > MAX_CLOCK) return undefined;
+    value = new BlockedUntil(untilMs);
+  } else if (tag !== 0) return undefined;
   if (r.error || misfit(kind, className, key, value) !== undefined) return undefined;
   return { kind, className, key, value, version: { clock, origin } };
+}
+
+/** Distinct values decoded lately, shared by every entry that says the same. */
+const SHARED_MAX = 4_096;
+const sharedValues = new Map<string, unknown>();
+
+/**
+ * One object for every decoded entry that says the same (limits and
+ * origins are immutable, and few distinct): a table of a million entries,
+ * on every member, holds a handful of them rather than a million each.
+ * Forgets all past {@link SHARED_MAX}, so what it holds stays bounded.
+ */
+function shared<T>(key: string, make: (key: string) => T): T {
+  if (sharedValues.has(key)) return sharedValues.get(key) as T;
+  if (sharedValues.size >= SHARED_MAX) sharedValues.clear();
+  const value = make(key);
+  sharedValues.set(key, value);
+  return value;
 }
 
 /** The limit of a wire limit, or undefined when no `Limit` holds it. */
@@ -285,37 +387,5 @@ function readLimit(count: number, period: number, burst: number): Limit | undefi
 /** A string of UTF-8 after its u16 length; undefined past the end or for bytes that are not UTF-8. */
 function readText(r: Reader): string | undefined {
   const bytes = r.take(r.u16());
-  return r.error ? undefined : decodeUtf8(bytes);
-}
-
-/**
- * UTF-8 (a lone surrogate in three bytes, as the encoder writes it) to a
- * string; undefined for bytes that are not.
- */
-function decodeUtf8(bytes: Uint8Array): string | undefined {
-  let out = "";
-  for (let i = 0; i < bytes.length;) {
-    const b = bytes[i];
-    const n = b < 0x80
-      ? 0
-      : b >= 0xc2 && b < 0xe0
-      ? 1
-      : b >= 0xe0 && b < 0xf0
-      ? 2
-      : b < 0xf5
-      ? 3
-      : -1;
-    if (n < 0 || b >= 0x80 && b < 0xc2) return undefined;
-    let cp = n === 0 ? b : b & (0x3f >> n);
-    for (let k = 1; k <= n; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || (c & 0xc0) !== 0x80) return undefined;
-      cp = cp << 6 | c & 0x3f;
-    }
-    const least = [0, 0x80, 0x800, 0x10000][n];
-    if (cp < least || cp > 0x10ffff) return undefined;
-    out += String.fromCodePoint(cp);
-    i += n + 1;
-  }
-  return out;
+  return r.error ? undefined : utf8Decode(bytes);
 }

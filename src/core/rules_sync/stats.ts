@@ -1,0 +1,53 @@
+/**
+ * What a member's rule sharing did and holds, as `stats()` shows it, and
+ * the same figures for an instance that shares no rules.
+ *
+ * @module
+ */
+
+/** What rule sharing did and holds, in `stats()`. */
+export interface RulesSyncStats {
+  /** Whether this member is still learning the fleet's rules (and held for it). */
+  readonly rulesLearning: boolean;
+  /** The newest version held, as its clock reading (0: none); with the digest, which rules it holds. */
+  readonly rulesVersion: number;
+  /** The table's digest as 16 hex digits: two members that agree show the same. */
+  readonly rulesDigest: string;
+  /** Rules held. */
+  readonly rulesLive: number;
+  /** Removals held (tombstones). */
+  readonly rulesRemoved: number;
+  /** Peers' changes taken and applied here. */
+  readonly rulesApplied: number;
+  /** Rules sections refused as malformed. */
+  readonly rulesMalformed: number;
+  /** Rules sections from senders that are not live members here, dropped. */
+  readonly rulesStrangers: number;
+  /** Page requests dropped: without this member's ticket for their address, and not paying for a page. */
+  readonly rulesUnproven: number;
+  /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
+  readonly rulesRefused: number;
+  /** Changes not taken for want of room (`maxEntries`). */
+  readonly rulesFull: number;
+  /** Local changes too large to share (class and key beyond a page). */
+  readonly rulesUnshared: number;
+  /** Transfers of a peer's table completed. */
+  readonly rulesTransfers: number;
+}
+
+/** The rule-sharing figures of a node that does not share rules. */
+export const NO_RULES: RulesSyncStats = {
+  rulesLearning: false,
+  rulesVersion: 0,
+  rulesDigest: "0000000000000000",
+  rulesLive: 0,
+  rulesRemoved: 0,
+  rulesApplied: 0,
+  rulesMalformed: 0,
+  rulesStrangers: 0,
+  rulesUnproven: 0,
+  rulesRefused: 0,
+  rulesFull: 0,
+  rulesUnshared: 0,
+  rulesTransfers: 0,
+};
