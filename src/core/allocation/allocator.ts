@@ -422,8 +422,11 @@ export class Allocator implements MembershipExtension {
     const total = own + others;
     let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
     // Until the peers' reports of a new hot key have had time to arrive, it
-    // keeps its cold share: alone in its sums, it would take nearly all.
-    if (nowMs < hot.settlingUntilMs) share = Math.min(share, limitPerSec / n);
+    // is capped (alone in its sums, it would take nearly all): at its cold
+    // share, whose headroom below R takes the bursts every node spends when
+    // traffic starts; with a shared burst there are none to take, and the
+    // cap is the fair share R/N, which N nodes cannot pass between them.
+    if (nowMs < hot.settlingUntilMs) share = Math.min(share, this.#settlingCap(limitPerSec, n));
     // Cool everywhere for the cooldown: back to the cold share.
     const threshold = COOL_FRACTION * (limitPerSec * this.#alpha) / n;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
@@ -441,6 +444,11 @@ export class Allocator implements MembershipExtension {
       ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
+  }
+
+  /** What a settling hot key's share is capped at, requests a second. */
+  #settlingCap(limitPerSec: number, n: number): number {
+    return this.#book.sharedBurst ? limitPerSec / n : (limitPerSec * this.#alpha) / n;
   }
 
   /**
