@@ -59,7 +59,6 @@ describe("sharedBurst on real processes", { timeout: 120_000 }, () => {
       // Time to pay its debt back at about R/3 = 100/s, before its share moves.
       await new Promise((resolve) => setTimeout(resolve, 400));
       const left = await Promise.all(fleet.map((s) => remaining(s, "hot")));
-      console.error(`shared burst: remaining after the load ${left}`);
       // About 20 - 1 each; the whole burst would leave 59.
       for (const r of left) assert.ok(r >= 9 && r <= 30, `remaining after the load: ${left}`);
     } finally {
