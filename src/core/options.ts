@@ -196,9 +196,9 @@ export interface GuardOptions {
   /**
    * Share the burst with the fleet: each instance's burst follows its share
    * of the limit (the burst times share/limit, in whole requests, never
-   * below one), so that the fleet as a whole admits at most the limit plus
-   * one burst when traffic starts or jumps, rather than a burst on every
-   * instance. The trade: a client that bursts against one instance of a
+   * below one and a half), so that the fleet as a whole admits at most the
+   * limit plus one burst when traffic starts or jumps, rather than a burst
+   * on every instance (past burst/1.5 instances, each holds that least). The trade: a client that bursts against one instance of a
    * big fleet gets that instance's part of the burst there, not the whole
    * of it. A standalone guard's share is the whole limit, so its burst is
    * unchanged. See the README's "A burst shared by the fleet".

@@ -475,7 +475,7 @@ export function ruleOf(
  * exactly one request, a request that comes a moment before the debt is
  * paid back is denied and the moment until the next one is lost: at twice
  * its share in regular arrivals a node admits two thirds of its share
- * (measured in the simulator). Half a request absorbs arrivals at twice the
+ * (each admission waits one and a half intervals). Half a request absorbs arrivals at twice the
  * share or more, and still admits only one request at once from rest.
  */
 export const MIN_SHARED_BURST = 1.5;

@@ -157,8 +157,9 @@ export class GuardBuilder {
 
   /**
    * Share the burst with the fleet: each instance's burst follows its share
-   * of the limit, never below one request, so that the fleet admits at most
-   * the limit plus one burst. A client bursting against one instance of a
+   * of the limit, never below one request (and half a request of slack), so
+   * that the fleet admits at most the limit plus one burst (past burst/1.5
+   * instances, one and a half requests each). A client bursting against one instance of a
    * big fleet gets a smaller burst there (see `GuardOptions.sharedBurst`).
    *
    * @param on Whether bursts follow shares (default false).
