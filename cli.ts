@@ -117,6 +117,7 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
     .fleetRules(config.fleetRules)
+    .sharedBurst(config.sharedBurst)
     .hotKeys(config.hotKeys)
     .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)

@@ -476,6 +476,7 @@ export class Enforcer {
       undefined,
       false,
       Math.min(this.#overflowScale, this.#book.scale),
+      this.#book.sharedBurst,
     );
   }
 }

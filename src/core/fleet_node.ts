@@ -58,6 +58,13 @@ export interface FleetNodeOptions {
    */
   readonly relay?: boolean;
   /**
+   * Whether each key's burst follows this node's share of its limit, as the
+   * guard's option of that name (`GuardOptions.sharedBurst`).
+   *
+   * @default {false}
+   */
+  readonly sharedBurst?: boolean;
+  /**
    * Peers to join through, `ip:port`, `[v6]:port` or `host:port`: see
    * `MembershipOptions.seeds`. While joining, every key is held at the floor.
    *
@@ -143,6 +150,7 @@ export class FleetNode {
       hotKeys: options.hotKeys ?? GUARD_BOUNDS.hotKeys.default,
       protocolPeriodMs: periodMs,
       relay: options.relay,
+      sharedBurst: options.sharedBurst,
     });
     this.#rules = options.fleetRules
       ? rulesSyncFor({

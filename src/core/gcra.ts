@@ -65,7 +65,8 @@ const MAX_TOLERANCE_UNITS = 2 ** 50;
 
 /**
  * The {@link Rate} of `count` requests per `periodMs` with a burst, scaled
- * by `scale` (1 at the limit's own rate, a fraction for a share of it).
+ * by `scale` (1 at the limit's own rate, a fraction for a share of it). The
+ * burst is at least 1 and may be fractional (see `sharedBurstOf`).
  */
 export function rateOf(count: number, periodMs: number, burst: number, scale = 1): Rate {
   const periodUs = periodMs * US_PER_MS;
@@ -82,10 +83,12 @@ export function rateOf(count: number, periodMs: number, burst: number, scale = 1
   }
   const rate = {
     perSec: (count * 1_000 * scale) / periodMs,
-    burst,
+    // A fractional burst (a share of a shared one) admits its whole part
+    // back to back; the rest is slack that absorbs the jitter of arrivals.
+    burst: Math.floor(burst),
     unitsPerRequest,
     unitsPerUs,
-    toleranceUnits: burst * unitsPerRequest,
+    toleranceUnits: Math.floor(burst * unitsPerRequest),
     requestsPerUnit: 1 / unitsPerRequest,
     usPerUnit: 1 / unitsPerUs,
     halfUnit: Number.isInteger(unitsPerUs) ? -0.5 : 0.5,

@@ -194,6 +194,19 @@ export interface GuardOptions {
    */
   readonly fleetRules?: boolean;
   /**
+   * Share the burst with the fleet: each instance's burst follows its share
+   * of the limit (the burst times share/limit, in whole requests, never
+   * below one and a half), so that the fleet as a whole admits at most the
+   * limit plus one burst when traffic starts or jumps, rather than a burst
+   * on every instance (past burst/1.5 instances, each holds that least). The trade: a client that bursts against one instance of a
+   * big fleet gets that instance's part of the burst there, not the whole
+   * of it. A standalone guard's share is the whole limit, so its burst is
+   * unchanged. See the README's "A burst shared by the fleet".
+   *
+   * @default {false}
+   */
+  readonly sharedBurst?: boolean;
+  /**
    * Keys kept with state at once, from `hotKeys` to 1,048,576; the table
    * holds twice as many.
    *
@@ -302,6 +315,8 @@ export interface ResolvedGuardOptions {
   readonly dryRun: boolean;
   /** Whether rule changes are shared with the fleet. */
   readonly fleetRules: boolean;
+  /** Whether each instance's burst follows its share. */
+  readonly sharedBurst: boolean;
   /** The numeric options. */
   readonly trackedKeys: number;
   /** See {@link GuardOptions.hotKeys}. */
@@ -384,6 +399,7 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
     classes,
     dryRun: checkBoolean(options.dryRun ?? false, "dryRun"),
     fleetRules: checkBoolean(options.fleetRules ?? false, "fleetRules"),
+    sharedBurst: checkBoolean(options.sharedBurst ?? false, "sharedBurst"),
     partitionPolicy: checkPolicy(options.partitionPolicy ?? DEFAULT_PARTITION_POLICY),
     ...(bind === undefined ? {} : { bind }),
     ...(advertise === undefined ? {} : { advertise }),

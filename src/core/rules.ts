@@ -70,6 +70,7 @@ export class LimitBook {
   #rules = new Map<string, Rule>();
   #unknown: Rule | undefined;
   #scale = 1;
+  #sharedBurst = false;
   readonly #options: LimitBookOptions;
   readonly #maxKeyBytes: number;
 
@@ -143,6 +144,26 @@ export class LimitBook {
     if (!(scale > 0 && scale <= 1)) throw new RangeError(`a scale must be in (0, 1], got ${scale}`);
     if (scale === this.#scale) return;
     this.#scale = scale;
+    this.#changed();
+  }
+
+  /**
+   * Whether each rule's burst follows its share ({@link sharedBurstOf}), so
+   * that the fleet's bursts add up to one limit's burst rather than one on
+   * every instance; off, every instance admits the whole burst.
+   */
+  get sharedBurst(): boolean {
+    return this.#sharedBurst;
+  }
+
+  /**
+   * Sets {@link sharedBurst}; every key's rule follows on its next check.
+   *
+   * @param on Whether bursts follow shares.
+   */
+  setSharedBurst(on: boolean): void {
+    if (on === this.#sharedBurst) return;
+    this.#sharedBurst = on;
     this.#changed();
   }
 
@@ -380,7 +401,7 @@ export class LimitBook {
    */
   resolve(className: string, key: string): Rule {
     const own = this.#keyLimitCount === 0 ? undefined : this.#keyLimits.get(className)?.get(key);
-    if (own instanceof Limit) return ruleOf(own, undefined, false, this.#scale);
+    if (own instanceof Limit) return ruleOf(own, undefined, false, this.#scale, this.#sharedBurst);
     return this.classRule(own === undefined ? className : own.className);
   }
 
@@ -416,8 +437,9 @@ export class LimitBook {
   #build(className: string, unknown: boolean): Rule {
     const limit = className === "" ? this.#default : this.#classes.get(className)!;
     const shadow = this.#shadows.get(className);
-    const scale = this.#scale;
-    return ruleOf(limit, shadow && ruleOf(shadow, undefined, false, scale), unknown, scale);
+    const scale = this.#scale, shared = this.#sharedBurst;
+    const shadowRule = shadow && ruleOf(shadow, undefined, false, scale, shared);
+    return ruleOf(limit, shadowRule, unknown, scale, shared);
   }
 
   #changed(): void {
@@ -427,19 +449,50 @@ export class LimitBook {
   }
 }
 
-/** The rule for `limit`, scaled by `scale` (a share of the fleet-wide rate). */
+/**
+ * The rule for `limit`, scaled by `scale` (a share of the fleet-wide rate);
+ * with `sharedBurst`, its burst is scaled too ({@link sharedBurstOf}).
+ */
 export function ruleOf(
   limit: Limit,
   shadow: Rule | undefined,
   unknownClass: boolean,
   scale = 1,
+  sharedBurst = false,
 ): Rule {
+  const burst = sharedBurst ? sharedBurstOf(limit.burstSize(), scale) : limit.burstSize();
   return {
-    ...rateOf(limit.count(), limit.periodMs(), limit.burstSize(), scale),
+    ...rateOf(limit.count(), limit.periodMs(), burst, scale),
     limit,
     shadow,
     unknownClass,
   };
+}
+
+/**
+ * The least burst of an instance's part of a shared burst, in requests: one
+ * request back to back, and half a request of slack. With a tolerance of
+ * exactly one request, a request that comes a moment before the debt is
+ * paid back is denied and the moment until the next one is lost: at twice
+ * its share in regular arrivals a node admits two thirds of its share
+ * (each admission waits one and a half intervals). Half a request absorbs arrivals at twice the
+ * share or more, and still admits only one request at once from rest.
+ */
+export const MIN_SHARED_BURST = 1.5;
+
+/**
+ * An instance's part of a shared burst: the burst times its share of the
+ * limit, at least {@link MIN_SHARED_BURST} (one request back to back, see
+ * there) and at most the burst. The parts of the fleet add up to the burst
+ * where each is above the least, which at the default burst holds while
+ * shares are above 3% of the limit.
+ *
+ * @param burst The limit's burst, whole requests.
+ * @param scale The instance's share, as a fraction of the limit.
+ * @returns The instance's burst, requests (fractional: its whole part back to back).
+ */
+export function sharedBurstOf(burst: number, scale: number): number {
+  return Math.min(burst, Math.max(MIN_SHARED_BURST, burst * scale));
 }
 
 function checkLimit(limit: Limit, what: string): Limit {

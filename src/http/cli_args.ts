@@ -63,6 +63,8 @@ export interface SidecarConfig {
   readonly dryRun: boolean;
   /** Share rule changes made through the admin routes with the fleet, and take theirs. */
   readonly fleetRules: boolean;
+  /** Each sidecar's burst follows its share of the limit. */
+  readonly sharedBurst: boolean;
   /** Keys with state at once. */
   readonly trackedKeys: number;
   /** Keys coordinated with the peers at once. */
@@ -157,10 +159,13 @@ export function parseSidecarArgs(
       }, more than --max-classes (${numbers.maxClasses})`,
     );
   }
-  const dryRunGiven = values["dry-run"] === true ? undefined : get("dry-run");
-  const fleetRulesGiven = values["fleet-rules"] === true ? undefined : get("fleet-rules");
-  const fleetRules = values["fleet-rules"] === true ||
-    (fleetRulesGiven !== undefined && valueOf(fleetRulesGiven, bool));
+  // A switch given on the command line is on; else the environment or the file says.
+  const on = (flag: "dry-run" | "fleet-rules" | "shared-burst") => {
+    if (values[flag] === true) return true;
+    const given = get(flag);
+    return given !== undefined && valueOf(given, bool);
+  };
+  const fleetRules = on("fleet-rules");
   if (fleetRules && get("bind") === undefined) {
     throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
   }
@@ -171,9 +176,9 @@ export function parseSidecarArgs(
       limit,
       classes,
       http: httpFlags(get),
-      dryRun: values["dry-run"] === true ||
-        (dryRunGiven !== undefined && valueOf(dryRunGiven, bool)),
+      dryRun: on("dry-run"),
       fleetRules,
+      sharedBurst: on("shared-burst"),
       ...numbers,
       ...fleetFlags(get),
       ...(adminTokenFile === undefined ? {} : { adminTokenFile }),

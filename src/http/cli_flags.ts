@@ -34,6 +34,7 @@ export const OPTIONS = {
   "max-key-limits": { type: "string" },
   "dry-run": { type: "boolean" },
   "fleet-rules": { type: "boolean" },
+  "shared-burst": { type: "boolean" },
   "header-timeout": { type: "string" },
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
@@ -108,6 +109,8 @@ Fleet (leave out --bind to run standalone)
   --max-members <n>            members tracked at most, ${B.maxMembers.min} to ${B.maxMembers.max} (default ${B.maxMembers.default})
   --fleet-rules                classes, key limits, shadows and dry run set through the admin
                                routes apply on every sidecar with this flag (default off)
+  --shared-burst               each sidecar's burst follows its share of the limit, so the
+                               fleet admits the limit plus one burst, not one per sidecar
   --gossip-auth <mode>         off (default), transitional or required: signed gossip
   --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
   --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar

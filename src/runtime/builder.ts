@@ -156,6 +156,22 @@ export class GuardBuilder {
   }
 
   /**
+   * Share the burst with the fleet: each instance's burst follows its share
+   * of the limit, never below one request (and half a request of slack), so
+   * that the fleet admits at most the limit plus one burst (past burst/1.5
+   * instances, one and a half requests each). A client bursting against one instance of a
+   * big fleet gets a smaller burst there (see `GuardOptions.sharedBurst`).
+   *
+   * @param on Whether bursts follow shares (default false).
+   * @returns This builder.
+   * @throws {TypeError} when `on` is not a boolean.
+   */
+  sharedBurst(on: boolean): this {
+    this.#options.sharedBurst = checkBoolean(on, "sharedBurst");
+    return this;
+  }
+
+  /**
    * Keys kept with state at once; the table holds twice as many.
    *
    * @param n From `hotKeys` to 1,048,576 (default 4096).
@@ -414,6 +430,7 @@ async function spawnFleet(
         policy: options.partitionPolicy,
         hotKeys: options.hotKeys,
         fleetRules: options.fleetRules,
+        sharedBurst: options.sharedBurst,
         // Fleet rules are versioned in wall-clock time: the one reading of it here.
         wallOffsetMs: Date.now() - clock(),
         ticketKey: hashKey(crypto.getRandomValues(new Uint8Array(16))),

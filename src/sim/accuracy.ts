@@ -58,6 +58,8 @@ export interface Scenario {
   readonly endMs?: number;
   /** Whether the nodes share rules (default: no). */
   readonly fleetRules?: boolean;
+  /** Whether every node's burst follows its share (default: no, a burst on each). */
+  readonly sharedBurst?: boolean;
 }
 
 /** What one run admitted, in units of R. */
@@ -91,6 +93,7 @@ export function run(s: Scenario, seed: number, options: { relay?: boolean } = {}
     clockDrift: s.clockDrift,
     relay: options.relay,
     fleetRules: s.fleetRules,
+    sharedBurst: s.sharedBurst,
   });
   const endMs = s.endMs ?? 50_000;
   const script = [

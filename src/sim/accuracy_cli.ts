@@ -15,6 +15,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { run, type Scenario } from "./accuracy.ts";
 import { SCENARIOS_1000, SCENARIOS_200 } from "./accuracy_large.ts";
+import { SCENARIOS_SHARED_LARGE } from "./accuracy_shared.ts";
 import {
   renderTable,
   replaceTable,
@@ -57,11 +58,18 @@ function main(): number {
   const relay = values.relay !== "off";
   if (values.large) {
     // Too slow for the gate: minutes of CPU a row at 200 nodes.
-    const verdicts = [...SCENARIOS_200, ...SCENARIOS_1000].map((s) => verdict(s, seed, relay));
+    const verdicts = [...SCENARIOS_200, ...SCENARIOS_1000, ...SCENARIOS_SHARED_LARGE].map((s) =>
+      verdict(s, seed, relay)
+    );
     return verdicts.every((holds) => holds) ? 0 : 1;
   }
   if (values.scenario !== undefined) {
-    const all = [...TABLE_SCENARIOS, ...SCENARIOS_200, ...SCENARIOS_1000];
+    const all = [
+      ...TABLE_SCENARIOS,
+      ...SCENARIOS_200,
+      ...SCENARIOS_1000,
+      ...SCENARIOS_SHARED_LARGE,
+    ];
     const s = all.find((x) => x.id === values.scenario);
     if (!s) {
       console.error(

@@ -8,6 +8,7 @@
 import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./accuracy.ts";
 import { ENFORCED_RUN, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
 import { SCENARIOS_RULES } from "./accuracy_rules.ts";
+import { SCENARIOS_SHARED } from "./accuracy_shared.ts";
 
 /** The seed of the published table. */
 export const TABLE_SEED = 1;
@@ -25,6 +26,7 @@ export const TABLE_SCENARIOS: readonly Scenario[] = [
   ...SCENARIOS_5,
   ...SCENARIOS_RULES,
   ...SCENARIOS_50,
+  ...SCENARIOS_SHARED,
 ];
 
 /** Runs every scenario with `seed`; `onRow` hears of each as it finishes. */

@@ -58,6 +58,12 @@ export interface FleetOptions extends SimOptions {
    */
   readonly relay?: boolean;
   /**
+   * Whether every node's bursts follow its shares (`sharedBurst`).
+   *
+   * @default {false}
+   */
+  readonly sharedBurst?: boolean;
+  /**
    * How every node signs its gossip.
    *
    * @default {off}
@@ -410,6 +416,7 @@ export class Fleet {
       enforcer,
       policy: options.policy ?? DEFAULT_PARTITION_POLICY,
       relay: options.relay,
+      sharedBurst: options.sharedBurst,
       fleetRules: options.fleetRules,
       membership: {
         seed,

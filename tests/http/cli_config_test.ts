@@ -117,6 +117,17 @@ describe("sidecar flags: --config", () => {
     assert.equal(String(fromEnv.limit), "5/s");
   });
 
+  it("reads --shared-burst from the flag, the environment and the file; off by default", () => {
+    assert.equal(config(["--limit", "5"]).sharedBurst, false);
+    assert.equal(config(["--limit", "5", "--shared-burst"]).sharedBurst, true);
+    assert.equal(config(["--limit", "5"], { RATEGUARD_SHARED_BURST: "true" }).sharedBurst, true);
+    const file = { limit: "5/s", "shared-burst": true };
+    assert.equal(config(["--config", "rg.json"], {}, file).sharedBurst, true);
+    const off = config(["--config", "rg.json"], { RATEGUARD_SHARED_BURST: "false" }, file);
+    assert.equal(off.sharedBurst, false, "the environment beats the file");
+    refused(["--limit", "5"], { RATEGUARD_SHARED_BURST: "maybe" }, /RATEGUARD_SHARED_BURST/);
+  });
+
   it("refuses an unknown key, a bad value and a file that is not JSON, naming each", () => {
     const argv = ["--config", "rg.json"];
     refused(argv, {}, /^rg\.json: unknown key "hotkeys"/, '{"limit": "1", "hotkeys": 3}');

@@ -55,6 +55,13 @@ export interface AllocatorOptions {
    * O(N) rounds to reach all. Kept as an option to measure the difference.
    */
   readonly relay?: boolean;
+  /**
+   * Whether each key's burst follows this node's share of it, so that the
+   * fleet's bursts add up to one (`GuardOptions.sharedBurst`).
+   *
+   * @default {false}
+   */
+  readonly sharedBurst?: boolean;
 }
 
 /** Why every key is held at the floor, if it is. */
@@ -187,6 +194,8 @@ export class Allocator implements MembershipExtension {
   readonly #relay: boolean;
   #round = 0;
   #lastRoundMs = -Infinity;
+  /** When each of the last rounds started, by round modulo its length. */
+  readonly #roundAtMs = new Float64Array(HISTORY_ROUNDS).fill(-Infinity);
   #lastTickMs: number | undefined;
   #joinedAtMs: number | undefined;
   #quorumAtMs = -Infinity;
@@ -228,6 +237,7 @@ export class Allocator implements MembershipExtension {
     // Held until the first tick says otherwise: a check before it knows
     // nothing of the fleet, and must not spend the fleet's limit.
     book.setScale(this.#beta);
+    book.setSharedBurst(options.sharedBurst ?? false);
     enforcer.setStartLean(true, 0);
     this.#lean = true;
   }
@@ -280,6 +290,7 @@ export class Allocator implements MembershipExtension {
     if (nowMs - this.#lastRoundMs >= this.#periodMs) {
       this.#round = (this.#round + 1) >>> 0;
       this.#lastRoundMs = nowMs;
+      this.#roundAtMs[this.#round % HISTORY_ROUNDS] = nowMs;
       for (const hot of this.#hot.values()) hot.history[this.#round % HISTORY_ROUNDS] = hot.demand;
     }
     this.#view = this.#members.view(nowMs);
@@ -399,23 +410,25 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
-    const { others, oldestMs } = this.#reports.demandOf(id, this.#view, nowMs);
+    const { others, asOfMs } = this.#reports.demandOf(id, this.#view, nowMs);
     const floor = (limitPerSec * this.#beta) / n;
-    // The peers' figures are as old as their last reports, more under loss.
-    // Against them, this node takes its own demand as of then, or as of now
-    // if lower: its fresh figure against their stale ones would take too
-    // much while demand rises everywhere.
-    const roundsAgo = Math.min(
-      HISTORY_ROUNDS - 1,
-      Math.ceil((nowMs - oldestMs) / this.#periodMs) + 1,
-    );
-    const then = hot.history[(this.#round - roundsAgo + HISTORY_ROUNDS) % HISTORY_ROUNDS];
-    const own = Math.min(hot.demand, then);
+    // The peers' figures are as of when their reports were made (weighted
+    // by demand), more under loss. Against them, this node takes its own
+    // demand as of then, or as of now if lower: its fresh figure against
+    // their stale ones would take too much while demand rises everywhere,
+    // and a figure older than theirs too little (after a jump, next to
+    // nothing). Half a period earlier still: the mean time of many reports
+    // is later than the time of their mean while demand rises and slows,
+    // and a fleet of 200 took 1.03 R for seconds after a start without it.
+    const own = Math.min(hot.demand, this.#demandAt(hot, asOfMs - this.#periodMs / 2));
     const total = own + others;
     let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
     // Until the peers' reports of a new hot key have had time to arrive, it
-    // keeps its cold share: alone in its sums, it would take nearly all.
-    if (nowMs < hot.settlingUntilMs) share = Math.min(share, (limitPerSec * this.#alpha) / n);
+    // is capped (alone in its sums, it would take nearly all): at its cold
+    // share, whose headroom below R takes the bursts every node spends when
+    // traffic starts; with a shared burst there are none to take, and the
+    // cap is the fair share R/N, which N nodes cannot pass between them.
+    if (nowMs < hot.settlingUntilMs) share = Math.min(share, this.#settlingCap(limitPerSec, n));
     // Cool everywhere for the cooldown: back to the cold share.
     const threshold = COOL_FRACTION * (limitPerSec * this.#alpha) / n;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
@@ -428,9 +441,35 @@ export class Allocator implements MembershipExtension {
     }
     hot.last = { share, limitPerSec, floor, total, n };
     const scale = share / limitPerSec;
-    const shadow = resolved.shadow && ruleOf(resolved.shadow.limit, undefined, false, scale);
-    hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale);
+    const shared = this.#book.sharedBurst;
+    const shadow = resolved.shadow &&
+      ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
+    hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
+  }
+
+  /** What a settling hot key's share is capped at, requests a second. */
+  #settlingCap(limitPerSec: number, n: number): number {
+    return this.#book.sharedBurst ? limitPerSec / n : (limitPerSec * this.#alpha) / n;
+  }
+
+  /**
+   * A hot key's own demand as of `atMs`, between the figures kept at the
+   * starts of the last rounds (and the current one after the last start);
+   * the oldest kept before those.
+   */
+  #demandAt(hot: HotKey, atMs: number): number {
+    let later = hot.demand, laterMs = this.#lastTickMs ?? atMs;
+    for (let k = 0; k < HISTORY_ROUNDS; k++) {
+      const i = (this.#round - k + HISTORY_ROUNDS) % HISTORY_ROUNDS;
+      const d = hot.history[i], ms = this.#roundAtMs[i];
+      if (ms <= atMs) {
+        return laterMs > ms ? d + ((later - d) * (atMs - ms)) / (laterMs - ms) : d;
+      }
+      later = d;
+      laterMs = ms;
+    }
+    return later;
   }
 
   /** What is left above the floors goes by demand: evenly when there is none. */

@@ -48,10 +48,14 @@ if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
   throw new Error("REPORT_BELIEVED_PERIODS must exceed RELAY_FRESH_PERIODS by a margin");
 }
 
-/** A key's demand summed over every report held, and how many reports name it. */
+/**
+ * A key's demand summed over every report held, how many reports name it,
+ * and the sum of the times they were made (for the mean time the sum is as of).
+ */
 interface Total {
   sum: number;
   reports: number;
+  weightedMs: number;
 }
 
 /** See the module doc. */
@@ -90,7 +94,7 @@ export class HeardReports {
   forget(key: string): void {
     const known = this.#reports.get(key);
     if (known) {
-      this.#add(known.demands, -1);
+      this.#add(known, -1);
       this.#origins.splice(this.#origins.indexOf(key), 1);
     }
     this.#reports.delete(key);
@@ -113,9 +117,9 @@ export class HeardReports {
     const demands = new Map<number, number>();
     for (const r of group.records) demands.set(hashId(r.hash), r.demand);
     const report = { receivedMs: nowMs, group, demands };
-    if (known) this.#add(known.demands, -1);
+    if (known) this.#add(known, -1);
     else this.#origins.push(key);
-    this.#add(demands, 1);
+    this.#add(report, 1);
     this.#reports.set(key, report);
     this.#byAge.delete(key);
     this.#byAge.set(key, report);
@@ -124,29 +128,31 @@ export class HeardReports {
 
   /**
    * The demand for the key hash's number `id` summed over the reports of
-   * the members `view` counts, and when the oldest of those reports came
-   * (`nowMs` if none is older). Costs the members not alive, and the
-   * reports older than the oldest counted one: a few, not the fleet.
+   * the members `view` counts, and the time that sum is as of: the mean of
+   * when the reports were made (`nowMs` if none). Against it a node weighs
+   * its own demand as of then: with the oldest report's time instead, one
+   * stale report of a thousand set a node's own figure from before a jump
+   * against the others' from after it, and the fleet starved (weighted by
+   * demand, the fresh high figures pulled the time too late, and the fleet
+   * took nearly 2 R). Costs the members not alive, a few, not the fleet.
    */
-  demandOf(id: number, view: CountedView, nowMs: number): { others: number; oldestMs: number } {
+  demandOf(id: number, view: CountedView, nowMs: number): { others: number; asOfMs: number } {
     const total = this.#totals.get(id);
-    if (total === undefined) return { others: 0, oldestMs: nowMs };
+    if (total === undefined) return { others: 0, asOfMs: nowMs };
     let others = total.sum;
+    let weightedMs = total.weightedMs;
     let reports = total.reports;
     for (const key of this.#members.notAlive()) {
-      const d = this.#reports.get(key)?.demands.get(id);
+      const o = this.#reports.get(key);
+      const d = o?.demands.get(id);
       if (d === undefined || view.counts(key)) continue;
       others -= d;
+      weightedMs -= madeMs(o!);
       reports--;
     }
-    let oldestMs = nowMs;
-    for (const [key, o] of this.#byAge) {
-      if (!o.demands.has(id) || !view.counts(key)) continue;
-      oldestMs = Math.min(oldestMs, o.receivedMs);
-      break;
-    }
     // Rounding of the running sum must not leave a trace when nobody counts.
-    return { others: reports === 0 ? 0 : Math.max(0, others), oldestMs };
+    if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs };
+    return { others, asOfMs: Math.min(nowMs, weightedMs / reports) };
   }
 
   /**
@@ -177,12 +183,14 @@ export class HeardReports {
     return groups;
   }
 
-  #add(demands: Map<number, number>, sign: 1 | -1): void {
-    for (const [id, d] of demands) {
+  #add(report: HeardReport, sign: 1 | -1): void {
+    const atMs = madeMs(report);
+    for (const [id, d] of report.demands) {
       let total = this.#totals.get(id);
-      if (total === undefined) this.#totals.set(id, total = { sum: 0, reports: 0 });
+      if (total === undefined) this.#totals.set(id, total = { sum: 0, reports: 0, weightedMs: 0 });
       total.reports += sign;
       total.sum = total.reports === 0 ? 0 : total.sum + sign * d;
+      total.weightedMs = total.reports === 0 ? 0 : total.weightedMs + sign * atMs;
       if (total.reports === 0) this.#totals.delete(id);
     }
   }
@@ -205,6 +213,11 @@ export class HeardReports {
     const knownAgeMs = ageOf(known, nowMs);
     return knownAgeMs > this.#believedMs && group.ageMs < knownAgeMs;
   }
+}
+
+/** When a report held was made, in this node's time: when it came, less its age then. */
+function madeMs(o: HeardReport): number {
+  return o.receivedMs - o.group.ageMs;
 }
 
 /** How old a report held is now: its age when it came, and the time since. */

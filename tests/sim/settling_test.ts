@@ -1,0 +1,73 @@
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { Fleet, KEY } from "../../src/sim/fleet.ts";
+import { LIMIT, R } from "../../src/sim/accuracy.ts";
+import { sharedBurstOf } from "../../src/core/rules.ts";
+
+/**
+ * A fleet of `n` whose key turns hot under load for a second, stays hot at
+ * 1% of that load, then jumps 100×: what it admits each second after the
+ * jump, in units of R.
+ */
+function jump(n: number, options: { sharedBurst?: boolean } = {}): number[] {
+  const fleet = new Fleet({ seed: 3, size: n, limit: LIMIT, ...options });
+  const each = (2 * R) / n;
+  const demand = (perSec: number) => {
+    for (let i = 0; i < n; i++) fleet.setDemand(i, perSec);
+  };
+  fleet.runUntil(5_000);
+  demand(each);
+  fleet.runUntil(6_000);
+  demand(each / 100);
+  fleet.runUntil(12_000);
+  demand(each);
+  for (let i = 0; i < n; i++) fleet.take(i);
+  const seconds: number[] = [];
+  for (let t = 12_000; t < 18_000; t += 1_000) {
+    fleet.runUntil(t + 1_000);
+    let admitted = 0;
+    for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
+    seconds.push(admitted / R);
+  }
+  return seconds;
+}
+
+describe("settling after a jump", () => {
+  it("a key hot at a small demand keeps the fleet at 0.8 R or more after the jump's first second", () => {
+    // Each node weighed its own demand of before the jump against its
+    // peers' fresh reports of after it (the oldest report's time, for all
+    // of them): the fleet fell to a few tenths of R for seconds.
+    for (const sharedBurst of [false, true]) {
+      const seconds = jump(20, { sharedBurst });
+      const shown = seconds.map((x) => x.toFixed(2)).join(" ");
+      assert.ok(seconds.slice(1).every((x) => x >= 0.8), `sharedBurst ${sharedBurst}: ${shown}`);
+      assert.ok(seconds.slice(3).every((x) => Math.abs(x - 1) <= 0.05), `settled: ${shown}`);
+    }
+  });
+
+  it("with sharedBurst, the fleet's peak second is at most R and one burst", () => {
+    const seconds = jump(20, { sharedBurst: true });
+    const peak = Math.max(...seconds);
+    assert.ok(peak <= 1 + LIMIT.burstSize() / R + 0.05, `peak ${peak.toFixed(3)} R`);
+    // Off, every node spends a burst of its own: twenty of them.
+    const off = Math.max(...jump(20));
+    assert.ok(off > peak + 0.5, `off ${off.toFixed(3)} R, on ${peak.toFixed(3)} R`);
+  });
+});
+
+describe("sharedBurstOf", () => {
+  it("follows the share, never below one request and a half of slack, never above the burst", () => {
+    assert.equal(sharedBurstOf(50, 0.2), 10);
+    assert.equal(sharedBurstOf(50, 0.001), 1.5);
+    assert.equal(sharedBurstOf(50, 1), 50);
+    assert.equal(sharedBurstOf(1, 0.5), 1);
+  });
+});
+
+describe("a guard's share with sharedBurst", () => {
+  it("a standalone share keeps the whole burst", () => {
+    const fleet = new Fleet({ seed: 1, size: 1, limit: LIMIT, sharedBurst: true });
+    fleet.runUntil(1_000);
+    assert.ok(fleet.share(0, KEY) > 0);
+  });
+});
