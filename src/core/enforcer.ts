@@ -388,11 +388,9 @@ export class Enforcer {
   #decide(slot: Slot, cost: number, nowUs: number): Decision {
     if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
     const rule = slot.rule;
-    if (!rule.plain) {
-      if (rule.unknownClass) this.#unknownClass++;
-      if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowUs);
-    }
+    if (rule.unknownClass) this.#unknownClass++;
     slot.requests += cost;
+    if (rule.shadow !== undefined) this.#runShadow(slot, cost, nowUs);
     const next = admitDebt(slot.debt, slot.atUs, rule, cost, nowUs);
     if (next !== next) return this.#deny(slot, rule, cost, nowUs); // NaN: denied
     slot.debt = next;

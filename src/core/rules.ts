@@ -33,8 +33,6 @@ export interface Rule extends Rate {
   readonly shadow: Rule | undefined;
   /** The key's class is not known here: it runs under the default limit. */
   readonly unknownClass: boolean;
-  /** No shadow and a known class: the request path's one test for both. */
-  readonly plain: boolean;
 }
 
 /** Bounds of the book, from the builder. */
@@ -441,7 +439,6 @@ export function ruleOf(
     limit,
     shadow,
     unknownClass,
-    plain: shadow === undefined && !unknownClass,
   };
 }
 
