@@ -230,7 +230,10 @@ export class Enforcer {
   check(className: string, key: string, cost: number, nowMs: number): Decision {
     if (cost !== 1) checkCost(cost);
     const nowUs = toUs(nowMs, this.#originMs);
-    return this.#decide(this.#slotFor(className, key, nowMs, nowUs), cost, nowUs);
+    // The lookup written here rather than through #slotFor: one call fewer
+    // for a key that has its place, which JavaScriptCore does not inline away.
+    const slot = this.#table.get(className, key) ?? this.#newSlot(className, key, nowMs, nowUs);
+    return this.#decide(slot, cost, nowUs);
   }
 
   /**
@@ -446,8 +449,11 @@ export class Enforcer {
   }
 
   #slotFor(className: string, key: string, nowMs: number, nowUs: number): Slot {
-    const found = this.#table.get(className, key);
-    if (found !== undefined) return found;
+    return this.#table.get(className, key) ?? this.#newSlot(className, key, nowMs, nowUs);
+  }
+
+  /** A slot for a key with none: a place in the table, or the overflow allowance. */
+  #newSlot(className: string, key: string, nowMs: number, nowUs: number): Slot {
     this.#book.checkKey(className, key, "check");
     const book = this.#book;
     const slot = new Slot(className, key, book.resolve(className, key), book.epoch);

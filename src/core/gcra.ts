@@ -54,7 +54,20 @@ export interface Rate {
   readonly halfUnit: number;
   /** How long one request takes to pay back, ms: the `resetMs` of a first request. */
   readonly oneRequestMs: number;
+  /**
+   * `resetMsOwing[k]`: the `resetMs` of an admission that leaves the key
+   * owing exactly `k` requests as of now, for `k` up to {@link OWING_MEMO}
+   * (and the burst). A hot key's checks in one microsecond each add a
+   * request to what it owes: a lookup, not a division, answers them.
+   */
+  readonly resetMsOwing: readonly number[];
 }
+
+/**
+ * Entries of {@link Rate.resetMsOwing} past 0: more checks of one key than
+ * any runtime makes in a microsecond.
+ */
+const OWING_MEMO = 64;
 
 /**
  * The largest tolerance in units: twice it (a debt up to the tolerance plus
@@ -93,8 +106,14 @@ export function rateOf(count: number, periodMs: number, burst: number, scale = 1
     usPerUnit: 1 / unitsPerUs,
     halfUnit: Number.isInteger(unitsPerUs) ? -0.5 : 0.5,
     oneRequestMs: 0,
+    resetMsOwing: [] as number[],
   };
-  rate.oneRequestMs = usToMs(paidInUs(unitsPerRequest, rate));
+  // allowedByArithmetic's expression for a debt of k requests as of now, so
+  // that a lookup gives what it would.
+  for (let k = 0; k <= Math.min(burst, OWING_MEMO); k++) {
+    rate.resetMsOwing.push(usToMs(paidInUs(k * unitsPerRequest, rate)));
+  }
+  rate.oneRequestMs = rate.resetMsOwing[1];
   return rate;
 }
 
@@ -148,13 +167,39 @@ function roomFor(owed: number, rate: Rate): number {
   return room > 0 ? ((room + 0.5) * rate.requestsPerUnit) | 0 : 0;
 }
 
-/** The decision for an admission that left the debt `next` as of `atUs` (not before now). */
+/**
+ * The decision for an admission that left the debt `next` as of `atUs` (not
+ * before now): {@link allowedByArithmetic}'s, looked up where it can be.
+ */
 export function allowedDecision(next: number, atUs: number, rate: Rate, nowUs: number): Decision {
+  if (atUs !== nowUs) return allowedByArithmetic(next, atUs, rate, nowUs);
   // The most common admission, one request of a key that owed nothing,
   // needs no arithmetic.
-  if (next === rate.unitsPerRequest && atUs === nowUs) {
+  if (next === rate.unitsPerRequest) {
     return new Decision(true, 0, rate.burst - 1, rate.oneRequestMs);
   }
+  // A key owing a whole number of requests as of now, as a hot key does
+  // after several checks in one microsecond: its resetMs is in the rule.
+  const remaining = roomFor(next, rate);
+  const owing = rate.burst - remaining;
+  const memo = rate.resetMsOwing;
+  if (owing < memo.length && owing * rate.unitsPerRequest === next) {
+    return new Decision(true, 0, remaining, memo[owing]);
+  }
+  return new Decision(true, 0, remaining, usToMs(paidInUs(next, rate)));
+}
+
+/**
+ * {@link allowedDecision} by arithmetic alone, with no lookup.
+ *
+ * @internal Exported for the tests, which check the lookups against it.
+ */
+export function allowedByArithmetic(
+  next: number,
+  atUs: number,
+  rate: Rate,
+  nowUs: number,
+): Decision {
   return new Decision(true, 0, roomFor(next, rate), usToMs(atUs - nowUs + paidInUs(next, rate)));
 }
 
