@@ -25,11 +25,12 @@ import { HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
   checkHotKeys,
-  decodeReports,
+  checkReports,
   type DemandGroup,
   encodeReports,
   fitGroup,
   groupBytes,
+  GroupReader,
   SECTION_HEADER_BYTES,
 } from "./report.ts";
 
@@ -254,16 +255,16 @@ export class Allocator implements MembershipExtension {
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
     const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id.toString(), budget) : [];
-    return encodeReports([own, ...relayed]);
+    return encodeReports([own], relayed);
   }
 
   /** A demand section another node sent. Malformed sections are dropped whole. */
   incoming(nowMs: number, _from: Sender, bytes: Uint8Array): void {
-    const decoded = decodeReports(bytes);
-    if (!decoded.ok) return;
-    for (const group of decoded.groups) {
-      const key = memberIdText(group.origin);
-      const demands = key === this.#selfKey ? undefined : this.#reports.take(key, group, nowMs);
+    if (checkReports(bytes) !== undefined) return;
+    const self = this.#selfId;
+    for (const group = new GroupReader(bytes); group.next();) {
+      if (group.originHi === self.hi && group.originLo === self.lo) continue;
+      const demands = this.#reports.take(group, nowMs);
       for (const [id, demand] of demands ?? []) {
         if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }

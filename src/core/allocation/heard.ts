@@ -15,16 +15,34 @@
  * @module
  */
 
-import { hashId } from "../hash.ts";
+import { hashIdOf } from "../hash.ts";
+import { memberIdText } from "../../proto/member_id.ts";
 import type { CountedMembers, CountedView } from "./members.ts";
-import { type DemandGroup, groupBytes, MAX_GROUPS_PER_SECTION } from "./report.ts";
+import {
+  groupBytes,
+  type GroupReader,
+  MAX_GROUPS_PER_SECTION,
+  type RelayedGroup,
+} from "./report.ts";
 
 /** What this node holds of one origin: its latest report and when it came. */
 export interface HeardReport {
+  /** The origin's ID string. */
+  readonly key: string;
+  /** The origin's ID, high half, as a report on the wire names it. */
+  readonly originHi: number;
+  /** The origin's ID, low half. */
+  readonly originLo: number;
+  /** Which life of the origin made it. */
+  readonly life: number;
+  /** Its round in that life. */
+  readonly round: number;
+  /** Its age when it came. */
+  readonly ageMs: number;
   /** When it came, in this node's time. */
   readonly receivedMs: number;
-  /** The report as it came, its age then included. */
-  readonly group: DemandGroup;
+  /** The report as it came, to pass on. */
+  readonly bytes: Uint8Array;
   /** Its demands by the key hash's number. */
   readonly demands: Map<number, number>;
 }
@@ -57,6 +75,13 @@ interface Total {
 /** See the module doc. */
 export class HeardReports {
   readonly #reports = new Map<string, HeardReport>();
+  /**
+   * The same reports by their origin ID's low half, one each: a relayed
+   * group names its origin by number, and most are copies of what is held,
+   * dropped without the cost of the ID's text. An origin that shares its
+   * low half with another held is looked up by text.
+   */
+  readonly #byLo = new Map<number, HeardReport>();
   /** The origins in the order of `#reports`, for the relay's round-robin. */
   readonly #origins: string[] = [];
   /** The same reports, least recently received first. */
@@ -92,6 +117,7 @@ export class HeardReports {
     if (known) {
       this.#add(known.demands, -1);
       this.#origins.splice(this.#origins.indexOf(key), 1);
+      if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
     }
     this.#reports.delete(key);
     this.#byAge.delete(key);
@@ -99,24 +125,45 @@ export class HeardReports {
   }
 
   /**
-   * Takes `group`, from the origin whose ID string is `key`, if it should
-   * (see the module doc).
+   * Takes the group `group` is at, if it should (see the module doc).
    *
    * @returns Its demands by the key hash's number, or undefined if not taken.
    */
-  take(key: string, group: DemandGroup, nowMs: number): Map<number, number> | undefined {
-    const known = this.#reports.get(key);
-    if (!this.#takes(known, key, group, nowMs)) return undefined;
-    if (known && known.group.life === group.life && group.round <= known.group.round) {
-      this.#spent.set(key, { life: known.group.life, round: known.group.round });
+  take(group: GroupReader, nowMs: number): Map<number, number> | undefined {
+    const hi = group.originHi;
+    const lo = group.originLo;
+    const indexed = this.#byLo.get(lo | 0);
+    const key = indexed !== undefined && indexed.originHi === hi
+      ? indexed.key
+      : memberIdText({ hi, lo });
+    const known = indexed?.key === key ? indexed : this.#reports.get(key);
+    const life = group.life;
+    const round = group.round;
+    const ageMs = group.ageMs;
+    if (!this.#takes(known, key, life, round, ageMs, nowMs)) return undefined;
+    if (known && known.life === life && round <= known.round) {
+      this.#spent.set(key, { life: known.life, round: known.round });
     }
     const demands = new Map<number, number>();
-    for (const r of group.records) demands.set(hashId(r.hash), r.demand);
-    const report = { receivedMs: nowMs, group, demands };
+    for (let i = 0; i < group.records; i++) {
+      demands.set(hashIdOf(group.hashHi(i), group.hashLo(i)), group.demand(i));
+    }
+    const report: HeardReport = {
+      key,
+      originHi: hi,
+      originLo: lo,
+      life,
+      round,
+      ageMs,
+      receivedMs: nowMs,
+      bytes: group.bytes(),
+      demands,
+    };
     if (known) this.#add(known.demands, -1);
     else this.#origins.push(key);
     this.#add(demands, 1);
     this.#reports.set(key, report);
+    if (indexed === undefined || indexed === known) this.#byLo.set(lo | 0, report);
     this.#byAge.delete(key);
     this.#byAge.set(key, report);
     return demands;
@@ -154,26 +201,30 @@ export class HeardReports {
    * fresh ones, round-robin from one call to the next, each as old as it is
    * now (a millisecond older at least, so that none circulates unaged).
    */
-  relayed(nowMs: number, toKey: string, budgetBytes: number): DemandGroup[] {
-    const groups: DemandGroup[] = [];
+  relayed(nowMs: number, toKey: string, budgetBytes: number): RelayedGroup[] {
+    const groups: RelayedGroup[] = [];
     const origins = this.#origins;
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
+    let i = 0;
     for (
-      let i = 0;
+      ;
       i < origins.length && groups.length < MAX_GROUPS_PER_SECTION - 1 &&
       budgetBytes >= groupBytes(0);
       i++
     ) {
       const key = origins[(this.#relayCursor + i) % origins.length];
       const o = this.#reports.get(key)!;
-      const size = groupBytes(o.group.records.length);
-      const ageMs = Math.max(ageOf(o, nowMs), o.group.ageMs + 1);
+      const size = o.bytes.length;
+      const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
       if (ageMs > this.#freshMs || key === toKey || size > budgetBytes) continue;
-      groups.push({ ...o.group, ageMs });
+      groups.push({ bytes: o.bytes, ageMs });
       budgetBytes -= size;
     }
-    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
+    // The next call starts past what this one looked at: a fleet larger
+    // than a datagram holds gets every origin passed on in turn, rather than
+    // mostly the same ones again, which its receivers already hold.
+    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + i) % origins.length;
     return groups;
   }
 
@@ -187,27 +238,34 @@ export class HeardReports {
     }
   }
 
-  #takes(known: HeardReport | undefined, key: string, group: DemandGroup, nowMs: number): boolean {
-    if (group.ageMs > this.#believedMs) return false;
+  #takes(
+    known: HeardReport | undefined,
+    key: string,
+    life: number,
+    round: number,
+    ageMs: number,
+    nowMs: number,
+  ): boolean {
+    if (ageMs > this.#believedMs) return false;
     // Most groups a node hears are relayed copies of what it holds: an earlier
     // or the same round of the life held, while that is believed, changes nothing.
-    const sameLife = known !== undefined && known.group.life === group.life;
-    if (sameLife && group.round <= known.group.round && ageOf(known, nowMs) <= this.#believedMs) {
+    const sameLife = known !== undefined && known.life === life;
+    if (sameLife && round <= known.round && ageOf(known, nowMs) <= this.#believedMs) {
       return false;
     }
-    const life = this.#members.liveLife(key);
-    if (life === undefined || (life !== 0 && life !== group.life)) return false;
+    const live = this.#members.liveLife(key);
+    if (live === undefined || (live !== 0 && live !== life)) return false;
     const spent = this.#spent.get(key);
-    if (spent && spent.life === group.life && spent.round === group.round) return false;
-    if (!known || known.group.life !== group.life || group.round > known.group.round) return true;
+    if (spent && spent.life === life && spent.round === round) return false;
+    if (!known || known.life !== life || round > known.round) return true;
     // An earlier round, relayed late or replayed, changes nothing while the
     // report held is believed.
     const knownAgeMs = ageOf(known, nowMs);
-    return knownAgeMs > this.#believedMs && group.ageMs < knownAgeMs;
+    return knownAgeMs > this.#believedMs && ageMs < knownAgeMs;
   }
 }
 
 /** How old a report held is now: its age when it came, and the time since. */
 function ageOf(o: HeardReport, nowMs: number): number {
-  return o.group.ageMs + (nowMs - o.receivedMs);
+  return o.ageMs + (nowMs - o.receivedMs);
 }
