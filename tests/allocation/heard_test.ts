@@ -35,7 +35,7 @@ function at(g: DemandGroup): GroupReader {
   reader.next();
   return reader;
 }
-const demandOf = (heard: HeardReports) => [...heard.entries()][0]?.[1].demands.get(1);
+const demandOf = (heard: HeardReports) => [...heard.entries()][0]?.[1].demands.get(1)?.demand;
 
 describe("the reports a node holds of its peers", () => {
   it("takes reports only of a live member, of the life membership names", () => {
@@ -78,6 +78,21 @@ describe("the reports a node holds of its peers", () => {
       undefined,
       "and one older than that is not taken at all",
     );
+  });
+
+  it("counts a key named twice in a group once, at its last figure", () => {
+    const heard = new HeardReports(members("alive", 7), PERIOD_MS);
+    const twice = (round: number, a: number, b: number): DemandGroup => ({
+      ...group(7, round, 0),
+      records: [{ hash: { hi: 0, lo: 1 }, demand: a }, { hash: { hi: 0, lo: 1 }, demand: b }],
+    });
+    const view = members("alive", 7).view(0);
+    heard.take(at(twice(1, 5, 8)), 0);
+    assert.equal(heard.demandOf(1, view, 0).others, 8);
+    heard.take(at(twice(2, 3, 4)), 10);
+    assert.equal(heard.demandOf(1, view, 10).others, 4);
+    heard.take(at(group(7, 3, 6)), 20);
+    assert.equal(heard.demandOf(1, view, 20).others, 6);
   });
 
   it("relays what is fresh, older by the time it was held, and not to its origin", () => {
@@ -131,7 +146,7 @@ describe("reports of origins whose IDs share a low half", () => {
     }
     const report = (id: MemberId, round: number, demand: number) =>
       at({ ...group(1, round, demand), origin: id });
-    const held = () => new Map([...heard.entries()].map(([k, o]) => [k, o.demands.get(1)]));
+    const held = () => new Map([...heard.entries()].map(([k, o]) => [k, o.demands.get(1)?.demand]));
     assert.ok(heard.take(report(ids[0], 1, 10), 0));
     assert.ok(heard.take(report(ids[1], 1, 20), 0));
     assert.equal(heard.take(report(ids[1], 1, 30), 10), undefined, "a copy of the second's");
@@ -191,7 +206,7 @@ describe("the summed demand of the counted peers", () => {
           let others = 0;
           let oldestMs = nowMs;
           for (const [k, o] of heard.entries()) {
-            const d = o.demands.get(id);
+            const d = o.demands.get(id)?.demand;
             if (d === undefined || !view.counts(k)) continue;
             others += d;
             oldestMs = Math.min(oldestMs, o.receivedMs);

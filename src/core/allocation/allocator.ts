@@ -264,8 +264,8 @@ export class Allocator implements MembershipExtension {
     const self = this.#selfId;
     for (const group = new GroupReader(bytes); group.next();) {
       if (group.originHi === self.hi && group.originLo === self.lo) continue;
-      const demands = this.#reports.take(group, nowMs);
-      for (const [id, demand] of demands ?? []) {
+      const report = this.#reports.take(group, nowMs);
+      for (const [id, { demand }] of report?.demands ?? []) {
         if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
     }
@@ -449,7 +449,7 @@ export class Allocator implements MembershipExtension {
       const { share, limitPerSec, floor, total, n } = hot.last;
       const members: MemberShare[] = [{ id: this.#selfKey, demand: hot.demand, share }];
       for (const [key, o] of this.#reports.entries()) {
-        const demand = o.demands.get(id);
+        const demand = o.demands.get(id)?.demand;
         if (demand === undefined || !this.#view.counts(key)) continue;
         members.push({ id: key, demand, share: this.#split(limitPerSec, floor, demand, total, n) });
       }

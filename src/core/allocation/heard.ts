@@ -44,7 +44,7 @@ export interface HeardReport {
   /** The report as it came, to pass on. */
   readonly bytes: Uint8Array;
   /** Its demands by the key hash's number. */
-  readonly demands: Map<number, number>;
+  readonly demands: ReadonlyMap<number, { readonly demand: number }>;
 }
 
 /** Reports of others are relayed only while younger than this many protocol periods. */
@@ -66,32 +66,52 @@ if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
   throw new Error("REPORT_BELIEVED_PERIODS must exceed RELAY_FRESH_PERIODS by a margin");
 }
 
-/** A key's demand summed over every report held, and how many reports name it. */
+/**
+ * A key's demand summed over every report held that names it, and those
+ * reports' demands of it, least recently received first.
+ */
 interface Total {
+  readonly id: number;
   sum: number;
   reports: number;
+  oldest: Demand | undefined;
+  newest: Demand | undefined;
 }
+
+/** One report's demand of one key, in the key's list by age. */
+interface Demand {
+  demand: number;
+  readonly report: Held;
+  readonly total: Total;
+  older: Demand | undefined;
+  newer: Demand | undefined;
+}
+
+/** A report held: what {@link HeardReport} shows, updated in place. */
+type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardReport[K] } & {
+  demands: Map<number, Demand>;
+};
 
 /** See the module doc. */
 export class HeardReports {
-  readonly #reports = new Map<string, HeardReport>();
+  readonly #reports = new Map<string, Held>();
   /**
    * The same reports by their origin ID's low half, one each: a relayed
    * group names its origin by number, and most are copies of what is held,
    * dropped without the cost of the ID's text. An origin that shares its
    * low half with another held is looked up by text.
    */
-  readonly #byLo = new Map<number, HeardReport>();
-  /** The origins in the order of `#reports`, for the relay's round-robin. */
-  readonly #origins: string[] = [];
-  /** The same reports, least recently received first. */
-  readonly #byAge = new Map<string, HeardReport>();
+  readonly #byLo = new Map<number, Held>();
+  /** The same reports in the order they were first taken, for the relay's round-robin. */
+  readonly #inTurn: Held[] = [];
   /**
    * By key hash's number, the sum over all reports held, kept as they come
    * and go: summing a thousand peers' reports at every tick of every node
    * was most of a large simulated fleet's time.
    */
   readonly #totals = new Map<number, Total>();
+  /** A report's demands while the next one of its origin is read: the two swap. */
+  #spare = new Map<number, Demand>();
   /** By origin, the life and round of the last report that ran out unrefreshed. */
   readonly #spent = new Map<string, { readonly life: number; readonly round: number }>();
   readonly #members: CountedMembers;
@@ -115,21 +135,20 @@ export class HeardReports {
   forget(key: string): void {
     const known = this.#reports.get(key);
     if (known) {
-      this.#add(known.demands, -1);
-      this.#origins.splice(this.#origins.indexOf(key), 1);
+      for (const d of known.demands.values()) this.#remove(d);
+      this.#inTurn.splice(this.#inTurn.indexOf(known), 1);
       if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
     }
     this.#reports.delete(key);
-    this.#byAge.delete(key);
     this.#spent.delete(key);
   }
 
   /**
    * Takes the group `group` is at, if it should (see the module doc).
    *
-   * @returns Its demands by the key hash's number, or undefined if not taken.
+   * @returns The report as now held, or undefined if not taken.
    */
-  take(group: GroupReader, nowMs: number): Map<number, number> | undefined {
+  take(group: GroupReader, nowMs: number): HeardReport | undefined {
     const hi = group.originHi;
     const lo = group.originLo;
     const indexed = this.#byLo.get(lo | 0);
@@ -144,11 +163,7 @@ export class HeardReports {
     if (known && known.life === life && round <= known.round) {
       this.#spent.set(key, { life: known.life, round: known.round });
     }
-    const demands = new Map<number, number>();
-    for (let i = 0; i < group.records; i++) {
-      demands.set(hashIdOf(group.hashHi(i), group.hashLo(i)), group.demand(i));
-    }
-    const report: HeardReport = {
+    const report: Held = known ?? {
       key,
       originHi: hi,
       originLo: lo,
@@ -157,23 +172,29 @@ export class HeardReports {
       ageMs,
       receivedMs: nowMs,
       bytes: group.bytes(),
-      demands,
+      demands: new Map(),
     };
-    if (known) this.#add(known.demands, -1);
-    else this.#origins.push(key);
-    this.#add(demands, 1);
-    this.#reports.set(key, report);
-    if (indexed === undefined || indexed === known) this.#byLo.set(lo | 0, report);
-    this.#byAge.delete(key);
-    this.#byAge.set(key, report);
-    return demands;
+    if (known) {
+      // The origin's next report, in the place of its last.
+      known.life = life;
+      known.round = round;
+      known.ageMs = ageMs;
+      known.receivedMs = nowMs;
+      known.bytes = group.bytes(known.bytes);
+    } else {
+      this.#reports.set(key, report);
+      this.#inTurn.push(report);
+      if (indexed === undefined) this.#byLo.set(lo | 0, report);
+    }
+    this.#replaceDemands(report, group);
+    return report;
   }
 
   /**
    * The demand for the key hash's number `id` summed over the reports of
    * the members `view` counts, and when the oldest of those reports came
    * (`nowMs` if none is older). Costs the members not alive, and the
-   * reports older than the oldest counted one: a few, not the fleet.
+   * reports of the key older than the oldest counted one: a few, not the fleet.
    */
   demandOf(id: number, view: CountedView, nowMs: number): { others: number; oldestMs: number } {
     const total = this.#totals.get(id);
@@ -183,13 +204,13 @@ export class HeardReports {
     for (const key of this.#members.notAlive()) {
       const d = this.#reports.get(key)?.demands.get(id);
       if (d === undefined || view.counts(key)) continue;
-      others -= d;
+      others -= d.demand;
       reports--;
     }
     let oldestMs = nowMs;
-    for (const [key, o] of this.#byAge) {
-      if (!o.demands.has(id) || !view.counts(key)) continue;
-      oldestMs = Math.min(oldestMs, o.receivedMs);
+    for (let d = total.oldest; d !== undefined; d = d.newer) {
+      if (!view.counts(d.report.key)) continue;
+      oldestMs = Math.min(oldestMs, d.report.receivedMs);
       break;
     }
     // Rounding of the running sum must not leave a trace when nobody counts.
@@ -200,42 +221,93 @@ export class HeardReports {
    * Reports to pass on to the member `toKey`, within `budgetBytes`: the
    * fresh ones, round-robin from one call to the next, each as old as it is
    * now (a millisecond older at least, so that none circulates unaged).
+   * Their bytes are the ones held, which the origin's next report
+   * overwrites: encode them before taking more.
    */
   relayed(nowMs: number, toKey: string, budgetBytes: number): RelayedGroup[] {
     const groups: RelayedGroup[] = [];
-    const origins = this.#origins;
+    const inTurn = this.#inTurn;
+    const n = inTurn.length;
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
     let i = 0;
     for (
       ;
-      i < origins.length && groups.length < MAX_GROUPS_PER_SECTION - 1 &&
-      budgetBytes >= groupBytes(0);
+      i < n && groups.length < MAX_GROUPS_PER_SECTION - 1 && budgetBytes >= groupBytes(0);
       i++
     ) {
-      const key = origins[(this.#relayCursor + i) % origins.length];
-      const o = this.#reports.get(key)!;
+      const o = inTurn[(this.#relayCursor + i) % n];
       const size = o.bytes.length;
       const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
-      if (ageMs > this.#freshMs || key === toKey || size > budgetBytes) continue;
+      if (ageMs > this.#freshMs || size > budgetBytes || o.key === toKey) continue;
       groups.push({ bytes: o.bytes, ageMs });
       budgetBytes -= size;
     }
     // The next call starts past what this one looked at: a fleet larger
     // than a datagram holds gets every origin passed on in turn, rather than
     // mostly the same ones again, which its receivers already hold.
-    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + i) % origins.length;
+    this.#relayCursor = n === 0 ? 0 : (this.#relayCursor + i) % n;
     return groups;
   }
 
-  #add(demands: Map<number, number>, sign: 1 | -1): void {
-    for (const [id, d] of demands) {
-      let total = this.#totals.get(id);
-      if (total === undefined) this.#totals.set(id, total = { sum: 0, reports: 0 });
-      total.reports += sign;
-      total.sum = total.reports === 0 ? 0 : total.sum + sign * d;
-      if (total.reports === 0) this.#totals.delete(id);
+  /**
+   * The demands of `group` in the place of `report`'s: each key's figure
+   * updated and moved to the newest end of the key's list, keys no longer
+   * named taken out.
+   */
+  #replaceDemands(report: Held, group: GroupReader): void {
+    const old = report.demands;
+    const fresh = this.#spare;
+    for (let i = 0; i < group.records; i++) {
+      const id = hashIdOf(group.hashHi(i), group.hashLo(i));
+      const value = group.demand(i);
+      // A key named twice in a group (or two sharing a number) counts once, the last figure.
+      let d = fresh.get(id) ?? old.get(id);
+      if (d !== undefined) {
+        d.total.sum += value - d.demand;
+        d.demand = value;
+        this.#unlink(d);
+        old.delete(id);
+      } else {
+        let total = this.#totals.get(id);
+        if (total === undefined) {
+          total = { id, sum: 0, reports: 0, oldest: undefined, newest: undefined };
+          this.#totals.set(id, total);
+        }
+        d = { demand: value, report, total, older: undefined, newer: undefined };
+        total.reports++;
+        total.sum += value;
+      }
+      // The newest of the key's.
+      const total = d.total;
+      d.older = total.newest;
+      if (total.newest) total.newest.newer = d;
+      else total.oldest = d;
+      total.newest = d;
+      fresh.set(id, d);
     }
+    for (const d of old.values()) this.#remove(d);
+    old.clear();
+    report.demands = fresh;
+    this.#spare = old;
+  }
+
+  /** Takes one report's demand of a key out of the key's total and list. */
+  #remove(d: Demand): void {
+    this.#unlink(d);
+    const total = d.total;
+    total.reports--;
+    total.sum = total.reports === 0 ? 0 : total.sum - d.demand;
+    if (total.reports === 0) this.#totals.delete(total.id);
+  }
+
+  #unlink(d: Demand): void {
+    const total = d.total;
+    if (d.older) d.older.newer = d.newer;
+    else if (total.oldest === d) total.oldest = d.newer;
+    if (d.newer) d.newer.older = d.older;
+    else if (total.newest === d) total.newest = d.older;
+    d.older = d.newer = undefined;
   }
 
   #takes(

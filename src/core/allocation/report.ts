@@ -231,6 +231,12 @@ export class GroupReader {
   #left: number;
   #at = -1;
   #next = SECTION_HEADER_BYTES;
+  #originHi = 0;
+  #originLo = 0;
+  #life = 0;
+  #round = 0;
+  #ageMs = 0;
+  #records = 0;
 
   /** A reader before the first group of `bytes`, a well-formed section. */
   constructor(bytes: Uint8Array) {
@@ -243,39 +249,46 @@ export class GroupReader {
   next(): boolean {
     if (this.#left === 0) return false;
     this.#left--;
-    this.#at = this.#next;
-    this.#next = this.#at + groupBytes(this.records);
+    const at = this.#at = this.#next;
+    const view = this.#view;
+    this.#originHi = view.getUint32(at);
+    this.#originLo = view.getUint32(at + 4);
+    this.#life = view.getUint32(at + 8);
+    this.#round = view.getUint32(at + 12);
+    this.#ageMs = view.getUint32(at + AGE_OFFSET);
+    this.#records = view.getUint8(at + 21);
+    this.#next = at + groupBytes(this.#records);
     return true;
   }
 
   /** The origin's ID, high half. */
   get originHi(): number {
-    return this.#view.getUint32(this.#at);
+    return this.#originHi;
   }
 
   /** The origin's ID, low half. */
   get originLo(): number {
-    return this.#view.getUint32(this.#at + 4);
+    return this.#originLo;
   }
 
   /** See {@link DemandGroup.life}. */
   get life(): number {
-    return this.#view.getUint32(this.#at + 8);
+    return this.#life;
   }
 
   /** See {@link DemandGroup.round}. */
   get round(): number {
-    return this.#view.getUint32(this.#at + 12);
+    return this.#round;
   }
 
   /** See {@link DemandGroup.ageMs}. */
   get ageMs(): number {
-    return this.#view.getUint32(this.#at + AGE_OFFSET);
+    return this.#ageMs;
   }
 
   /** Records in the group. */
   get records(): number {
-    return this.#view.getUint8(this.#at + 21);
+    return this.#records;
   }
 
   /** Record `i`'s key hash, high half. */
@@ -293,9 +306,13 @@ export class GroupReader {
     return this.#view.getFloat32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 8);
   }
 
-  /** A copy of the group's bytes, to pass on. */
-  bytes(): Uint8Array {
-    return this.#bytes.slice(this.#at, this.#next);
+  /** A copy of the group's bytes, to pass on: into `reuse` if it is their size. */
+  bytes(reuse?: Uint8Array): Uint8Array {
+    const from = this.#at;
+    if (reuse?.length !== this.#next - from) return this.#bytes.slice(from, this.#next);
+    // A few dozen bytes: a loop costs less than the view that `set` would need.
+    for (let i = 0; i < reuse.length; i++) reuse[i] = this.#bytes[from + i];
+    return reuse;
   }
 
   /** The group, whole. */
