@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import {
+  demandIn,
   HeardReports,
   RELAY_FRESH_PERIODS,
   REPORT_BELIEVED_PERIODS,
@@ -35,7 +36,7 @@ function at(g: DemandGroup): GroupReader {
   reader.next();
   return reader;
 }
-const demandOf = (heard: HeardReports) => [...heard.entries()][0]?.[1].demands.get(1)?.demand;
+const demandOf = (heard: HeardReports) => [...heard.entries()][0]?.[1].demands[0]?.demand;
 
 describe("the reports a node holds of its peers", () => {
   it("takes reports only of a live member, of the life membership names", () => {
@@ -146,7 +147,7 @@ describe("reports of origins whose IDs share a low half", () => {
     }
     const report = (id: MemberId, round: number, demand: number) =>
       at({ ...group(1, round, demand), origin: id });
-    const held = () => new Map([...heard.entries()].map(([k, o]) => [k, o.demands.get(1)?.demand]));
+    const held = () => new Map([...heard.entries()].map(([k, o]) => [k, demandIn(o, 1)]));
     assert.ok(heard.take(report(ids[0], 1, 10), 0));
     assert.ok(heard.take(report(ids[1], 1, 20), 0));
     assert.equal(heard.take(report(ids[1], 1, 30), 10), undefined, "a copy of the second's");
@@ -206,7 +207,7 @@ describe("the summed demand of the counted peers", () => {
           let others = 0;
           let oldestMs = nowMs;
           for (const [k, o] of heard.entries()) {
-            const d = o.demands.get(id)?.demand;
+            const d = demandIn(o, id);
             if (d === undefined || !view.counts(k)) continue;
             others += d;
             oldestMs = Math.min(oldestMs, o.receivedMs);

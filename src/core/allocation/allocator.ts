@@ -21,7 +21,7 @@ import type { MemberChange, MembershipExtension } from "../membership/extension.
 import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
-import { HeardReports } from "./heard.ts";
+import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
   checkHotKeys,
@@ -265,7 +265,7 @@ export class Allocator implements MembershipExtension {
     for (const group = new GroupReader(bytes); group.next();) {
       if (group.originHi === self.hi && group.originLo === self.lo) continue;
       const report = this.#reports.take(group, nowMs);
-      for (const [id, { demand }] of report?.demands ?? []) {
+      for (const { id, demand } of report?.demands ?? []) {
         if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
     }
@@ -449,7 +449,7 @@ export class Allocator implements MembershipExtension {
       const { share, limitPerSec, floor, total, n } = hot.last;
       const members: MemberShare[] = [{ id: this.#selfKey, demand: hot.demand, share }];
       for (const [key, o] of this.#reports.entries()) {
-        const demand = o.demands.get(id)?.demand;
+        const demand = demandIn(o, id);
         if (demand === undefined || !this.#view.counts(key)) continue;
         members.push({ id: key, demand, share: this.#split(limitPerSec, floor, demand, total, n) });
       }

@@ -43,8 +43,14 @@ export interface HeardReport {
   readonly receivedMs: number;
   /** The report as it came, to pass on. */
   readonly bytes: Uint8Array;
-  /** Its demands by the key hash's number. */
-  readonly demands: ReadonlyMap<number, { readonly demand: number }>;
+  /** Its demands, each with the key hash's number (see {@link demandIn}). */
+  readonly demands: readonly { readonly id: number; readonly demand: number }[];
+}
+
+/** `report`'s demand of the key hash's number `id`, if it names the key. */
+export function demandIn(report: HeardReport, id: number): number | undefined {
+  for (const d of report.demands) if (d.id === id) return d.demand;
+  return undefined;
 }
 
 /** Reports of others are relayed only while younger than this many protocol periods. */
@@ -80,7 +86,10 @@ interface Total {
 
 /** One report's demand of one key, in the key's list by age. */
 interface Demand {
+  readonly id: number;
   demand: number;
+  /** The count of the report that last named it, to tell what a new one left out. */
+  stamp: number;
   readonly report: Held;
   readonly total: Total;
   older: Demand | undefined;
@@ -89,7 +98,9 @@ interface Demand {
 
 /** A report held: what {@link HeardReport} shows, updated in place. */
 type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardReport[K] } & {
-  demands: Map<number, Demand>;
+  demands: Demand[];
+  /** Its place in `#inTurn`. */
+  turn: number;
 };
 
 /** See the module doc. */
@@ -105,13 +116,21 @@ export class HeardReports {
   /** The same reports in the order they were first taken, for the relay's round-robin. */
   readonly #inTurn: Held[] = [];
   /**
+   * By place in `#inTurn`, from when the report there is too old to pass
+   * on, to within a millisecond: the relay's walk past stale reports reads
+   * these numbers, not the reports.
+   */
+  #staleAtMs = new Float64Array(16);
+  /**
    * By key hash's number, the sum over all reports held, kept as they come
    * and go: summing a thousand peers' reports at every tick of every node
    * was most of a large simulated fleet's time.
    */
   readonly #totals = new Map<number, Total>();
   /** A report's demands while the next one of its origin is read: the two swap. */
-  #spare = new Map<number, Demand>();
+  #spare: Demand[] = [];
+  /** Counts reports taken, to stamp the demands each names. */
+  #stamp = 0;
   /** By origin, the life and round of the last report that ran out unrefreshed. */
   readonly #spent = new Map<string, { readonly life: number; readonly round: number }>();
   readonly #members: CountedMembers;
@@ -135,8 +154,12 @@ export class HeardReports {
   forget(key: string): void {
     const known = this.#reports.get(key);
     if (known) {
-      for (const d of known.demands.values()) this.#remove(d);
-      this.#inTurn.splice(this.#inTurn.indexOf(known), 1);
+      for (const d of known.demands) this.#remove(d);
+      this.#inTurn.splice(known.turn, 1);
+      this.#inTurn.forEach((o, turn) => {
+        o.turn = turn;
+        this.#staleAtMs[turn] = this.#staleAt(o);
+      });
       if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
     }
     this.#reports.delete(key);
@@ -172,7 +195,8 @@ export class HeardReports {
       ageMs,
       receivedMs: nowMs,
       bytes: group.bytes(),
-      demands: new Map(),
+      demands: [],
+      turn: this.#inTurn.length,
     };
     if (known) {
       // The origin's next report, in the place of its last.
@@ -187,6 +211,12 @@ export class HeardReports {
       if (indexed === undefined) this.#byLo.set(lo | 0, report);
     }
     this.#replaceDemands(report, group);
+    if (report.turn >= this.#staleAtMs.length) {
+      const grown = new Float64Array(2 * this.#staleAtMs.length);
+      grown.set(this.#staleAtMs);
+      this.#staleAtMs = grown;
+    }
+    this.#staleAtMs[report.turn] = this.#staleAt(report);
     return report;
   }
 
@@ -202,9 +232,10 @@ export class HeardReports {
     let others = total.sum;
     let reports = total.reports;
     for (const key of this.#members.notAlive()) {
-      const d = this.#reports.get(key)?.demands.get(id);
+      const known = this.#reports.get(key);
+      const d = known && demandIn(known, id);
       if (d === undefined || view.counts(key)) continue;
-      others -= d.demand;
+      others -= d;
       reports--;
     }
     let oldestMs = nowMs;
@@ -236,7 +267,9 @@ export class HeardReports {
       i < n && groups.length < MAX_GROUPS_PER_SECTION - 1 && budgetBytes >= groupBytes(0);
       i++
     ) {
-      const o = inTurn[(this.#relayCursor + i) % n];
+      const turn = (this.#relayCursor + i) % n;
+      if (nowMs > this.#staleAtMs[turn] + 1) continue;
+      const o = inTurn[turn];
       const size = o.bytes.length;
       const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
       if (ageMs > this.#freshMs || size > budgetBytes || o.key === toKey) continue;
@@ -250,6 +283,11 @@ export class HeardReports {
     return groups;
   }
 
+  /** When `o` becomes too old to pass on (see `relayed`), to within rounding. */
+  #staleAt(o: Held): number {
+    return o.ageMs + 1 > this.#freshMs ? -Infinity : o.receivedMs - o.ageMs + this.#freshMs;
+  }
+
   /**
    * The demands of `group` in the place of `report`'s: each key's figure
    * updated and moved to the newest end of the key's list, keys no longer
@@ -258,23 +296,32 @@ export class HeardReports {
   #replaceDemands(report: Held, group: GroupReader): void {
     const old = report.demands;
     const fresh = this.#spare;
+    const stamp = ++this.#stamp;
     for (let i = 0; i < group.records; i++) {
       const id = hashIdOf(group.hashHi(i), group.hashLo(i));
       const value = group.demand(i);
-      // A key named twice in a group (or two sharing a number) counts once, the last figure.
-      let d = fresh.get(id) ?? old.get(id);
+      // An origin lists its hot keys in the same order round after round:
+      // the key at the same place is the one to look at first.
+      let d: Demand | undefined = old[i]?.id === id ? old[i] : undefined;
+      d ??= old.find((x) => x.id === id) ?? fresh.find((x) => x.id === id);
+      if (d?.stamp === stamp) {
+        // Named twice in a group (or two keys sharing a number): the last figure counts.
+        d.total.sum += value - d.demand;
+        d.demand = value;
+        continue;
+      }
       if (d !== undefined) {
         d.total.sum += value - d.demand;
         d.demand = value;
+        d.stamp = stamp;
         this.#unlink(d);
-        old.delete(id);
       } else {
         let total = this.#totals.get(id);
         if (total === undefined) {
           total = { id, sum: 0, reports: 0, oldest: undefined, newest: undefined };
           this.#totals.set(id, total);
         }
-        d = { demand: value, report, total, older: undefined, newer: undefined };
+        d = { id, demand: value, stamp, report, total, older: undefined, newer: undefined };
         total.reports++;
         total.sum += value;
       }
@@ -284,10 +331,10 @@ export class HeardReports {
       if (total.newest) total.newest.newer = d;
       else total.oldest = d;
       total.newest = d;
-      fresh.set(id, d);
+      fresh.push(d);
     }
-    for (const d of old.values()) this.#remove(d);
-    old.clear();
+    for (const d of old) if (d.stamp !== stamp) this.#remove(d);
+    old.length = 0;
     report.demands = fresh;
     this.#spare = old;
   }
