@@ -272,7 +272,9 @@ export class HeardReports {
       const o = inTurn[turn];
       const size = o.bytes.length;
       const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
-      if (ageMs > this.#freshMs || size > budgetBytes || o.key === toKey) continue;
+      if (ageMs > this.#freshMs || o.key === toKey) continue;
+      // The first that does not fit is the first of the next call.
+      if (size > budgetBytes) break;
       groups.push({ bytes: o.bytes, ageMs });
       budgetBytes -= size;
     }
