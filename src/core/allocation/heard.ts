@@ -17,7 +17,7 @@
 
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
-import type { CountedMembers, CountedView } from "./members.ts";
+import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
 import {
   groupBytes,
   type GroupReader,
@@ -101,6 +101,8 @@ type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardRepor
   demands: Demand[];
   /** Its place in `#inTurn`. */
   turn: number;
+  /** Its origin, as the members know it: a report is held only of a member known. */
+  readonly peer: Standing;
 };
 
 /** See the module doc. */
@@ -182,7 +184,8 @@ export class HeardReports {
     const life = group.life;
     const round = group.round;
     const ageMs = group.ageMs;
-    if (!this.#takes(known, key, life, round, ageMs, nowMs)) return undefined;
+    const peer = known?.peer ?? this.#members.peer(key);
+    if (!this.#takes(known, key, peer, life, round, ageMs, nowMs)) return undefined;
     if (known && known.life === life && round <= known.round) {
       this.#spent.set(key, { life: known.life, round: known.round });
     }
@@ -197,6 +200,7 @@ export class HeardReports {
       bytes: group.bytes(),
       demands: [],
       turn: this.#inTurn.length,
+      peer: peer!,
     };
     if (known) {
       // The origin's next report, in the place of its last.
@@ -362,6 +366,7 @@ export class HeardReports {
   #takes(
     known: HeardReport | undefined,
     key: string,
+    peer: Standing | undefined,
     life: number,
     round: number,
     ageMs: number,
@@ -374,7 +379,7 @@ export class HeardReports {
     if (sameLife && round <= known.round && ageOf(known, nowMs) <= this.#believedMs) {
       return false;
     }
-    const live = this.#members.liveLife(key);
+    const live = lifeIfLive(peer);
     if (live === undefined || (live !== 0 && live !== life)) return false;
     const spent = this.#spent.get(key);
     if (spent && spent.life === life && spent.round === round) return false;
