@@ -108,12 +108,13 @@ function main(): number {
 /** Runs `s` and prints its figures and verdict, its seconds one by one if `seconds`. */
 function verdict(s: Scenario, seed: number, relay: boolean, seconds = false): boolean {
   const startedMs = performance.now();
+  const cpu = process.cpuUsage();
   const o = run(s, seed, { relay });
   console.log(
     `${s.label}, seed ${seed}: steady ${o.steady.toFixed(3)} R, peak ${o.peak.toFixed(3)} R, ` +
       `${o.secondsOver} s over 1.01 R, settles in ${o.settlesInS} s; ${
         s.holds(o) ? "within" : "BREAKS"
-      } its bound (${s.bound}); ${wallTime(startedMs)}`,
+      } its bound (${s.bound}); ${wallTime(startedMs)}, ${cpuTime(cpu)}`,
   );
   if (seconds) {
     console.log(
@@ -123,6 +124,12 @@ function verdict(s: Scenario, seed: number, relay: boolean, seconds = false): bo
     );
   }
   return s.holds(o);
+}
+
+/** CPU time of the process since `from`, user and system: on a shared machine, the figure to compare. */
+function cpuTime(from: NodeJS.CpuUsage): string {
+  const { user, system } = process.cpuUsage(from);
+  return `${((user + system) / 1e6).toFixed(1)} s of CPU`;
 }
 
 /** Wall time since `startedMs`, as the command prints it. */
