@@ -274,7 +274,12 @@ export function hashToBigInt(h: Hash64): bigint {
  * the whole 64 bits are used.
  */
 export function hashId(h: Hash64): number {
-  return (h.hi >>> 11) * 0x100000000 + h.lo;
+  return hashIdOf(h.hi, h.lo);
+}
+
+/** {@link hashId} of the hash given as its halves, as a report on the wire holds it. */
+export function hashIdOf(hi: number, lo: number): number {
+  return (hi >>> 11) * 0x100000000 + lo;
 }
 
 /** As {@link keyHash}, in halves. */

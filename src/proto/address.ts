@@ -15,6 +15,17 @@ export const FAMILY_IPV4 = 4;
 export const FAMILY_IPV6 = 6;
 
 /**
+ * IPv4 addresses made lately, by IP and port, up to `MAX_RECENT`: every
+ * datagram names its sender and the members it brings news of, the same
+ * few hundred again and again, and an address is immutable, so one made
+ * once serves every decode (its text and ID computed once). Past the bound
+ * it starts afresh: a flood of made-up addresses costs their making, as
+ * without it, and no more memory.
+ */
+const RECENT_V4 = new Map<number, Address>();
+const MAX_RECENT = 8_192;
+
+/**
  * An IP address and a port. Immutable; IPv4-mapped IPv6 addresses
  * (`::ffff:a.b.c.d`) are taken as the IPv4 address they map, so that a
  * dual-stack socket and an IPv4 one name a peer alike.
@@ -61,6 +72,20 @@ export class Address {
     if (ip.length !== 4 && ip.length !== 16) {
       throw new RangeError(`ip must be 4 or 16 bytes long, got ${ip.length}`);
     }
+    if (ip.length === 4) {
+      // Exact: 32 bits of IP and 16 of port.
+      const key = ((ip[0] << 24 | ip[1] << 16 | ip[2] << 8 | ip[3]) >>> 0) * 0x10000 + port;
+      let address = RECENT_V4.get(key);
+      if (address === undefined) {
+        if (RECENT_V4.size >= MAX_RECENT) RECENT_V4.clear();
+        RECENT_V4.set(key, address = Address.#make(ip, port));
+      }
+      return address;
+    }
+    return Address.#make(ip, port);
+  }
+
+  static #make(ip: Uint8Array, port: number): Address {
     const bytes = new Uint8Array(ip.length + 3);
     bytes[0] = ip.length === 4 ? FAMILY_IPV4 : FAMILY_IPV6;
     bytes.set(ip, 1);

@@ -78,8 +78,3 @@ export function sharedRows(n: number): Scenario[] {
 
 /** The shared-burst rows of the table: 5 and 50 nodes. */
 export const SCENARIOS_SHARED: readonly Scenario[] = [...sharedRows(5), ...sharedRows(50)];
-/** The shared-burst rows at 200 and 1000 nodes, with the other large rows. */
-export const SCENARIOS_SHARED_LARGE: readonly Scenario[] = [
-  ...sharedRows(200),
-  ...sharedRows(1_000),
-];

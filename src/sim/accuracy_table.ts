@@ -43,18 +43,23 @@ export function runAll(
   return { rows, shadow: run(SHADOW_RUN, seed), enforced: run(ENFORCED_RUN, seed) };
 }
 
-/** The table as Markdown. */
-export function renderTable(result: { rows: Row[]; shadow: Outcome; enforced: Outcome }): string {
+/** The rows as a Markdown table: its header, and a line each. */
+export function renderRows(rows: readonly Row[]): string[] {
   const r2 = (x: number) => `${x.toFixed(2)} R`;
-  const lines = [
+  return [
     "| Scenario | Design bound | Admitted, steady | Peak second | Seconds over 1.01 R | Settles in |",
     "| --- | --- | ---: | ---: | ---: | ---: |",
-    ...result.rows.map(({ scenario: s, outcome: o }) =>
+    ...rows.map(({ scenario: s, outcome: o }) =>
       `| ${s.label} | ${s.bound} | ${r2(o.steady)} | ${
         r2(o.peak)
       } | ${o.secondsOver} | ${o.settlesInS} s |`
     ),
   ];
+}
+
+/** The table as Markdown. */
+export function renderTable(result: { rows: Row[]; shadow: Outcome; enforced: Outcome }): string {
+  const lines = renderRows(result.rows);
   const shadow = result.shadow.shadowDeniedPerSec;
   const enforced = result.enforced.deniedPerSec;
   const diff = enforced === 0 ? 0 : ((shadow - enforced) / enforced) * 100;
@@ -68,10 +73,23 @@ export function renderTable(result: { rows: Row[]; shadow: Outcome; enforced: Ou
   return lines.join("\n");
 }
 
-/** Replaces the text between `<!-- accuracy:start -->` and `<!-- accuracy:end -->`. */
-export function replaceTable(document: string, table: string): string {
-  const re = /(<!-- accuracy:start -->\n)[\s\S]*?(<!-- accuracy:end -->)/;
-  if (!re.test(document)) throw new Error("no accuracy markers in the document");
+/**
+ * Replaces the text between `<!-- accuracy:start -->` and `<!-- accuracy:end -->`
+ * (of `name` in the place of `accuracy`, if given).
+ */
+export function replaceTable(document: string, table: string, name = "accuracy"): string {
+  const re = new RegExp(`(<!-- ${name}:start -->\n)[\\s\\S]*?(<!-- ${name}:end -->)`);
+  if (!re.test(document)) throw new Error(`no ${name} markers in the document`);
   // Blank lines around the table, as the Markdown formatter wants them.
   return document.replace(re, `$1\n${table}\n\n$2`);
+}
+
+/**
+ * Whether `document` holds `table` between the markers of `name` already:
+ * compared with runs of white space and of dashes collapsed, as the
+ * formatter pads table cells and wraps prose.
+ */
+export function upToDate(document: string, table: string, name = "accuracy"): boolean {
+  const norm = (text: string) => text.replace(/\s+/g, " ").replace(/-{3,}/g, "---");
+  return norm(document) === norm(replaceTable(document, table, name));
 }

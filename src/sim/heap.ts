@@ -12,8 +12,10 @@ export interface Timed {
 }
 
 interface Slot<T> {
-  readonly item: T;
+  /** The item's time, read once: the heap compares it far more often than it pushes. */
+  readonly atMs: number;
   readonly order: number;
+  readonly item: T;
 }
 
 /** A priority queue by time, first in first out among equal times. */
@@ -28,7 +30,7 @@ export class EventHeap<T extends Timed> {
 
   /** Takes the earliest event if it is due by `atMs`. */
   popDue(atMs: number): T | undefined {
-    const next = this.peek();
+    const next = this.#slots[0];
     return next !== undefined && next.atMs <= atMs ? this.pop() : undefined;
   }
 
@@ -40,14 +42,17 @@ export class EventHeap<T extends Timed> {
   /** Adds an event. */
   push(item: T): void {
     const slots = this.#slots;
-    slots.push({ item, order: this.#counter++ });
-    let i = slots.length - 1;
+    const slot = { atMs: item.atMs, order: this.#counter++, item };
+    // Sift the hole up, then fill it: a move a level rather than a swap.
+    let i = slots.length;
+    slots.push(slot);
     while (i > 0) {
       const parent = (i - 1) >> 1;
-      if (!before(slots[i], slots[parent])) break;
-      [slots[i], slots[parent]] = [slots[parent], slots[i]];
+      if (!before(slot, slots[parent])) break;
+      slots[i] = slots[parent];
       i = parent;
     }
+    slots[i] = slot;
   }
 
   /** Removes and returns the earliest event. */
@@ -56,24 +61,24 @@ export class EventHeap<T extends Timed> {
     if (slots.length === 0) return undefined;
     const top = slots[0].item;
     const last = slots.pop()!;
-    if (slots.length > 0) {
-      slots[0] = last;
+    const n = slots.length;
+    if (n > 0) {
       let i = 0;
       for (;;) {
         const left = 2 * i + 1;
+        if (left >= n) break;
         const right = left + 1;
-        let least = i;
-        if (left < slots.length && before(slots[left], slots[least])) least = left;
-        if (right < slots.length && before(slots[right], slots[least])) least = right;
-        if (least === i) break;
-        [slots[i], slots[least]] = [slots[least], slots[i]];
+        const least = right < n && before(slots[right], slots[left]) ? right : left;
+        if (!before(slots[least], last)) break;
+        slots[i] = slots[least];
         i = least;
       }
+      slots[i] = last;
     }
     return top;
   }
 }
 
-function before<T extends Timed>(a: Slot<T>, b: Slot<T>): boolean {
-  return a.item.atMs < b.item.atMs || (a.item.atMs === b.item.atMs && a.order < b.order);
+function before<T>(a: Slot<T>, b: Slot<T>): boolean {
+  return a.atMs < b.atMs || (a.atMs === b.atMs && a.order < b.order);
 }

@@ -21,15 +21,16 @@ import type { MemberChange, MembershipExtension } from "../membership/extension.
 import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
-import { HeardReports } from "./heard.ts";
+import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import {
   checkHotKeys,
-  decodeReports,
+  checkReports,
   type DemandGroup,
   encodeReports,
   fitGroup,
   groupBytes,
+  GroupReader,
   SECTION_HEADER_BYTES,
 } from "./report.ts";
 
@@ -264,17 +265,17 @@ export class Allocator implements MembershipExtension {
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
     const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id.toString(), budget) : [];
-    return encodeReports([own, ...relayed]);
+    return encodeReports([own], relayed);
   }
 
   /** A demand section another node sent. Malformed sections are dropped whole. */
   incoming(nowMs: number, _from: Sender, bytes: Uint8Array): void {
-    const decoded = decodeReports(bytes);
-    if (!decoded.ok) return;
-    for (const group of decoded.groups) {
-      const key = memberIdText(group.origin);
-      const demands = key === this.#selfKey ? undefined : this.#reports.take(key, group, nowMs);
-      for (const [id, demand] of demands ?? []) {
+    if (checkReports(bytes) !== undefined) return;
+    const self = this.#selfId;
+    for (const group = new GroupReader(bytes); group.next();) {
+      if (group.originHi === self.hi && group.originLo === self.lo) continue;
+      const report = this.#reports.take(group, nowMs);
+      for (const { id, demand } of report?.demands ?? []) {
         if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
     }
@@ -487,7 +488,7 @@ export class Allocator implements MembershipExtension {
       const { share, limitPerSec, floor, total, n } = hot.last;
       const members: MemberShare[] = [{ id: this.#selfKey, demand: hot.demand, share }];
       for (const [key, o] of this.#reports.entries()) {
-        const demand = o.demands.get(id);
+        const demand = demandIn(o, id);
         if (demand === undefined || !this.#view.counts(key)) continue;
         members.push({ id: key, demand, share: this.#split(limitPerSec, floor, demand, total, n) });
       }

@@ -15,18 +15,42 @@
  * @module
  */
 
-import { hashId } from "../hash.ts";
-import type { CountedMembers, CountedView } from "./members.ts";
-import { type DemandGroup, groupBytes, MAX_GROUPS_PER_SECTION } from "./report.ts";
+import { hashIdOf } from "../hash.ts";
+import { memberIdText } from "../../proto/member_id.ts";
+import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
+import {
+  groupBytes,
+  type GroupReader,
+  MAX_GROUPS_PER_SECTION,
+  type RelayedGroup,
+} from "./report.ts";
 
 /** What this node holds of one origin: its latest report and when it came. */
 export interface HeardReport {
+  /** The origin's ID string. */
+  readonly key: string;
+  /** The origin's ID, high half, as a report on the wire names it. */
+  readonly originHi: number;
+  /** The origin's ID, low half. */
+  readonly originLo: number;
+  /** Which life of the origin made it. */
+  readonly life: number;
+  /** Its round in that life. */
+  readonly round: number;
+  /** Its age when it came. */
+  readonly ageMs: number;
   /** When it came, in this node's time. */
   readonly receivedMs: number;
-  /** The report as it came, its age then included. */
-  readonly group: DemandGroup;
-  /** Its demands by the key hash's number. */
-  readonly demands: Map<number, number>;
+  /** The report as it came, to pass on. */
+  readonly bytes: Uint8Array;
+  /** Its demands, each with the key hash's number (see {@link demandIn}). */
+  readonly demands: readonly { readonly id: number; readonly demand: number }[];
+}
+
+/** `report`'s demand of the key hash's number `id`, if it names the key. */
+export function demandIn(report: HeardReport, id: number): number | undefined {
+  for (const d of report.demands) if (d.id === id) return d.demand;
+  return undefined;
 }
 
 /** Reports of others are relayed only while younger than this many protocol periods. */
@@ -49,28 +73,66 @@ if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
 }
 
 /**
- * A key's demand summed over every report held, how many reports name it,
- * and the sum of the times they were made (for the mean time the sum is as of).
+ * A key's demand summed over every report held that names it, how many
+ * reports name it, and the sum of the times they were made (for the mean
+ * time the sum is as of).
  */
 interface Total {
+  readonly id: number;
   sum: number;
   reports: number;
-  weightedMs: number;
+  madeMs: number;
 }
+
+/** One report's demand of one key, as counted in the key's total. */
+interface Demand {
+  readonly id: number;
+  demand: number;
+  /** When the report that named it was made, as counted in the total. */
+  madeMs: number;
+  /** The count of the report that last named it, to tell what a new one left out. */
+  stamp: number;
+  readonly report: Held;
+  readonly total: Total;
+}
+
+/** A report held: what {@link HeardReport} shows, updated in place. */
+type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardReport[K] } & {
+  demands: Demand[];
+  /** Its place in `#inTurn`. */
+  turn: number;
+  /** Its origin, as the members know it: a report is held only of a member known. */
+  readonly peer: Standing;
+};
 
 /** See the module doc. */
 export class HeardReports {
-  readonly #reports = new Map<string, HeardReport>();
-  /** The origins in the order of `#reports`, for the relay's round-robin. */
-  readonly #origins: string[] = [];
-  /** The same reports, least recently received first. */
-  readonly #byAge = new Map<string, HeardReport>();
+  readonly #reports = new Map<string, Held>();
+  /**
+   * The same reports by their origin ID's low half, one each: a relayed
+   * group names its origin by number, and most are copies of what is held,
+   * dropped without the cost of the ID's text. An origin that shares its
+   * low half with another held is looked up by text.
+   */
+  readonly #byLo = new Map<number, Held>();
+  /** The same reports in the order they were first taken, for the relay's round-robin. */
+  readonly #inTurn: Held[] = [];
+  /**
+   * By place in `#inTurn`, from when the report there is too old to pass
+   * on, to within a millisecond: the relay's walk past stale reports reads
+   * these numbers, not the reports.
+   */
+  #staleAtMs = new Float64Array(16);
   /**
    * By key hash's number, the sum over all reports held, kept as they come
    * and go: summing a thousand peers' reports at every tick of every node
    * was most of a large simulated fleet's time.
    */
   readonly #totals = new Map<number, Total>();
+  /** A report's demands while the next one of its origin is read: the two swap. */
+  #spare: Demand[] = [];
+  /** Counts reports taken, to stamp the demands each names. */
+  #stamp = 0;
   /** By origin, the life and round of the last report that ran out unrefreshed. */
   readonly #spent = new Map<string, { readonly life: number; readonly round: number }>();
   readonly #members: CountedMembers;
@@ -94,36 +156,72 @@ export class HeardReports {
   forget(key: string): void {
     const known = this.#reports.get(key);
     if (known) {
-      this.#add(known, -1);
-      this.#origins.splice(this.#origins.indexOf(key), 1);
+      for (const d of known.demands) this.#remove(d);
+      this.#inTurn.splice(known.turn, 1);
+      this.#inTurn.forEach((o, turn) => {
+        o.turn = turn;
+        this.#staleAtMs[turn] = this.#staleAt(o);
+      });
+      if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
     }
     this.#reports.delete(key);
-    this.#byAge.delete(key);
     this.#spent.delete(key);
   }
 
   /**
-   * Takes `group`, from the origin whose ID string is `key`, if it should
-   * (see the module doc).
+   * Takes the group `group` is at, if it should (see the module doc).
    *
-   * @returns Its demands by the key hash's number, or undefined if not taken.
+   * @returns The report as now held, or undefined if not taken.
    */
-  take(key: string, group: DemandGroup, nowMs: number): Map<number, number> | undefined {
-    const known = this.#reports.get(key);
-    if (!this.#takes(known, key, group, nowMs)) return undefined;
-    if (known && known.group.life === group.life && group.round <= known.group.round) {
-      this.#spent.set(key, { life: known.group.life, round: known.group.round });
+  take(group: GroupReader, nowMs: number): HeardReport | undefined {
+    const hi = group.originHi;
+    const lo = group.originLo;
+    const indexed = this.#byLo.get(lo | 0);
+    const key = indexed !== undefined && indexed.originHi === hi
+      ? indexed.key
+      : memberIdText({ hi, lo });
+    const known = indexed?.key === key ? indexed : this.#reports.get(key);
+    const life = group.life;
+    const round = group.round;
+    const ageMs = group.ageMs;
+    const peer = known?.peer ?? this.#members.peer(key);
+    if (!this.#takes(known, key, peer, life, round, ageMs, nowMs)) return undefined;
+    if (known && known.life === life && round <= known.round) {
+      this.#spent.set(key, { life: known.life, round: known.round });
     }
-    const demands = new Map<number, number>();
-    for (const r of group.records) demands.set(hashId(r.hash), r.demand);
-    const report = { receivedMs: nowMs, group, demands };
-    if (known) this.#add(known, -1);
-    else this.#origins.push(key);
-    this.#add(report, 1);
-    this.#reports.set(key, report);
-    this.#byAge.delete(key);
-    this.#byAge.set(key, report);
-    return demands;
+    const report: Held = known ?? {
+      key,
+      originHi: hi,
+      originLo: lo,
+      life,
+      round,
+      ageMs,
+      receivedMs: nowMs,
+      bytes: group.bytes(),
+      demands: [],
+      turn: this.#inTurn.length,
+      peer: peer!,
+    };
+    if (known) {
+      // The origin's next report, in the place of its last.
+      known.life = life;
+      known.round = round;
+      known.ageMs = ageMs;
+      known.receivedMs = nowMs;
+      known.bytes = group.bytes(known.bytes);
+    } else {
+      this.#reports.set(key, report);
+      this.#inTurn.push(report);
+      if (indexed === undefined) this.#byLo.set(lo | 0, report);
+    }
+    this.#replaceDemands(report, group);
+    if (report.turn >= this.#staleAtMs.length) {
+      const grown = new Float64Array(2 * this.#staleAtMs.length);
+      grown.set(this.#staleAtMs);
+      this.#staleAtMs = grown;
+    }
+    this.#staleAtMs[report.turn] = this.#staleAt(report);
+    return report;
   }
 
   /**
@@ -140,87 +238,173 @@ export class HeardReports {
     const total = this.#totals.get(id);
     if (total === undefined) return { others: 0, asOfMs: nowMs };
     let others = total.sum;
-    let weightedMs = total.weightedMs;
+    let madeMs = total.madeMs;
     let reports = total.reports;
     for (const key of this.#members.notAlive()) {
-      const o = this.#reports.get(key);
-      const d = o?.demands.get(id);
+      const known = this.#reports.get(key);
+      const d = known && demandIn(known, id);
       if (d === undefined || view.counts(key)) continue;
       others -= d;
-      weightedMs -= madeMs(o!);
+      madeMs -= madeMsOf(known!);
       reports--;
     }
     // Rounding of the running sum must not leave a trace when nobody counts.
     if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs };
-    return { others, asOfMs: Math.min(nowMs, weightedMs / reports) };
+    return { others, asOfMs: Math.min(nowMs, madeMs / reports) };
   }
 
   /**
    * Reports to pass on to the member `toKey`, within `budgetBytes`: the
    * fresh ones, round-robin from one call to the next, each as old as it is
    * now (a millisecond older at least, so that none circulates unaged).
+   * Their bytes are the ones held, which the origin's next report
+   * overwrites: encode them before taking more.
    */
-  relayed(nowMs: number, toKey: string, budgetBytes: number): DemandGroup[] {
-    const groups: DemandGroup[] = [];
-    const origins = this.#origins;
+  relayed(nowMs: number, toKey: string, budgetBytes: number): RelayedGroup[] {
+    const groups: RelayedGroup[] = [];
+    const inTurn = this.#inTurn;
+    const n = inTurn.length;
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
+    let i = 0;
     for (
-      let i = 0;
-      i < origins.length && groups.length < MAX_GROUPS_PER_SECTION - 1 &&
-      budgetBytes >= groupBytes(0);
+      ;
+      i < n && groups.length < MAX_GROUPS_PER_SECTION - 1 && budgetBytes >= groupBytes(0);
       i++
     ) {
-      const key = origins[(this.#relayCursor + i) % origins.length];
-      const o = this.#reports.get(key)!;
-      const size = groupBytes(o.group.records.length);
-      const ageMs = Math.max(ageOf(o, nowMs), o.group.ageMs + 1);
-      if (ageMs > this.#freshMs || key === toKey || size > budgetBytes) continue;
-      groups.push({ ...o.group, ageMs });
+      const turn = (this.#relayCursor + i) % n;
+      if (nowMs > this.#staleAtMs[turn] + 1) continue;
+      const o = inTurn[turn];
+      const size = o.bytes.length;
+      const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
+      if (ageMs > this.#freshMs || o.key === toKey) continue;
+      // The first that does not fit is the first of the next call.
+      if (size > budgetBytes) break;
+      groups.push({ bytes: o.bytes, ageMs });
       budgetBytes -= size;
     }
-    this.#relayCursor = origins.length === 0 ? 0 : (this.#relayCursor + 1) % origins.length;
+    // The next call starts past what this one looked at: a fleet larger
+    // than a datagram holds gets every origin passed on in turn, rather than
+    // mostly the same ones again, which its receivers already hold.
+    this.#relayCursor = n === 0 ? 0 : (this.#relayCursor + i) % n;
     return groups;
   }
 
-  #add(report: HeardReport, sign: 1 | -1): void {
-    const atMs = madeMs(report);
-    for (const [id, d] of report.demands) {
-      let total = this.#totals.get(id);
-      if (total === undefined) this.#totals.set(id, total = { sum: 0, reports: 0, weightedMs: 0 });
-      total.reports += sign;
-      total.sum = total.reports === 0 ? 0 : total.sum + sign * d;
-      total.weightedMs = total.reports === 0 ? 0 : total.weightedMs + sign * atMs;
-      if (total.reports === 0) this.#totals.delete(id);
-    }
+  /** When `o` becomes too old to pass on (see `relayed`), to within rounding. */
+  #staleAt(o: Held): number {
+    return o.ageMs + 1 > this.#freshMs ? -Infinity : o.receivedMs - o.ageMs + this.#freshMs;
   }
 
-  #takes(known: HeardReport | undefined, key: string, group: DemandGroup, nowMs: number): boolean {
-    if (group.ageMs > this.#believedMs) return false;
+  /**
+   * The demands of `group` in the place of `report`'s (already updated to
+   * the group's time): each key's figure and time updated in its total,
+   * keys no longer named taken out.
+   */
+  #replaceDemands(report: Held, group: GroupReader): void {
+    const madeMs = madeMsOf(report);
+    if (this.#sameKeys(report, group)) {
+      // The same keys in the same order, as an origin's rounds mostly are: in place.
+      for (let i = 0; i < group.records; i++) recount(report.demands[i], group.demand(i), madeMs);
+      return;
+    }
+    const old = report.demands;
+    const fresh = this.#spare;
+    const stamp = ++this.#stamp;
+    for (let i = 0; i < group.records; i++) {
+      const id = hashIdOf(group.hashHi(i), group.hashLo(i));
+      const value = group.demand(i);
+      // An origin lists its hot keys in the same order round after round:
+      // the key at the same place is the one to look at first.
+      let d: Demand | undefined = old[i]?.id === id ? old[i] : undefined;
+      d ??= old.find((x) => x.id === id) ?? fresh.find((x) => x.id === id);
+      if (d?.stamp === stamp) {
+        // Named twice in a group (or two keys sharing a number): the last figure counts.
+        recount(d, value, madeMs);
+        continue;
+      }
+      if (d !== undefined) {
+        recount(d, value, madeMs);
+        d.stamp = stamp;
+      } else {
+        let total = this.#totals.get(id);
+        if (total === undefined) {
+          total = { id, sum: 0, reports: 0, madeMs: 0 };
+          this.#totals.set(id, total);
+        }
+        d = { id, demand: value, madeMs, stamp, report, total };
+        total.reports++;
+        total.sum += value;
+        total.madeMs += madeMs;
+      }
+      fresh.push(d);
+    }
+    for (const d of old) if (d.stamp !== stamp) this.#remove(d);
+    old.length = 0;
+    report.demands = fresh;
+    this.#spare = old;
+  }
+
+  /** Whether `group` names the keys `report` does, in its order. */
+  #sameKeys(report: Held, group: GroupReader): boolean {
+    const held = report.demands;
+    if (held.length !== group.records) return false;
+    for (let i = 0; i < held.length; i++) {
+      if (held[i].id !== hashIdOf(group.hashHi(i), group.hashLo(i))) return false;
+    }
+    return true;
+  }
+
+  /** Takes one report's demand of a key out of the key's total. */
+  #remove(d: Demand): void {
+    const total = d.total;
+    total.reports--;
+    total.sum = total.reports === 0 ? 0 : total.sum - d.demand;
+    total.madeMs = total.reports === 0 ? 0 : total.madeMs - d.madeMs;
+    if (total.reports === 0) this.#totals.delete(total.id);
+  }
+
+  #takes(
+    known: HeardReport | undefined,
+    key: string,
+    peer: Standing | undefined,
+    life: number,
+    round: number,
+    ageMs: number,
+    nowMs: number,
+  ): boolean {
+    if (ageMs > this.#believedMs) return false;
     // Most groups a node hears are relayed copies of what it holds: an earlier
     // or the same round of the life held, while that is believed, changes nothing.
-    const sameLife = known !== undefined && known.group.life === group.life;
-    if (sameLife && group.round <= known.group.round && ageOf(known, nowMs) <= this.#believedMs) {
+    const sameLife = known !== undefined && known.life === life;
+    if (sameLife && round <= known.round && ageOf(known, nowMs) <= this.#believedMs) {
       return false;
     }
-    const life = this.#members.liveLife(key);
-    if (life === undefined || (life !== 0 && life !== group.life)) return false;
+    const live = lifeIfLive(peer);
+    if (live === undefined || (live !== 0 && live !== life)) return false;
     const spent = this.#spent.get(key);
-    if (spent && spent.life === group.life && spent.round === group.round) return false;
-    if (!known || known.group.life !== group.life || group.round > known.group.round) return true;
+    if (spent && spent.life === life && spent.round === round) return false;
+    if (!known || known.life !== life || round > known.round) return true;
     // An earlier round, relayed late or replayed, changes nothing while the
     // report held is believed.
     const knownAgeMs = ageOf(known, nowMs);
-    return knownAgeMs > this.#believedMs && group.ageMs < knownAgeMs;
+    return knownAgeMs > this.#believedMs && ageMs < knownAgeMs;
   }
 }
 
+/** A demand's new figure, of a report made at `madeMs`, in its key's total. */
+function recount(d: Demand, demand: number, madeMs: number): void {
+  d.total.sum += demand - d.demand;
+  d.total.madeMs += madeMs - d.madeMs;
+  d.demand = demand;
+  d.madeMs = madeMs;
+}
+
 /** When a report held was made, in this node's time: when it came, less its age then. */
-function madeMs(o: HeardReport): number {
-  return o.receivedMs - o.group.ageMs;
+function madeMsOf(o: HeardReport): number {
+  return o.receivedMs - o.ageMs;
 }
 
 /** How old a report held is now: its age when it came, and the time since. */
 function ageOf(o: HeardReport, nowMs: number): number {
-  return o.group.ageMs + (nowMs - o.receivedMs);
+  return o.ageMs + (nowMs - o.receivedMs);
 }

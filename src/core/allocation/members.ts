@@ -19,6 +19,14 @@ interface PeerState {
   life: number;
 }
 
+/** What allocation knows of a peer, read-only. */
+export type Standing = Readonly<PeerState>;
+
+/** The life of `p` while it is alive or suspect (0 when none was named); else undefined. */
+export function lifeIfLive(p: Standing | undefined): number | undefined {
+  return p && (p.state === "alive" || p.state === "suspect") ? p.life : undefined;
+}
+
 /** The counted view of the cluster at one moment. */
 export interface CountedView {
   /** N: the members the limit is shared over, this node included. */
@@ -81,8 +89,20 @@ export class CountedMembers {
       known.state = state;
       return renewed;
     }
-    this.#peers.set(id, { state, sinceMs: change.nowMs, life });
+    if (known) {
+      known.state = state;
+      known.sinceMs = change.nowMs;
+    } else this.#peers.set(id, { state, sinceMs: change.nowMs, life });
     return renewed;
+  }
+
+  /**
+   * The member `id` as allocation knows it, if it does: the same object,
+   * kept up to date, until membership forgets the member; {@link liveLife}
+   * reads it.
+   */
+  peer(id: string): Standing | undefined {
+    return this.#peers.get(id);
   }
 
   /**
@@ -91,8 +111,7 @@ export class CountedMembers {
    * departed or unknown.
    */
   liveLife(id: string): number | undefined {
-    const p = this.#peers.get(id);
-    return p && (p.state === "alive" || p.state === "suspect") ? p.life : undefined;
+    return lifeIfLive(this.#peers.get(id));
   }
 
   /** The peers that are not alive, by ID string: the only ones a view may not count. */

@@ -116,23 +116,41 @@ export function groupBytes(records: number): number {
 }
 
 /**
+ * A group held to be passed on as it came: its bytes, and the age to send
+ * it with (which replaces the age in them).
+ */
+export interface RelayedGroup {
+  /** The group's bytes as received: header and records. */
+  readonly bytes: Uint8Array;
+  /** Milliseconds since its origin made it, as of sending. */
+  readonly ageMs: number;
+}
+
+/** Where a group's age sits in its header. */
+const AGE_OFFSET = 16;
+
+/**
  * Encodes groups into one section; the caller keeps it within its budget with {@link groupBytes}.
  *
  * @param groups Demand reports grouped by origin.
+ * @param relayed Groups to pass on as they came, after `groups`.
  * @returns The extension's bytes.
  */
-export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
-  if (groups.length > MAX_GROUPS_PER_SECTION) {
-    throw new RangeError(
-      `at most ${MAX_GROUPS_PER_SECTION} groups in a section, got ${groups.length}`,
-    );
+export function encodeReports(
+  groups: readonly DemandGroup[],
+  relayed: readonly RelayedGroup[] = [],
+): Uint8Array {
+  const count = groups.length + relayed.length;
+  if (count > MAX_GROUPS_PER_SECTION) {
+    throw new RangeError(`at most ${MAX_GROUPS_PER_SECTION} groups in a section, got ${count}`);
   }
   let size = SECTION_HEADER_BYTES;
   for (const g of groups) size += groupBytes(g.records.length);
+  for (const r of relayed) size += r.bytes.length;
   const bytes = new Uint8Array(size);
   const view = new DataView(bytes.buffer);
   view.setUint8(0, REPORT_VERSION);
-  view.setUint8(1, groups.length);
+  view.setUint8(1, count);
   let at = SECTION_HEADER_BYTES;
   for (const g of groups) {
     if (g.records.length > MAX_RECORDS_PER_GROUP) {
@@ -144,7 +162,7 @@ export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
     view.setUint32(at + 4, g.origin.lo);
     view.setUint32(at + 8, g.life >>> 0);
     view.setUint32(at + 12, g.round >>> 0);
-    view.setUint32(at + 16, Math.min(Math.max(Math.ceil(g.ageMs), 0), 0xffff_ffff));
+    setAge(view, at, g.ageMs);
     view.setUint8(at + 20, 0);
     view.setUint8(at + 21, g.records.length);
     at += GROUP_HEADER_BYTES;
@@ -155,7 +173,19 @@ export function encodeReports(groups: readonly DemandGroup[]): Uint8Array {
       at += RECORD_BYTES;
     }
   }
+  // Relayed groups were checked when they came: copied, with their age now.
+  for (const r of relayed) {
+    // A few dozen bytes each: a loop costs less than `set`'s call.
+    const from = r.bytes;
+    for (let i = 0; i < from.length; i++) bytes[at + i] = from[i];
+    setAge(view, at, r.ageMs);
+    at += from.length;
+  }
   return bytes;
+}
+
+function setAge(view: DataView, at: number, ageMs: number): void {
+  view.setUint32(at + AGE_OFFSET, Math.min(Math.max(Math.ceil(ageMs), 0), 0xffff_ffff));
 }
 
 /** The outcome of {@link decodeReports}: never an exception. */
@@ -164,43 +194,150 @@ export type ReportsResult =
   | { readonly ok: false; readonly error: string };
 
 /**
+ * Why a section is malformed, or undefined when it is well formed: then a
+ * {@link GroupReader} reads it. Never throws.
+ *
+ * @param bytes The extension's bytes, any bytes.
+ * @returns The reason, or undefined.
+ */
+export function checkReports(bytes: Uint8Array): string | undefined {
+  if (bytes.length < SECTION_HEADER_BYTES) return "truncated section header";
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (view.getUint8(0) !== REPORT_VERSION) return `unknown report version ${view.getUint8(0)}`;
+  const count = view.getUint8(1);
+  let at = SECTION_HEADER_BYTES;
+  for (let g = 0; g < count; g++) {
+    if (at + GROUP_HEADER_BYTES > bytes.length) return "truncated group header";
+    if (view.getUint8(at + 20) !== 0) return "reserved group flags set";
+    const n = view.getUint8(at + 21);
+    if (n > MAX_RECORDS_PER_GROUP) return `${n} records in a group`;
+    at += GROUP_HEADER_BYTES;
+    if (at + n * RECORD_BYTES > bytes.length) return "truncated records";
+    for (let r = 0; r < n; r++, at += RECORD_BYTES) {
+      const demand = view.getFloat32(at + 8);
+      if (!(demand >= 0 && demand <= MAX_DEMAND)) return "demand out of range";
+    }
+  }
+  if (at !== bytes.length) return "trailing bytes after the groups";
+  return undefined;
+}
+
+/**
+ * Reads a section that {@link checkReports} passed, one group at a time and
+ * in place: most groups a node hears are copies of reports it holds, and
+ * are dropped after a look at their header.
+ */
+export class GroupReader {
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
+  #left: number;
+  #at = -1;
+  #next = SECTION_HEADER_BYTES;
+  #originHi = 0;
+  #originLo = 0;
+  #life = 0;
+  #round = 0;
+  #ageMs = 0;
+  #records = 0;
+
+  /** A reader before the first group of `bytes`, a well-formed section. */
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    this.#left = bytes.length >= SECTION_HEADER_BYTES ? bytes[1] : 0;
+  }
+
+  /** Moves to the next group; false when there is none. */
+  next(): boolean {
+    if (this.#left === 0) return false;
+    this.#left--;
+    const at = this.#at = this.#next;
+    const view = this.#view;
+    this.#originHi = view.getUint32(at);
+    this.#originLo = view.getUint32(at + 4);
+    this.#life = view.getUint32(at + 8);
+    this.#round = view.getUint32(at + 12);
+    this.#ageMs = view.getUint32(at + AGE_OFFSET);
+    this.#records = view.getUint8(at + 21);
+    this.#next = at + groupBytes(this.#records);
+    return true;
+  }
+
+  /** The origin's ID, high half. */
+  get originHi(): number {
+    return this.#originHi;
+  }
+
+  /** The origin's ID, low half. */
+  get originLo(): number {
+    return this.#originLo;
+  }
+
+  /** See {@link DemandGroup.life}. */
+  get life(): number {
+    return this.#life;
+  }
+
+  /** See {@link DemandGroup.round}. */
+  get round(): number {
+    return this.#round;
+  }
+
+  /** See {@link DemandGroup.ageMs}. */
+  get ageMs(): number {
+    return this.#ageMs;
+  }
+
+  /** Records in the group. */
+  get records(): number {
+    return this.#records;
+  }
+
+  /** Record `i`'s key hash, high half. */
+  hashHi(i: number): number {
+    return this.#view.getUint32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES);
+  }
+
+  /** Record `i`'s key hash, low half. */
+  hashLo(i: number): number {
+    return this.#view.getUint32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 4);
+  }
+
+  /** Record `i`'s demand. */
+  demand(i: number): number {
+    return this.#view.getFloat32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 8);
+  }
+
+  /** A copy of the group's bytes, to pass on: into `reuse` if it is their size. */
+  bytes(reuse?: Uint8Array): Uint8Array {
+    const from = this.#at;
+    if (reuse?.length !== this.#next - from) return this.#bytes.slice(from, this.#next);
+    // A few dozen bytes: a loop costs less than the view that `set` would need.
+    for (let i = 0; i < reuse.length; i++) reuse[i] = this.#bytes[from + i];
+    return reuse;
+  }
+
+  /** The group, whole. */
+  group(): DemandGroup {
+    const records: DemandRecord[] = [];
+    for (let i = 0; i < this.records; i++) {
+      records.push({ hash: { hi: this.hashHi(i), lo: this.hashLo(i) }, demand: this.demand(i) });
+    }
+    const origin = { hi: this.originHi, lo: this.originLo };
+    return { origin, life: this.life, round: this.round, ageMs: this.ageMs, records };
+  }
+}
+
+/**
  * Decodes a section; any malformed input is an error result, never a throw.
  *
  * @param bytes The extension's bytes, any bytes.
  * @returns The groups, or the reason they are none; never throws.
  */
 export function decodeReports(bytes: Uint8Array): ReportsResult {
-  if (bytes.length < SECTION_HEADER_BYTES) return { ok: false, error: "truncated section header" };
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint8(0) !== REPORT_VERSION) {
-    return { ok: false, error: `unknown report version ${view.getUint8(0)}` };
-  }
-  const count = view.getUint8(1);
+  const error = checkReports(bytes);
+  if (error !== undefined) return { ok: false, error };
   const groups: DemandGroup[] = [];
-  let at = SECTION_HEADER_BYTES;
-  for (let g = 0; g < count; g++) {
-    if (at + GROUP_HEADER_BYTES > bytes.length) {
-      return { ok: false, error: "truncated group header" };
-    }
-    const origin = { hi: view.getUint32(at), lo: view.getUint32(at + 4) };
-    const life = view.getUint32(at + 8);
-    const round = view.getUint32(at + 12);
-    const ageMs = view.getUint32(at + 16);
-    if (view.getUint8(at + 20) !== 0) return { ok: false, error: "reserved group flags set" };
-    const n = view.getUint8(at + 21);
-    if (n > MAX_RECORDS_PER_GROUP) return { ok: false, error: `${n} records in a group` };
-    at += GROUP_HEADER_BYTES;
-    if (at + n * RECORD_BYTES > bytes.length) return { ok: false, error: "truncated records" };
-    const records: DemandRecord[] = [];
-    for (let r = 0; r < n; r++, at += RECORD_BYTES) {
-      const demand = view.getFloat32(at + 8);
-      if (!(demand >= 0 && demand <= MAX_DEMAND)) {
-        return { ok: false, error: "demand out of range" };
-      }
-      records.push({ hash: { hi: view.getUint32(at), lo: view.getUint32(at + 4) }, demand });
-    }
-    groups.push({ origin, life, round, ageMs, records });
-  }
-  if (at !== bytes.length) return { ok: false, error: "trailing bytes after the groups" };
+  for (const reader = new GroupReader(bytes); reader.next();) groups.push(reader.group());
   return { ok: true, groups };
 }

@@ -8,9 +8,12 @@
 import { type MemberRecord, recordSize } from "../../proto/mod.ts";
 
 interface Entry {
+  readonly key: string;
   readonly record: MemberRecord;
   readonly size: number;
-  transmits: number;
+  readonly transmits: number;
+  /** False once taken, or replaced by newer news: then its bucket skips it. */
+  queued: boolean;
 }
 
 /**
@@ -31,12 +34,19 @@ export function retransmitLimit(retransmitMult: number, clusterSize: number): nu
  * by how often they were sent, so that taking the least sent costs what is
  * taken, not a sort of the queue: a node that learns a thousand members at
  * once queues a thousand records and sends them over hundreds of datagrams.
+ * A bucket is an array read from its head, an entry taken or replaced only
+ * marked so: a Map used as a queue, its entries deleted at the front, cost
+ * a large fleet's nodes more than all else of membership.
  */
 export class Broadcasts {
   /** By transmissions so far: records in the order they reached that count. */
-  readonly #buckets: Map<string, Entry>[] = [];
-  /** Which bucket each queued member's record is in. */
-  readonly #where = new Map<string, number>();
+  readonly #buckets: Entry[][] = [];
+  /** Where each bucket's first queued entry may be: those before it are not. */
+  readonly #heads: number[] = [];
+  /** Each queued member's entry. */
+  readonly #where = new Map<string, Entry>();
+  /** Entries in the buckets no longer queued, past the heads. */
+  #stale = 0;
   /** No record queued was ever smaller: below this room, none fits. */
   #leastSize = Infinity;
 
@@ -47,12 +57,12 @@ export class Broadcasts {
 
   /** Queues `record`, replacing older news of the same member; it starts unsent. */
   push(key: string, record: MemberRecord): void {
-    const at = this.#where.get(key);
-    if (at !== undefined) this.#buckets[at].delete(key);
+    const known = this.#where.get(key);
+    if (known) this.#drop(known);
     const size = recordSize(record);
     this.#leastSize = Math.min(this.#leastSize, size);
-    this.#bucket(0).set(key, { record, size, transmits: 0 });
-    this.#where.set(key, 0);
+    this.#enqueue({ key, record, size, transmits: 0, queued: true });
+    this.#sweep();
   }
 
   /**
@@ -64,29 +74,65 @@ export class Broadcasts {
    */
   take(budgetBytes: number, options: { limit: number; skip?: string }): MemberRecord[] {
     const taken: MemberRecord[] = [];
-    const moved: [string, Entry][] = [];
+    const moved: Entry[] = [];
     for (let t = 0; t < this.#buckets.length && budgetBytes >= this.#leastSize; t++) {
       const bucket = this.#buckets[t];
-      for (const [key, entry] of bucket) {
-        if (budgetBytes < this.#leastSize) break;
-        if (key === options.skip || entry.size > budgetBytes) continue;
-        budgetBytes -= entry.size;
-        taken.push(entry.record);
-        bucket.delete(key);
-        if (++entry.transmits >= options.limit) this.#where.delete(key);
-        else moved.push([key, entry]);
+      let head = this.#heads[t];
+      for (let i = head; i < bucket.length && budgetBytes >= this.#leastSize; i++) {
+        const entry = bucket[i];
+        if (entry.queued && (entry.key === options.skip || entry.size > budgetBytes)) continue;
+        if (entry.queued) {
+          budgetBytes -= entry.size;
+          taken.push(entry.record);
+          this.#drop(entry);
+          if (entry.transmits + 1 < options.limit) moved.push(entry);
+        }
+        // Nothing queued before it: the head moves on.
+        if (i === head) {
+          head++;
+          this.#stale--;
+        }
+      }
+      this.#heads[t] = head;
+      if (head > 32 && head > bucket.length / 2) {
+        bucket.splice(0, head);
+        this.#heads[t] = 0;
       }
     }
     // Moved after the walk, so that no record goes twice in one datagram.
-    for (const [key, entry] of moved) {
-      this.#bucket(entry.transmits).set(key, entry);
-      this.#where.set(key, entry.transmits);
+    for (const { key, record, size, transmits } of moved) {
+      this.#enqueue({ key, record, size, transmits: transmits + 1, queued: true });
     }
+    this.#sweep();
     return taken;
   }
 
-  #bucket(transmits: number): Map<string, Entry> {
-    while (this.#buckets.length <= transmits) this.#buckets.push(new Map());
-    return this.#buckets[transmits];
+  #enqueue(entry: Entry): void {
+    while (this.#buckets.length <= entry.transmits) {
+      this.#buckets.push([]);
+      this.#heads.push(0);
+    }
+    this.#buckets[entry.transmits].push(entry);
+    this.#where.set(entry.key, entry);
+  }
+
+  /** Takes `entry` out of the queue; its bucket skips it from now on. */
+  #drop(entry: Entry): void {
+    entry.queued = false;
+    this.#where.delete(entry.key);
+    this.#stale++;
+  }
+
+  /**
+   * Left behind a head that cannot move (a record that never fits, say),
+   * entries no longer queued would pile up: past the live ones, they go.
+   */
+  #sweep(): void {
+    if (this.#stale <= 2 * this.#where.size + 64) return;
+    this.#stale = 0;
+    for (let t = 0; t < this.#buckets.length; t++) {
+      this.#buckets[t] = this.#buckets[t].filter((e) => e.queued);
+      this.#heads[t] = 0;
+    }
   }
 }
