@@ -85,6 +85,7 @@ export {
   type DemandGroup,
   type DemandRecord,
   encodeReports,
+  type RelayedGroup,
   type ReportsResult,
 } from "./allocation/report.ts";
 export { type Hash64, type HashKey, hashKey, keyHash, PUBLIC_HASH_KEY } from "./hash.ts";
