@@ -92,7 +92,6 @@ interface Demand {
   madeMs: number;
   /** The count of the report that last named it, to tell what a new one left out. */
   stamp: number;
-  readonly report: Held;
   readonly total: Total;
 }
 
@@ -331,7 +330,7 @@ export class HeardReports {
           total = { id, sum: 0, reports: 0, madeMs: 0 };
           this.#totals.set(id, total);
         }
-        d = { id, demand: value, madeMs, stamp, report, total };
+        d = { id, demand: value, madeMs, stamp, total };
         total.reports++;
         total.sum += value;
         total.madeMs += madeMs;
