@@ -15,7 +15,7 @@
 
 import { owedAt, type Rate } from "./gcra.ts";
 import type { Hash64 } from "./hash.ts";
-import type { Rule } from "./rules.ts";
+import type { Rule } from "./rule.ts";
 
 /** What the allocator keeps on a hot key's slot: the rule of its current share. */
 export interface HotShare {
