@@ -12,7 +12,7 @@
  */
 
 import { RateguardError } from "./errors.ts";
-import { checkClassName, describe, KeyLimit, Limit } from "./limit.ts";
+import { checkClassName, checkLimit, describe, KeyLimit, Limit } from "./limit.ts";
 import { type Rule, ruleOf } from "./rule.ts";
 import {
   checkMaxKeyBytes,
@@ -437,15 +437,6 @@ export class LimitBook {
     this.#unknown = undefined;
     this.epoch++;
   }
-}
-
-function checkLimit(limit: Limit, what: string): Limit {
-  if (!(limit instanceof Limit)) {
-    throw new TypeError(
-      `${what}: expected a Limit (Limit.perSecond(n) and so on), got ${describe(limit)}`,
-    );
-  }
-  return limit;
 }
 
 function checkSpec(limit: KeyLimitSpec, what: string): void {

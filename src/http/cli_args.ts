@@ -15,17 +15,15 @@ import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import {
-  checkAddress,
-  checkAdvertise,
   checkBounded,
   checkOption,
   DEFAULT_PARTITION_POLICY,
   GUARD_BOUNDS as B,
   HTTP_BOUNDS as H,
-  isUnspecified,
   type NumericOption,
   type OptionBounds,
 } from "../core/options.ts";
+import { checkAddress, checkAdvertise, isUnspecified } from "../core/option_checks.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";

@@ -10,25 +10,26 @@ import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
 import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
-import { describe, Limit } from "../core/limit.ts";
+import { checkLimit, describe, Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
+import {
+  checkOption,
+  COLD_FRACTION,
+  type GuardOptions,
+  type NumericOption,
+} from "../core/options.ts";
 import {
   checkAddress,
   checkAdvertise,
   checkBoolean,
   checkClass,
   checkClock,
-  checkLimit,
-  checkOption,
   checkPolicy,
   checkSalt,
   checkSeeds,
-  COLD_FRACTION,
-  type GuardOptions,
-  type NumericOption,
   type ResolvedGuardOptions,
   resolveGuardOptions,
-} from "../core/options.ts";
+} from "../core/option_checks.ts";
 import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
