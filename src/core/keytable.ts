@@ -43,7 +43,7 @@ export interface KeyRates {
 }
 
 /** The time constant of a key's rates: "the last ten seconds or so". */
-export const RATES_TAU_MS = 10_000;
+const RATES_TAU_MS = 10_000;
 
 /**
  * Each slot's rates, once someone asked (stats, keyStats): off the request
