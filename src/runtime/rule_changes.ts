@@ -15,7 +15,6 @@ import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/
 import { sameValue } from "../core/rules_sync/entry.ts";
 import type { Clock } from "./clock.ts";
 import type { GossipTask } from "./gossip.ts";
-import type { GuardParts } from "./parts.ts";
 
 /**
  * A guard's rule setters, behind its methods of the same names (whose
@@ -28,7 +27,12 @@ export class RuleDesk {
   readonly #gossip: GossipTask | undefined;
   readonly #clock: Clock;
 
-  constructor(parts: GuardParts) {
+  constructor(parts: {
+    readonly book: LimitBook;
+    readonly enforcer: Enforcer;
+    readonly gossip?: GossipTask;
+    readonly clock: Clock;
+  }) {
     this.#book = parts.book;
     this.#enforcer = parts.enforcer;
     this.#gossip = parts.gossip;
