@@ -15,7 +15,7 @@
 import { execFileSync } from "node:child_process";
 import process from "node:process";
 import { Guard, Limit } from "../mod.ts";
-import { DEFAULT_MAX_KEY_BYTES } from "../src/core/rules.ts";
+import { DEFAULT_MAX_KEY_BYTES } from "../src/core/key_bytes.ts";
 import { runtimeName, selfCommand } from "./runtime.ts";
 
 const runtime = globalThis as unknown as { Bun?: { gc(full: boolean): void }; gc?: () => void };

@@ -1,169 +1,28 @@
 /**
  * A client of the rateguard sidecar, over `fetch`: checks on the request
  * path with a short timeout and a choice of what a failure means, and the
- * admin calls with a longer one.
+ * admin calls with a longer one. The exchange itself is `transport.ts`'s;
+ * the shapes it takes and gives are `types.ts`'s, its errors `errors.ts`'s.
  *
  * @module
  */
 
 import { Limit } from "../core/limit.ts";
-import { messageOf, OperationalError } from "../core/errors.ts";
+import { messageOf } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 import { type AcquireOptions, Waiters } from "../runtime/acquire.ts";
-
-export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
-
-/** A decision as the client returns it. */
-export interface ClientDecision {
-  /** Whether the request is admitted. */
-  readonly allowed: boolean;
-  /** Requests of cost 1 admitted back to back now. */
-  readonly remaining: number;
-  /** Milliseconds before a retry may be admitted; `Infinity` if never. */
-  readonly retryAfterMs: number;
-  /** Milliseconds until the full burst is back. */
-  readonly resetMs: number;
-  /** Set when the sidecar could not be asked, and the decision is the failure policy's. */
-  readonly failure?: ClientUnavailableError;
-}
-
-/** A batch's decision, and one per item in order. */
-export interface ClientBatchDecision extends ClientDecision {
-  /** One decision per item; all allowed, or nothing consumed. */
-  readonly decisions: readonly ClientDecision[];
-}
-
-/** What a check answers when the sidecar cannot be asked. */
-export type FailurePolicy = "open" | "closed" | "throw";
-
-/** Options of a {@link Client}. */
-export interface ClientOptions {
-  /**
-   * The sidecar.
-   *
-   * @default {"http://127.0.0.1:7947"}
-   */
-  readonly url?: string;
-  /**
-   * How long a check may take, ms: the sidecar is on loopback.
-   *
-   * @default {50}
-   */
-  readonly timeoutMs?: number;
-  /**
-   * How long an admin call may take, ms.
-   *
-   * @default {5000}
-   */
-  readonly adminTimeoutMs?: number;
-  /**
-   * How long the client's first call may spend setting up its connection,
-   * ms, before the call's own timeout starts: it first sends `/healthz` a
-   * request (answered 405, changing nothing), which opens the kept-alive
-   * connection the checks then use. On Node the
-   * first fetch of a process also loads its HTTP parser, about 50 ms, as
-   * long as a check's whole default timeout.
-   *
-   * @default {1000}
-   */
-  readonly connectTimeoutMs?: number;
-  /**
-   * When a check times out, cannot connect, or gets a 5xx: `"open"` admits,
-   * `"closed"` denies with a retry in a second, `"throw"` rejects. The
-   * decision carries the {@link ClientUnavailableError} in `failure`.
-   *
-   * @default {"open"}
-   */
-  readonly onFailure?: FailurePolicy;
-  /**
-   * The admin token, sent as `Authorization: Bearer` on admin calls.
-   *
-   * @default {none}
-   */
-  readonly adminToken?: string;
-}
-
-/** A limit for the admin calls: a {@link Limit}, its text (`"10/s"`), or text and burst. */
-export type LimitSpec = Limit | string | { readonly limit: string; readonly burst?: number };
-
-/** A limit as the sidecar lists it. */
-export interface ClientLimitEntry {
-  /** The class, `""` for the default. */
-  readonly class: string;
-  /** Count and period, such as `10/s`. */
-  readonly limit: string;
-  /** The burst as it applies. */
-  readonly burst: number;
-}
-
-/** A key limit as the sidecar lists it: a limit of its own, or the class it follows. */
-export interface ClientKeyLimitEntry {
-  /** The class. */
-  readonly class: string;
-  /** The key. */
-  readonly key: string;
-  /** Its own limit, if it has one. */
-  readonly limit?: string;
-  /** Its own burst, with `limit`. */
-  readonly burst?: number;
-  /** The class it follows, if it follows one. */
-  readonly follows?: string;
-}
-
-/** The sidecar refused a request (4xx): the problem it answered with. */
-export class ClientError extends Error {
-  /** The HTTP status. */
-  readonly status: number;
-  /** The problem body, with `detail`, `field` and perhaps `code`. */
-  readonly problem: Readonly<Record<string, unknown>>;
-
-  /**
-   * An error for a refused request.
-   *
-   * @param status The HTTP status, 4xx.
-   * @param problem The problem body the sidecar answered with.
-   */
-  constructor(status: number, problem: Readonly<Record<string, unknown>>) {
-    super(`rateguard sidecar: ${status} ${String(problem.detail ?? problem.title ?? "")}`);
-    this.name = "ClientError";
-    this.status = status;
-    this.problem = problem;
-  }
-}
-
-/** The stable codes of {@link ClientUnavailableError}. */
-export type ClientUnavailableCode =
-  /** No answer within the timeout. */
-  | "Timeout"
-  /** No connection: refused, reset, or no route. */
-  | "Unreachable"
-  /** The sidecar answered 5xx. */
-  | "ServerError"
-  /** The sidecar answered with a body that is not what it sends. */
-  | "BadResponse";
-
-/**
- * The sidecar could not be asked, an operational failure: what a check's
- * `failure` holds under `onFailure: "open"` or `"closed"`, and what it
- * throws under `"throw"`, as the admin calls do.
- */
-export class ClientUnavailableError extends OperationalError {
-  /** What went wrong, stable across versions. */
-  declare readonly code: ClientUnavailableCode;
-
-  /**
-   * A failure to ask the sidecar.
-   *
-   * @param code What went wrong.
-   * @param message For people.
-   * @param options `cause`: the error of `fetch`, if any.
-   */
-  constructor(code: ClientUnavailableCode, message: string, options: { cause?: unknown } = {}) {
-    super(code, message, options);
-    this.name = "ClientUnavailableError";
-  }
-}
+import { ClientError, ClientUnavailableError } from "./errors.ts";
+import { positive, SidecarHttp } from "./transport.ts";
+import type {
+  ClientBatchDecision,
+  ClientDecision,
+  ClientKeyLimitEntry,
+  ClientLimitEntry,
+  ClientOptions,
+  FailurePolicy,
+  LimitSpec,
+} from "./types.ts";
 
 interface Wire {
   allowed: boolean;
@@ -186,14 +45,9 @@ interface Wire {
  * ```
  */
 export class Client {
-  readonly #url: string;
-  readonly #timeoutMs: number;
-  readonly #adminTimeoutMs: number;
-  readonly #connectTimeoutMs: number;
-  #connected: Promise<void> | undefined;
+  readonly #http: SidecarHttp;
   readonly #onFailure: FailurePolicy;
   readonly #waiters = new Waiters();
-  readonly #auth: Record<string, string>;
 
   /**
    * A client of the sidecar at `options.url`.
@@ -204,14 +58,7 @@ export class Client {
    *   `onFailure` not one of its values.
    */
   constructor(options: ClientOptions = {}) {
-    const url = options.url ?? "http://127.0.0.1:7947";
-    if (!/^https?:\/\/[^/]+/.test(url)) {
-      throw new TypeError(`Client: url must be http(s)://host:port, got ${JSON.stringify(url)}`);
-    }
-    this.#url = url.replace(/\/+$/, "");
-    this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
-    this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
-    this.#connectTimeoutMs = positive(options.connectTimeoutMs ?? 1_000, "connectTimeoutMs");
+    this.#http = new SidecarHttp(options);
     this.#onFailure = options.onFailure ?? "open";
     if (!["open", "closed", "throw"].includes(this.#onFailure)) {
       throw new RangeError(
@@ -220,9 +67,6 @@ export class Client {
         }`,
       );
     }
-    this.#auth = options.adminToken === undefined
-      ? {}
-      : { authorization: `Bearer ${options.adminToken}` };
   }
 
   /**
@@ -238,7 +82,7 @@ export class Client {
   async check(key: string, options: CheckOptions = {}): Promise<ClientDecision> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
     try {
-      return decision(await this.#call<Wire>("POST", "/v1/check", { body }));
+      return decision(await this.#http.call<Wire>("POST", "/v1/check", { body }));
     } catch (e) {
       return this.#failed(e);
     }
@@ -258,7 +102,7 @@ export class Client {
       items: items.map((i) => ({ key: checkKey(i.key), class: i.class ?? "", cost: i.cost ?? 1 })),
     };
     try {
-      const wire = await this.#call<Wire & { decisions: Wire[] }>("POST", "/v1/check-all", {
+      const wire = await this.#http.call<Wire & { decisions: Wire[] }>("POST", "/v1/check-all", {
         body,
       });
       return { ...decision(wire), decisions: wire.decisions.map(decision) };
@@ -281,7 +125,7 @@ export class Client {
   async peek(key: string, options: KeyOptions = {}): Promise<ClientDecision> {
     const query = new URLSearchParams({ class: options.class ?? "", key: checkKey(key) });
     try {
-      return decision(await this.#call<Wire>("GET", `/v1/peek?${query}`));
+      return decision(await this.#http.call<Wire>("GET", `/v1/peek?${query}`));
     } catch (e) {
       return this.#failed(e);
     }
@@ -301,7 +145,7 @@ export class Client {
    */
   async refund(key: string, options: CheckOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
-    return (await this.#call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
+    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
   }
 
   /**
@@ -316,7 +160,7 @@ export class Client {
    */
   async reset(key: string, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "" };
-    return (await this.#call<{ reset: boolean }>("POST", "/v1/reset", { body })).reset;
+    return (await this.#http.call<{ reset: boolean }>("POST", "/v1/reset", { body })).reset;
   }
 
   /**
@@ -333,7 +177,7 @@ export class Client {
    */
   async block(key: string, ms: number, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", ms: positive(ms, "ms") };
-    return (await this.#call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
+    return (await this.#http.call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
   }
 
   /**
@@ -362,15 +206,7 @@ export class Client {
    * @returns Whether `/readyz` answered 2xx; false when it could not be asked.
    */
   async ready(): Promise<boolean> {
-    try {
-      const res = await fetch(`${this.#url}/readyz`, {
-        signal: AbortSignal.timeout(this.#adminTimeoutMs),
-      });
-      await res.body?.cancel();
-      return res.ok;
-    } catch {
-      return false;
-    }
+    return await this.#http.ready();
   }
 
   /**
@@ -515,7 +351,7 @@ export class Client {
   }
 
   #admin<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
-    return this.#call<T>(method, path, { body, admin: true });
+    return this.#http.call<T>(method, path, { body, admin: true });
   }
 
   async #remove(path: string): Promise<boolean> {
@@ -525,75 +361,6 @@ export class Client {
     } catch (e) {
       if (e instanceof ClientError && e.status === 404) return false;
       throw e;
-    }
-  }
-
-  async #call<T>(
-    method: string,
-    path: string,
-    options: { body?: unknown; admin?: boolean } = {},
-  ): Promise<T> {
-    const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
-    await (this.#connected ??= this.#connect());
-    const where = `${method} ${this.#url}${path.replace(/\?.*/, "")}`;
-    let res: Response;
-    let payload;
-    try {
-      res = await fetch(`${this.#url}${path}`, {
-        method,
-        headers: {
-          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-          ...(options.admin ? this.#auth : {}),
-        },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
-      payload = await res.json().catch(() => undefined);
-    } catch (e) {
-      const timedOut = (e as { name?: unknown } | null)?.name === "TimeoutError";
-      throw new ClientUnavailableError(
-        timedOut ? "Timeout" : "Unreachable",
-        timedOut
-          ? `rateguard sidecar: no answer to ${where} within ${timeoutMs} ms`
-          : `rateguard sidecar: cannot reach ${where}: ${messageOf(e)}`,
-        { cause: e },
-      );
-    }
-    if (res.status >= 400 && res.status < 500) {
-      throw new ClientError(res.status, payload ?? { detail: res.statusText });
-    }
-    if (!res.ok) {
-      throw new ClientUnavailableError(
-        "ServerError",
-        `rateguard sidecar: ${res.status} from ${where}: ${payload?.detail ?? res.statusText}`,
-      );
-    }
-    if (payload === null || typeof payload !== "object") {
-      throw new ClientUnavailableError(
-        "BadResponse",
-        `rateguard sidecar: ${where} answered ${res.status} without a JSON object`,
-      );
-    }
-    return payload as T;
-  }
-
-  /**
-   * Opens the connection once, outside any call's timeout. Whatever comes
-   * of it, the calls go on: one that cannot reach the sidecar fails on its own.
-   */
-  async #connect(): Promise<void> {
-    try {
-      // A POST with a JSON body, the shape of a check, so that every path a
-      // check takes has run once; the sidecar answers it 405 and changes nothing.
-      const res = await fetch(`${this.#url}/healthz`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: "{}",
-        signal: AbortSignal.timeout(this.#connectTimeoutMs),
-      });
-      await res.body?.cancel();
-    } catch {
-      // Unreachable or slow: the call that follows says so.
     }
   }
 
@@ -631,11 +398,4 @@ function checkKey(key: string): string {
     throw new TypeError(`Client: a key must be a non-empty string, got ${JSON.stringify(key)}`);
   }
   return key;
-}
-
-function positive(ms: number, what: string): number {
-  if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
-    throw new RangeError(`Client: ${what} must be a positive number of ms, got ${ms}`);
-  }
-  return ms;
 }

@@ -20,18 +20,17 @@
  *
  * @module
  */
-export { Client, ClientError, ClientUnavailableError } from "./client.ts";
+export { Client } from "./client.ts";
+export { ClientError, ClientUnavailableError } from "./errors.ts";
+export type { ClientUnavailableCode } from "./errors.ts";
 export { OperationalError } from "../core/errors.ts";
+export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 export type {
-  BatchItem,
-  CheckOptions,
   ClientBatchDecision,
   ClientDecision,
   ClientKeyLimitEntry,
   ClientLimitEntry,
   ClientOptions,
-  ClientUnavailableCode,
   FailurePolicy,
-  KeyOptions,
   LimitSpec,
-} from "./client.ts";
+} from "./types.ts";

@@ -15,7 +15,7 @@
 
 import { owedAt, type Rate } from "./gcra.ts";
 import type { Hash64 } from "./hash.ts";
-import type { Rule } from "./rules.ts";
+import type { Rule } from "./rule.ts";
 
 /** What the allocator keeps on a hot key's slot: the rule of its current share. */
 export interface HotShare {
@@ -43,7 +43,7 @@ export interface KeyRates {
 }
 
 /** The time constant of a key's rates: "the last ten seconds or so". */
-export const RATES_TAU_MS = 10_000;
+const RATES_TAU_MS = 10_000;
 
 /**
  * Each slot's rates, once someone asked (stats, keyStats): off the request

@@ -292,6 +292,24 @@ function defaultBurst(count: number): number {
   return Math.min(MAX_BURST, Math.max(1, Math.floor(count / 20)));
 }
 
+/**
+ * Checks that a caller gave a {@link Limit}: the one test of it, for the
+ * builder's options and the book's setters alike.
+ *
+ * @param limit What the caller gave.
+ * @param what The option or method, named in the error.
+ * @returns The limit.
+ * @throws {TypeError} when it is not a {@link Limit}.
+ */
+export function checkLimit(limit: unknown, what: string): Limit {
+  if (!(limit instanceof Limit)) {
+    throw new TypeError(
+      `${what}: expected a Limit (Limit.perSecond(n) and so on), got ${describe(limit)}`,
+    );
+  }
+  return limit;
+}
+
 /** Validates a class name: a string (`""` is the default class). */
 export function checkClassName(name: unknown, what: string): string {
   if (typeof name !== "string") {

@@ -76,9 +76,9 @@ export {
   type KeyLimitSpec,
   LimitBook,
   type LimitBookOptions,
-  type Rule,
   type ShadowEntry,
 } from "./rules.ts";
+export type { Rule } from "./rule.ts";
 export type { AllocationStats, HotKeyView, MemberShare } from "./allocation/allocator.ts";
 export {
   decodeReports,

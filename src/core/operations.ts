@@ -20,7 +20,7 @@
 import type { Enforcer } from "./enforcer.ts";
 import { owedAt } from "./gcra.ts";
 import { describe, MAX_COST } from "./limit.ts";
-import type { Rule } from "./rules.ts";
+import type { Rule } from "./rule.ts";
 import { US_PER_MS, usToMs } from "./time.ts";
 
 /** The longest block, ms: a year. */

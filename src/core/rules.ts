@@ -11,29 +11,19 @@
  * @module
  */
 
-import { checkOption, GUARD_BOUNDS } from "./options.ts";
 import { RateguardError } from "./errors.ts";
-import { checkClassName, describe, KeyLimit, Limit } from "./limit.ts";
-import { type Rate, rateOf } from "./gcra.ts";
-import { utf8Length } from "./hash.ts";
+import { checkClassName, checkLimit, describe, KeyLimit, Limit } from "./limit.ts";
+import { type Rule, ruleOf } from "./rule.ts";
+import {
+  checkMaxKeyBytes,
+  DEFAULT_MAX_KEY_BYTES,
+  fitsKeyBytes,
+  tooLongMessage,
+} from "./key_bytes.ts";
 
-/**
- * The longest key (and class name) by default, in bytes of UTF-8: what one
- * tracked key can cost in memory for its name is bounded by it.
- */
-export const DEFAULT_MAX_KEY_BYTES: number = GUARD_BOUNDS.maxKeyBytes.default;
-/** The most `maxKeyBytes` may be: a sidecar request body is no larger. */
-export const MAX_KEY_BYTES_LIMIT: number = GUARD_BOUNDS.maxKeyBytes.max;
-
-/** A limit resolved for the request path. */
-export interface Rule extends Rate {
-  /** The limit this rule enforces. */
-  readonly limit: Limit;
-  /** The shadow run beside it, if the key's class has one. */
-  readonly shadow: Rule | undefined;
-  /** The key's class is not known here: it runs under the default limit. */
-  readonly unknownClass: boolean;
-}
+// The enforcer, the allocator and the simulator's figures take these from
+// the book's module, where they were first written.
+export { MIN_SHARED_BURST, type Rule, ruleOf } from "./rule.ts";
 
 /** Bounds of the book, from the builder. */
 export interface LimitBookOptions {
@@ -148,7 +138,7 @@ export class LimitBook {
   }
 
   /**
-   * Whether each rule's burst follows its share ({@link sharedBurstOf}), so
+   * Whether each rule's burst follows its share (`sharedBurstOf`), so
    * that the fleet's bursts add up to one limit's burst rather than one on
    * every instance; off, every instance admits the whole burst.
    */
@@ -449,61 +439,6 @@ export class LimitBook {
   }
 }
 
-/**
- * The rule for `limit`, scaled by `scale` (a share of the fleet-wide rate);
- * with `sharedBurst`, its burst is scaled too ({@link sharedBurstOf}).
- */
-export function ruleOf(
-  limit: Limit,
-  shadow: Rule | undefined,
-  unknownClass: boolean,
-  scale = 1,
-  sharedBurst = false,
-): Rule {
-  const burst = sharedBurst ? sharedBurstOf(limit.burstSize(), scale) : limit.burstSize();
-  return {
-    ...rateOf(limit.count(), limit.periodMs(), burst, scale),
-    limit,
-    shadow,
-    unknownClass,
-  };
-}
-
-/**
- * The least burst of an instance's part of a shared burst, in requests: one
- * request back to back, and half a request of slack. With a tolerance of
- * exactly one request, a request that comes a moment before the debt is
- * paid back is denied and the moment until the next one is lost: at twice
- * its share in regular arrivals a node admits two thirds of its share
- * (each admission waits one and a half intervals). Half a request absorbs arrivals at twice the
- * share or more, and still admits only one request at once from rest.
- */
-export const MIN_SHARED_BURST = 1.5;
-
-/**
- * An instance's part of a shared burst: the burst times its share of the
- * limit, at least {@link MIN_SHARED_BURST} (one request back to back, see
- * there) and at most the burst. The parts of the fleet add up to the burst
- * where each is above the least, which at the default burst holds while
- * shares are above 3% of the limit.
- *
- * @param burst The limit's burst, whole requests.
- * @param scale The instance's share, as a fraction of the limit.
- * @returns The instance's burst, requests (fractional: its whole part back to back).
- */
-export function sharedBurstOf(burst: number, scale: number): number {
-  return Math.min(burst, Math.max(MIN_SHARED_BURST, burst * scale));
-}
-
-function checkLimit(limit: Limit, what: string): Limit {
-  if (!(limit instanceof Limit)) {
-    throw new TypeError(
-      `${what}: expected a Limit (Limit.perSecond(n) and so on), got ${describe(limit)}`,
-    );
-  }
-  return limit;
-}
-
 function checkSpec(limit: KeyLimitSpec, what: string): void {
   if (!(limit instanceof Limit) && !(limit instanceof KeyLimit)) {
     throw new TypeError(
@@ -525,23 +460,6 @@ function checkKeyType(key: unknown, what: string): string {
     throw new TypeError(`${what}: a key must be a non-empty string, got ${describe(key)}`);
   }
   return key;
-}
-
-/** Whether `text` takes at most `max` bytes of UTF-8; measured only if it might not. */
-export function fitsKeyBytes(text: string, max: number): boolean {
-  // A code unit takes at most three bytes, and at least one: a short text
-  // surely fits and a long one surely does not, with no walk over either.
-  return text.length * 3 <= max || (text.length <= max && utf8Length(text) <= max);
-}
-
-/** Why a key or class name is refused for its length, naming the limit. */
-export function tooLongMessage(noun: "key" | "class name", text: string, max: number): string {
-  return `a ${noun} is at most ${max} bytes of UTF-8 (maxKeyBytes), got ${utf8Length(text)}`;
-}
-
-/** Validates a value for `maxKeyBytes`: the one place its bounds are checked. */
-export function checkMaxKeyBytes(n: number): number {
-  return checkOption("maxKeyBytes", n);
 }
 
 function tooManyClasses(max: number): RateguardError {

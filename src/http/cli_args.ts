@@ -15,17 +15,20 @@ import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import {
-  checkAddress,
-  checkAdvertise,
   checkBounded,
   checkOption,
   DEFAULT_PARTITION_POLICY,
   GUARD_BOUNDS as B,
   HTTP_BOUNDS as H,
-  isUnspecified,
   type NumericOption,
   type OptionBounds,
 } from "../core/options.ts";
+import {
+  checkAddress,
+  checkAdvertise,
+  isUnspecified,
+  type ResolvedGuardOptions,
+} from "../core/option_checks.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";
@@ -51,42 +54,37 @@ export { HELP, UsageError };
 /** How the sidecar writes its log lines on stderr. */
 export type LogFormat = "text" | "json";
 
+/**
+ * The guard's options the command line sets, as the builder resolves them:
+ * their meaning and documentation are {@link ResolvedGuardOptions}'s.
+ */
+type GuardFlags = Pick<
+  ResolvedGuardOptions,
+  | "limit"
+  | "dryRun"
+  | "fleetRules"
+  | "sharedBurst"
+  | "trackedKeys"
+  | "hotKeys"
+  | "maxClasses"
+  | "maxKeyLimits"
+  | "maxKeyBytes"
+  | "seeds"
+  | "partitionPolicy"
+  | "protocolPeriodMs"
+  | "maxMembers"
+>;
+
 /** What the command line asked for. */
-export interface SidecarConfig {
-  /** The default class's limit, with its burst applied. */
-  readonly limit: Limit;
+export interface SidecarConfig extends GuardFlags {
   /** Named classes. */
   readonly classes: ReadonlyArray<readonly [string, Limit]>;
   /** Where the HTTP API listens, and its bounds on slow and idle clients. */
   readonly http: Required<ListenOptions>;
-  /** Admit everything, counting would-be denials. */
-  readonly dryRun: boolean;
-  /** Share rule changes made through the admin routes with the fleet, and take theirs. */
-  readonly fleetRules: boolean;
-  /** Each sidecar's burst follows its share of the limit. */
-  readonly sharedBurst: boolean;
-  /** Keys with state at once. */
-  readonly trackedKeys: number;
-  /** Keys coordinated with the peers at once. */
-  readonly hotKeys: number;
-  /** Named classes kept at most. */
-  readonly maxClasses: number;
-  /** Key limits kept at most. */
-  readonly maxKeyLimits: number;
-  /** The longest key or class name, in bytes of UTF-8. */
-  readonly maxKeyBytes: number;
-  /** The UDP address to gossip on; none for a standalone sidecar. */
+  /** The UDP address to gossip on, as given; none for a standalone sidecar. */
   readonly bind?: string;
-  /** Where the other sidecars reach this one. */
+  /** Where the other sidecars reach this one, as given. */
   readonly advertise?: string;
-  /** Peers to join through. */
-  readonly seeds: readonly string[];
-  /** What to do when the cluster may be split. */
-  readonly partitionPolicy: PartitionPolicy;
-  /** How often members exchange membership and demand, ms. */
-  readonly protocolPeriodMs: number;
-  /** Members tracked at most. */
-  readonly maxMembers: number;
   /** A file holding the bearer token the admin routes require, if any. */
   readonly adminTokenFile?: string;
   /** How log lines are written. */

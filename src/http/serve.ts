@@ -9,6 +9,7 @@
  */
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Http2Bindings, HttpBindings } from "@hono/node-server";
 import { formatHostPort } from "../proto/host_port.ts";
 import { messageOf } from "../core/errors.ts";
 import { HTTP_BOUNDS } from "../core/options.ts";
@@ -42,12 +43,17 @@ export interface ListenOptions {
 }
 
 /**
- * A handler; its second argument is what the server hands it
- * (@hono/node-server's bindings, `{ incoming, outgoing }`), which the
- * `getConnInfo` of `@hono/node-server/conninfo` reads, so it is passed on.
+ * A handler, and what the server hands it beside the request:
+ * `@hono/node-server`'s bindings, `{ incoming, outgoing }`, the `node:http`
+ * request and response, on Deno and Bun as on Node since every runtime is
+ * served through that server (so never `Deno.serve`'s info or Bun's server).
+ * The `getConnInfo` of `@hono/node-server/conninfo` reads them, so they
+ * are passed on; a Hono app's `fetch` takes them as its environment.
  */
-// deno-lint-ignore no-explicit-any
-type Fetch = (request: Request, info?: any) => Response | Promise<Response>;
+type Fetch = (
+  request: Request,
+  bindings: HttpBindings | Http2Bindings,
+) => Response | Promise<Response>;
 
 /**
  * Serves `fetch` at `options`. Rejects, naming the address, when it cannot
@@ -69,10 +75,10 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
   const keepAliveTimeout = options.idleTimeoutMs ?? B.idleTimeoutMs.default;
   const { createAdaptorServer } = await import("@hono/node-server");
   let closing = false;
-  const refusing = (request: Request, info: unknown): Response | Promise<Response> =>
+  const refusing: Fetch = (request, bindings) =>
     closing
       ? new Response("shutting down\n", { status: 503, headers: { connection: "close" } })
-      : fetch(request, info);
+      : fetch(request, bindings);
   const server = createAdaptorServer({
     fetch: refusing,
     serverOptions: {

@@ -1,41 +1,30 @@
 /**
  * The guard's builder: a method per option of {@link GuardOptions}, each
  * checked where it is set with a message naming the value, and the whole
- * checked once more by `resolveGuardOptions` when the guard is spawned.
+ * checked once more by `resolveGuardOptions` when the guard is spawned;
+ * `assemble.ts` then makes the guard's parts from them.
  *
  * @module
  */
 
-import { Enforcer } from "../core/enforcer.ts";
-import { FleetNode } from "../core/fleet_node.ts";
-import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
 import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
-import { describe, Limit } from "../core/limit.ts";
+import { checkLimit, Limit } from "../core/limit.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
+import { checkOption, type GuardOptions, type NumericOption } from "../core/options.ts";
 import {
   checkAddress,
   checkAdvertise,
   checkBoolean,
   checkClass,
   checkClock,
-  checkLimit,
-  checkOption,
   checkPolicy,
   checkSalt,
   checkSeeds,
-  COLD_FRACTION,
-  type GuardOptions,
-  type NumericOption,
-  type ResolvedGuardOptions,
   resolveGuardOptions,
-} from "../core/options.ts";
-import { LimitBook } from "../core/rules.ts";
-import { Address } from "../proto/mod.ts";
-import { GossipTask } from "./gossip.ts";
-import { saltHashKey } from "./salt.ts";
-import { monotonicClock } from "./clock.ts";
+} from "../core/option_checks.ts";
 import type { Guard } from "./guard.ts";
-import { type GuardParts, makers } from "./parts.ts";
+import { makers } from "./parts.ts";
+import { assemble } from "./assemble.ts";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -392,86 +381,11 @@ export class GuardBuilder {
    *   address when the port cannot be bound.
    */
   async spawn(): Promise<Guard> {
-    const options = resolveGuardOptions(this.#options);
-    const hashKey = options.keySalt === undefined
-      ? PUBLIC_HASH_KEY
-      : await saltHashKey(options.keySalt);
-    const parts = partsOf(options, hashKey);
-    return options.bind === undefined
-      ? makers.guard!(parts)
-      : await spawnFleet(options, options.bind, parts);
+    return await assemble(resolveGuardOptions(this.#options));
   }
 
   #number(name: NumericOption, n: number): this {
     this.#options[name] = checkOption(name, n);
     return this;
   }
-}
-
-async function spawnFleet(
-  options: ResolvedGuardOptions,
-  bind: Address,
-  parts: GuardParts,
-): Promise<Guard> {
-  const { book, enforcer, clock } = parts;
-  const membershipSeed = crypto.getRandomValues(new Uint32Array(1))[0];
-  let node: FleetNode | undefined;
-  const gossip = await GossipTask.start({
-    bindHost: bind.host,
-    bindPort: bind.port,
-    clock,
-    protocolPeriodMs: options.protocolPeriodMs,
-    makeNode: (port) =>
-      node = new FleetNode({
-        address: options.advertise ?? Address.of(bind.ip, port),
-        seeds: options.seeds,
-        book,
-        enforcer,
-        policy: options.partitionPolicy,
-        hotKeys: options.hotKeys,
-        fleetRules: options.fleetRules,
-        sharedBurst: options.sharedBurst,
-        // Fleet rules are versioned in wall-clock time: the one reading of it here.
-        wallOffsetMs: Date.now() - clock(),
-        ticketKey: hashKey(crypto.getRandomValues(new Uint8Array(16))),
-        membership: {
-          seed: membershipSeed,
-          protocolPeriodMs: options.protocolPeriodMs,
-          maxMembers: options.maxMembers,
-        },
-      }),
-    onDeath: () => node?.fail(clock()),
-    auth: options.auth,
-  });
-  return makers.guard!({ ...parts, gossip });
-}
-
-function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
-  const book = new LimitBook(options.limit, {
-    maxClasses: options.maxClasses,
-    maxKeyLimits: options.maxKeyLimits,
-    maxKeyBytes: options.maxKeyBytes,
-  });
-  book.setClasses(options.classes);
-  const clock = options.clock ?? monotonicClock;
-  const originMs = clock();
-  if (typeof originMs !== "number" || !Number.isFinite(originMs)) {
-    throw new TypeError(`clock: it must return finite milliseconds, got ${describe(originMs)}`);
-  }
-  const enforcer = new Enforcer(book, {
-    capacity: 2 * options.trackedKeys,
-    overflowScale: COLD_FRACTION,
-    fleet: options.bind ? { hashKey } : undefined,
-    originMs,
-  });
-  enforcer.dryRun = options.dryRun;
-  return {
-    book,
-    enforcer,
-    clock,
-    partitionPolicy: options.partitionPolicy,
-    auth: options.auth,
-    hashKey,
-    mostDenied: options.mostDenied,
-  };
 }

@@ -6,6 +6,7 @@
  */
 
 import type { HotKeyView } from "../core/allocation/allocator.ts";
+import type { FleetNode } from "../core/fleet_node.ts";
 import type { MemberState } from "../proto/message.ts";
 import type { NamedDeniedKey } from "./keystats.ts";
 
@@ -38,4 +39,29 @@ export interface FleetView {
   readonly mostDenied: readonly NamedDeniedKey[];
   /** The keys a shadow would deny most, by name. */
   readonly mostShadowDenied: readonly NamedDeniedKey[];
+}
+
+/**
+ * The view of the fleet from one node, or a standalone guard's (no node).
+ *
+ * @param node The guard's fleet node; none for a standalone guard.
+ * @param named The keys denied most, by name.
+ * @returns A fresh view.
+ */
+export function fleetViewOf(
+  node: FleetNode | undefined,
+  named: Pick<FleetView, "mostDenied" | "mostShadowDenied">,
+): FleetView {
+  return {
+    address: node?.address.toString(),
+    id: node?.address.id.toString(),
+    members: (node?.members() ?? []).map((m) => ({
+      address: m.address.toString(),
+      id: m.id.toString(),
+      state: m.state,
+      incarnation: m.incarnation,
+    })),
+    hotKeys: node?.hotKeys() ?? [],
+    ...named,
+  };
 }

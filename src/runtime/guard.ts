@@ -16,15 +16,14 @@ import type { Clock } from "./clock.ts";
 import type { GossipCounters, GossipTask } from "./gossip.ts";
 import { collectStats, type Stats } from "./stats.ts";
 import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
-import type { FleetView } from "./fleet_view.ts";
+import { type FleetView, fleetViewOf } from "./fleet_view.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
 import type { GuardBuilder } from "./builder.ts";
 import { type GuardParts, makers } from "./parts.ts";
 import { block, blockedForMs, refund, reset } from "../core/operations.ts";
 import { type AcquireOptions, Waiters } from "./acquire.ts";
-import type { RuleChange } from "../core/fleet_node.ts";
-import { bookParts, changesBetween } from "./rule_changes.ts";
+import { RuleDesk } from "./rule_changes.ts";
 
 import "./builder.ts"; // its static block sets makers.builder
 
@@ -63,6 +62,7 @@ export class Guard {
   #auth: AuthConfig;
   #running = true;
   readonly #waiters = new Waiters();
+  readonly #rules: RuleDesk;
 
   static {
     makers.guard = (parts) => new Guard(parts);
@@ -78,6 +78,7 @@ export class Guard {
     this.#auth = parts.auth;
     this.#hashKey = parts.hashKey;
     this.#mostDenied = parts.mostDenied;
+    this.#rules = new RuleDesk(parts);
   }
 
   /**
@@ -263,8 +264,7 @@ export class Guard {
    * @throws {TypeError} when `limit` is not a {@link Limit}.
    */
   setLimit(limit: Limit): void {
-    this.#book.setLimit(limit);
-    this.#share({ kind: "defaultLimit", className: "", key: "", value: limit });
+    this.#rules.setLimit(limit);
   }
 
   /**
@@ -277,8 +277,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyClasses` when a new class would pass `maxClasses`.
    */
   setClass(name: string, limit: Limit): void {
-    this.#book.setClass(name, limit);
-    this.#share({ kind: "class", className: name, key: "", value: limit });
+    this.#rules.setClass(name, limit);
   }
 
   /**
@@ -288,13 +287,7 @@ export class Guard {
    * @returns Whether there was such a class.
    */
   removeClass(name: string): boolean {
-    const shadowed = this.#book.shadows().some(([c]) => c === name);
-    const had = this.#book.removeClass(name);
-    if (!had) return false;
-    this.#share({ kind: "class", className: name, key: "", value: undefined });
-    // The book drops the class's shadow with it; the fleet's table holds it apart.
-    if (shadowed) this.#share({ kind: "shadow", className: name, key: "", value: undefined });
-    return true;
+    return this.#rules.removeClass(name);
   }
 
   /**
@@ -306,7 +299,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyClasses` when there are more than `maxClasses`.
    */
   setClasses(entries: Iterable<ClassEntry>): void {
-    this.#bulk(() => this.#book.setClasses(entries));
+    this.#rules.setClasses(entries);
   }
 
   /**
@@ -344,8 +337,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyKeyLimits` when a new entry would pass `maxKeyLimits`.
    */
   setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
-    this.#book.setKeyLimit(className, key, limit);
-    this.#share({ kind: "keyLimit", className, key, value: limit });
+    this.#rules.setKeyLimit(className, key, limit);
   }
 
   /**
@@ -356,9 +348,7 @@ export class Guard {
    * @returns Whether the key had a limit of its own.
    */
   removeKeyLimit(className: string, key: string): boolean {
-    const had = this.#book.removeKeyLimit(className, key);
-    if (had) this.#share({ kind: "keyLimit", className, key, value: undefined });
-    return had;
+    return this.#rules.removeKeyLimit(className, key);
   }
 
   /**
@@ -369,7 +359,7 @@ export class Guard {
    * @throws {RateguardError} `TooManyKeyLimits` when there are more than `maxKeyLimits`.
    */
   setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
-    this.#bulk(() => this.#book.setKeyLimits(entries));
+    this.#rules.setKeyLimits(entries);
   }
 
   /**
@@ -391,8 +381,7 @@ export class Guard {
    * @throws {RateguardError} `UnknownClass` when this instance has no such class.
    */
   setShadow(className: string, limit: Limit | null): void {
-    this.#book.setShadow(className, limit);
-    this.#share({ kind: "shadow", className, key: "", value: limit ?? undefined });
+    this.#rules.setShadow(className, limit);
   }
 
   /**
@@ -412,7 +401,7 @@ export class Guard {
    * @throws {RateguardError} `UnknownClass` when an entry names a class this instance lacks.
    */
   setShadows(entries: Iterable<ShadowEntry>): void {
-    this.#bulk(() => this.#book.setShadows(entries));
+    this.#rules.setShadows(entries);
   }
 
   /**
@@ -422,27 +411,7 @@ export class Guard {
    * @throws {TypeError} when `on` is not a boolean.
    */
   setDryRun(on: boolean): void {
-    if (typeof on !== "boolean") {
-      throw new TypeError(`setDryRun: expected a boolean, got ${typeof on}`);
-    }
-    this.#enforcer.dryRun = on;
-    this.#share({ kind: "dryRun", className: "", key: "", value: on });
-  }
-
-  /** Passes changes made here to the fleet, when it shares rules. */
-  #share(change: RuleChange): void {
-    this.#gossip?.node.shareRule(this.#clock(), change);
-  }
-
-  /** Runs a change of many rules, then passes each rule it changed to the fleet. */
-  #bulk<T>(change: () => T): T {
-    const node = this.#gossip?.node;
-    if (!node?.sharesRules) return change();
-    const before = bookParts(this.#book);
-    const result = change();
-    const nowMs = this.#clock();
-    for (const c of changesBetween(before, bookParts(this.#book))) node.shareRule(nowMs, c);
-    return result;
+    this.#rules.setDryRun(on);
   }
 
   /**
@@ -522,25 +491,13 @@ export class Guard {
    * @returns A fresh view; no members nor hot keys for a standalone guard.
    */
   fleetView(): FleetView {
-    const node = this.#gossip?.node;
     const named = mostDenied(this.#enforcer, {
       k: this.#mostDenied,
       nowMs: this.#clock(),
       hashKey: this.#hashKey,
       named: true,
     });
-    return {
-      address: node?.address.toString(),
-      id: node?.address.id.toString(),
-      members: (node?.members() ?? []).map((m) => ({
-        address: m.address.toString(),
-        id: m.id.toString(),
-        state: m.state,
-        incarnation: m.incarnation,
-      })),
-      hotKeys: node?.hotKeys() ?? [],
-      ...named,
-    };
+    return fleetViewOf(this.#gossip?.node, named);
   }
 
   /**

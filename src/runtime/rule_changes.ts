@@ -1,15 +1,116 @@
 /**
- * What a bulk change of the book changed, rule by rule, for the fleet:
- * `setClasses`, `setKeyLimits` and `setShadows` replace a whole part of
+ * The rules changed on a guard: each change is made in its book and, when
+ * the guard shares rules, passed to the fleet. A bulk change
+ * (`setClasses`, `setKeyLimits`, `setShadows`) replaces a whole part of
  * the book, and each rule that appeared, changed or went is one change the
  * fleet's table orders on its own.
  *
  * @module
  */
 
+import type { Enforcer } from "../core/enforcer.ts";
 import type { RuleChange } from "../core/fleet_node.ts";
+import type { KeyLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import { sameValue } from "../core/rules_sync/entry.ts";
+import type { Clock } from "./clock.ts";
+import type { GossipTask } from "./gossip.ts";
+
+/**
+ * A guard's rule setters, behind its methods of the same names (whose
+ * documentation says what each takes and throws): the book's change, then
+ * the fleet's.
+ */
+export class RuleDesk {
+  readonly #book: LimitBook;
+  readonly #enforcer: Enforcer;
+  readonly #gossip: GossipTask | undefined;
+  readonly #clock: Clock;
+
+  constructor(parts: {
+    readonly book: LimitBook;
+    readonly enforcer: Enforcer;
+    readonly gossip?: GossipTask;
+    readonly clock: Clock;
+  }) {
+    this.#book = parts.book;
+    this.#enforcer = parts.enforcer;
+    this.#gossip = parts.gossip;
+    this.#clock = parts.clock;
+  }
+
+  setLimit(limit: Limit): void {
+    this.#book.setLimit(limit);
+    this.#share({ kind: "defaultLimit", className: "", key: "", value: limit });
+  }
+
+  setClass(name: string, limit: Limit): void {
+    this.#book.setClass(name, limit);
+    this.#share({ kind: "class", className: name, key: "", value: limit });
+  }
+
+  removeClass(name: string): boolean {
+    const shadowed = this.#book.shadows().some(([c]) => c === name);
+    const had = this.#book.removeClass(name);
+    if (!had) return false;
+    this.#share({ kind: "class", className: name, key: "", value: undefined });
+    // The book drops the class's shadow with it; the fleet's table holds it apart.
+    if (shadowed) this.#share({ kind: "shadow", className: name, key: "", value: undefined });
+    return true;
+  }
+
+  setClasses(entries: Iterable<ClassEntry>): void {
+    this.#bulk(() => this.#book.setClasses(entries));
+  }
+
+  setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
+    this.#book.setKeyLimit(className, key, limit);
+    this.#share({ kind: "keyLimit", className, key, value: limit });
+  }
+
+  removeKeyLimit(className: string, key: string): boolean {
+    const had = this.#book.removeKeyLimit(className, key);
+    if (had) this.#share({ kind: "keyLimit", className, key, value: undefined });
+    return had;
+  }
+
+  setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
+    this.#bulk(() => this.#book.setKeyLimits(entries));
+  }
+
+  setShadow(className: string, limit: Limit | null): void {
+    this.#book.setShadow(className, limit);
+    this.#share({ kind: "shadow", className, key: "", value: limit ?? undefined });
+  }
+
+  setShadows(entries: Iterable<ShadowEntry>): void {
+    this.#bulk(() => this.#book.setShadows(entries));
+  }
+
+  setDryRun(on: boolean): void {
+    if (typeof on !== "boolean") {
+      throw new TypeError(`setDryRun: expected a boolean, got ${typeof on}`);
+    }
+    this.#enforcer.dryRun = on;
+    this.#share({ kind: "dryRun", className: "", key: "", value: on });
+  }
+
+  /** Passes changes made here to the fleet, when it shares rules. */
+  #share(change: RuleChange): void {
+    this.#gossip?.node.shareRule(this.#clock(), change);
+  }
+
+  /** Runs a change of many rules, then passes each rule it changed to the fleet. */
+  #bulk<T>(change: () => T): T {
+    const node = this.#gossip?.node;
+    if (!node?.sharesRules) return change();
+    const before = bookParts(this.#book);
+    const result = change();
+    const nowMs = this.#clock();
+    for (const c of changesBetween(before, bookParts(this.#book))) node.shareRule(nowMs, c);
+    return result;
+  }
+}
 
 /** A snapshot of the parts of a book that bulk setters replace. */
 export interface BookParts {

@@ -10,7 +10,7 @@
  */
 
 import { type HashKey, hashKey } from "../core/hash.ts";
-import { checkSalt } from "../core/options.ts";
+import { checkSalt } from "../core/option_checks.ts";
 
 /**
  * The SipHash key a guard built with `keySalt(salt)` hashes keys with: the

@@ -9,7 +9,8 @@ import {
 } from "../../src/core/allocation/candidates.ts";
 import { Slot } from "../../src/core/keytable.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { LimitBook, ruleOf } from "../../src/core/rules.ts";
+import { LimitBook } from "../../src/core/rules.ts";
+import { ruleOf } from "../../src/core/rule.ts";
 import { Enforcer } from "../../src/core/enforcer.ts";
 import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 

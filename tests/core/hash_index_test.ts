@@ -6,7 +6,8 @@ import { KeyHashIndex } from "../../src/core/hash_index.ts";
 import { hashId, keyHash64, PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 import { Slot } from "../../src/core/keytable.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { LimitBook, ruleOf } from "../../src/core/rules.ts";
+import { LimitBook } from "../../src/core/rules.ts";
+import { ruleOf } from "../../src/core/rule.ts";
 import { Enforcer } from "../../src/core/enforcer.ts";
 
 const rule = ruleOf(Limit.perSecond(10), undefined, false, 1);

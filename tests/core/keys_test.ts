@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Guard, Limit } from "../../mod.ts";
 import fc from "fast-check";
 import { keyHash, PUBLIC_HASH_KEY, sipHashBytes, utf8Length } from "../../src/core/hash.ts";
-import { DEFAULT_MAX_KEY_BYTES } from "../../src/core/rules.ts";
+import { DEFAULT_MAX_KEY_BYTES } from "../../src/core/key_bytes.ts";
 import { rig } from "./support.ts";
 
 const refusesLength = (max: number) => (e: unknown) =>

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { FORGET_EVERY_MS, MAX_NOTED, NotedKeys } from "../../src/core/noted.ts";
 import { Slot } from "../../src/core/keytable.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { ruleOf } from "../../src/core/rules.ts";
+import { ruleOf } from "../../src/core/rule.ts";
 
 const rule = ruleOf(Limit.perSecond(1).burst(1), undefined, false, 1);
 

@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Fleet, KEY } from "../../src/sim/fleet.ts";
 import { LIMIT, R } from "../../src/sim/accuracy.ts";
-import { sharedBurstOf } from "../../src/core/rules.ts";
+import { sharedBurstOf } from "../../src/core/rule.ts";
 
 /**
  * A fleet of `n` whose key turns hot under load for a second, stays hot at

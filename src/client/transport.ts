@@ -1,0 +1,156 @@
+/**
+ * The sidecar's client on the wire: one HTTP exchange with its timeout
+ * (short for a check, longer for an admin call), the admin token, the
+ * connection opened ahead of the first call, and the answers turned into
+ * a JSON object or the error that says why there is none. What a failure
+ * means for a decision is the client's to say.
+ *
+ * @module
+ */
+
+import { messageOf } from "../core/errors.ts";
+import { ClientError, ClientUnavailableError } from "./errors.ts";
+import type { ClientOptions } from "./types.ts";
+
+/** The sidecar at one URL, with the client's timeouts and token. */
+export class SidecarHttp {
+  readonly #url: string;
+  readonly #timeoutMs: number;
+  readonly #adminTimeoutMs: number;
+  readonly #connectTimeoutMs: number;
+  #connected: Promise<void> | undefined;
+  readonly #auth: Record<string, string>;
+
+  /**
+   * The sidecar at `options.url`.
+   *
+   * @param options The client's options; `onFailure` is not read here.
+   * @throws {TypeError} when `url` is not an http(s) URL.
+   * @throws {RangeError} when a timeout is not a positive number of ms.
+   */
+  constructor(options: ClientOptions) {
+    const url = options.url ?? "http://127.0.0.1:7947";
+    if (!/^https?:\/\/[^/]+/.test(url)) {
+      throw new TypeError(`Client: url must be http(s)://host:port, got ${JSON.stringify(url)}`);
+    }
+    this.#url = url.replace(/\/+$/, "");
+    this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
+    this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
+    this.#connectTimeoutMs = positive(options.connectTimeoutMs ?? 1_000, "connectTimeoutMs");
+    this.#auth = options.adminToken === undefined
+      ? {}
+      : { authorization: `Bearer ${options.adminToken}` };
+  }
+
+  /**
+   * Whether `/readyz` answers 2xx, within the admin timeout.
+   *
+   * @returns Whether it does; false when it could not be asked.
+   */
+  async ready(): Promise<boolean> {
+    try {
+      const res = await fetch(`${this.#url}/readyz`, {
+        signal: AbortSignal.timeout(this.#adminTimeoutMs),
+      });
+      await res.body?.cancel();
+      return res.ok;
+    } catch {
+      return false;
+    }
+  }
+
+  /**
+   * One exchange with the sidecar, within the check's timeout or, for an
+   * admin call, the admin timeout and with the admin token.
+   *
+   * @param method The HTTP method.
+   * @param path The path and query.
+   * @param options The JSON body, if any, and whether it is an admin call.
+   * @returns The JSON object the sidecar answered with.
+   * @throws {ClientError} on a 4xx.
+   * @throws {ClientUnavailableError} when it cannot be asked, answers 5xx or no JSON object.
+   */
+  async call<T>(
+    method: string,
+    path: string,
+    options: { body?: unknown; admin?: boolean } = {},
+  ): Promise<T> {
+    const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
+    await (this.#connected ??= this.#connect());
+    const where = `${method} ${this.#url}${path.replace(/\?.*/, "")}`;
+    let res: Response;
+    let payload;
+    try {
+      res = await fetch(`${this.#url}${path}`, {
+        method,
+        headers: {
+          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+          ...(options.admin ? this.#auth : {}),
+        },
+        body: options.body === undefined ? undefined : JSON.stringify(options.body),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      payload = await res.json().catch(() => undefined);
+    } catch (e) {
+      const timedOut = (e as { name?: unknown } | null)?.name === "TimeoutError";
+      throw new ClientUnavailableError(
+        timedOut ? "Timeout" : "Unreachable",
+        timedOut
+          ? `rateguard sidecar: no answer to ${where} within ${timeoutMs} ms`
+          : `rateguard sidecar: cannot reach ${where}: ${messageOf(e)}`,
+        { cause: e },
+      );
+    }
+    if (res.status >= 400 && res.status < 500) {
+      throw new ClientError(res.status, payload ?? { detail: res.statusText });
+    }
+    if (!res.ok) {
+      throw new ClientUnavailableError(
+        "ServerError",
+        `rateguard sidecar: ${res.status} from ${where}: ${payload?.detail ?? res.statusText}`,
+      );
+    }
+    if (payload === null || typeof payload !== "object") {
+      throw new ClientUnavailableError(
+        "BadResponse",
+        `rateguard sidecar: ${where} answered ${res.status} without a JSON object`,
+      );
+    }
+    return payload as T;
+  }
+
+  /**
+   * Opens the connection once, outside any call's timeout. Whatever comes
+   * of it, the calls go on: one that cannot reach the sidecar fails on its own.
+   */
+  async #connect(): Promise<void> {
+    try {
+      // A POST with a JSON body, the shape of a check, so that every path a
+      // check takes has run once; the sidecar answers it 405 and changes nothing.
+      const res = await fetch(`${this.#url}/healthz`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+        signal: AbortSignal.timeout(this.#connectTimeoutMs),
+      });
+      await res.body?.cancel();
+    } catch {
+      // Unreachable or slow: the call that follows says so.
+    }
+  }
+}
+
+/**
+ * Checks a duration the client is given.
+ *
+ * @param ms What the caller gave.
+ * @param what The option or argument, named in the error.
+ * @returns `ms`, a positive finite number.
+ * @throws {RangeError} when it is not one.
+ */
+export function positive(ms: number, what: string): number {
+  if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`Client: ${what} must be a positive number of ms, got ${ms}`);
+  }
+  return ms;
+}
