@@ -10,7 +10,11 @@
  */
 
 /**
- * What a check decided.
+ * What a check decided. A decision is a value: the common admissions (a key
+ * that owed nothing, a hot key checked again in the same microsecond) return
+ * one shared, frozen decision per rule and debt, made once, so that the
+ * request path neither computes nor allocates one. Read it; don't keep it
+ * as a key of identity or change it.
  *
  * @example
  * ```ts

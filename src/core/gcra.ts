@@ -52,19 +52,19 @@ export interface Rate {
    * exact; +1/2 for a share, which makes them at most a microsecond long.
    */
   readonly halfUnit: number;
-  /** How long one request takes to pay back, ms: the `resetMs` of a first request. */
-  readonly oneRequestMs: number;
   /**
-   * `resetMsOwing[k]`: the `resetMs` of an admission that leaves the key
+   * `allowedOwing[k]`: the decision of an admission that leaves the key
    * owing exactly `k` requests as of now, for `k` up to {@link OWING_MEMO}
-   * (and the burst). A hot key's checks in one microsecond each add a
-   * request to what it owes: a lookup, not a division, answers them.
+   * (and the burst), made the first time it is needed. A key that owed
+   * nothing, and a hot key checked again in the same microsecond, get one
+   * of these: no arithmetic and no allocation. They are frozen, since every
+   * such admission shares one.
    */
-  readonly resetMsOwing: readonly number[];
+  readonly allowedOwing: (Decision | undefined)[];
 }
 
 /**
- * Entries of {@link Rate.resetMsOwing} past 0: more checks of one key than
+ * Entries of {@link Rate.allowedOwing} past 0: more checks of one key than
  * any runtime makes in a microsecond.
  */
 const OWING_MEMO = 64;
@@ -105,15 +105,9 @@ export function rateOf(count: number, periodMs: number, burst: number, scale = 1
     requestsPerUnit: 1 / unitsPerRequest,
     usPerUnit: 1 / unitsPerUs,
     halfUnit: Number.isInteger(unitsPerUs) ? -0.5 : 0.5,
-    oneRequestMs: 0,
-    resetMsOwing: [] as number[],
+    allowedOwing: new Array<Decision | undefined>(Math.floor(Math.min(burst, OWING_MEMO)) + 1)
+      .fill(undefined),
   };
-  // allowedByArithmetic's expression for a debt of k requests as of now, so
-  // that a lookup gives what it would.
-  for (let k = 0; k <= Math.min(burst, OWING_MEMO); k++) {
-    rate.resetMsOwing.push(usToMs(paidInUs(k * unitsPerRequest, rate)));
-  }
-  rate.oneRequestMs = rate.resetMsOwing[1];
   return rate;
 }
 
@@ -170,23 +164,24 @@ function roomFor(owed: number, rate: Rate): number {
 /**
  * The decision for an admission that left the debt `next` as of `atUs` (not
  * before now): {@link allowedByArithmetic}'s, looked up where it can be.
+ * After an admission the debt is as of now unless the key is blocked, and a
+ * key that owed nothing, or a hot key checked again in the same
+ * microsecond, owes a whole number of requests: the rule has that
+ * decision's `resetMs`, and `remaining` is what is left of the burst.
+ * Kept this small so that the JITs inline it into the request path.
  */
 export function allowedDecision(next: number, atUs: number, rate: Rate, nowUs: number): Decision {
-  if (atUs !== nowUs) return allowedByArithmetic(next, atUs, rate, nowUs);
-  // The most common admission, one request of a key that owed nothing,
-  // needs no arithmetic.
-  if (next === rate.unitsPerRequest) {
-    return new Decision(true, 0, rate.burst - 1, rate.oneRequestMs);
-  }
-  // A key owing a whole number of requests as of now, as a hot key does
-  // after several checks in one microsecond: its resetMs is in the rule.
-  const remaining = roomFor(next, rate);
-  const owing = rate.burst - remaining;
-  const memo = rate.resetMsOwing;
-  if (owing < memo.length && owing * rate.unitsPerRequest === next) {
-    return new Decision(true, 0, remaining, memo[owing]);
-  }
-  return new Decision(true, 0, remaining, usToMs(paidInUs(next, rate)));
+  // `>>> 0`: a count past 2^32 wraps, never to an index of the table.
+  const owing = (next * rate.requestsPerUnit + 0.5) >>> 0;
+  const memo = rate.allowedOwing;
+  return atUs === nowUs && owing < memo.length && owing * rate.unitsPerRequest === next
+    ? memo[owing] ?? rememberOwing(rate, owing)
+    : allowedByArithmetic(next, atUs, rate, nowUs);
+}
+
+function rememberOwing(rate: Rate, owing: number): Decision {
+  const decision = allowedByArithmetic(owing * rate.unitsPerRequest, 0, rate, 0);
+  return rate.allowedOwing[owing] = Object.freeze(decision);
 }
 
 /**

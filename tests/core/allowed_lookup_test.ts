@@ -40,7 +40,12 @@ describe("the allowed path's lookups", () => {
           allowedByArithmetic(next, nowUs, rate, nowUs),
           `${next} of ${rate.unitsPerRequest}`,
         );
-        if (next % rate.unitsPerRequest === 0) lookedUp++;
+        if (next % rate.unitsPerRequest === 0 && next / rate.unitsPerRequest <= 64) {
+          lookedUp++;
+          // The one decision for this debt, kept by the rule and frozen.
+          assert.equal(allowedDecision(next, nowUs + 5, rate, nowUs + 5), got);
+          assert(Object.isFrozen(got));
+        }
         // A debt as of an instant ahead (a blocked key) takes the arithmetic.
         const aheadUs = nowUs + 1 + prng.below(1_000_000);
         assert.deepEqual(
@@ -56,11 +61,23 @@ describe("the allowed path's lookups", () => {
     const prng = new Prng(7);
     for (let i = 0; i < 2_000; i++) {
       const rate = randomRate(prng);
-      assert.equal(
-        rate.oneRequestMs,
-        allowedByArithmetic(rate.unitsPerRequest, 0, rate, 0).resetMs,
+      const nowUs = prng.below(1_000_000_000);
+      assert.deepEqual(
+        allowedDecision(rate.unitsPerRequest, nowUs, rate, nowUs),
+        allowedByArithmetic(rate.unitsPerRequest, nowUs, rate, nowUs),
       );
     }
+  });
+
+  it("a shared decision cannot be changed by the caller it was given to", () => {
+    const { enforcer } = rig(Limit.perSecond(10).burst(5));
+    const first = enforcer.check("", "k", 1, 0);
+    const again = enforcer.check("", "other", 1, 0);
+    assert.equal(first, again); // both owed nothing: the same decision
+    assert.throws(() => {
+      (first as { remaining: number }).remaining = 99;
+    }, TypeError);
+    assert.equal(enforcer.check("", "third", 1, 0).remaining, 4);
   });
 
   it("checks of one key, many to a microsecond, decide as the arithmetic does", () => {
