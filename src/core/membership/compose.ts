@@ -38,6 +38,8 @@ export interface ComposerParts {
   readonly randomMember: () => Member | undefined;
   /** This node as a sender, at its current incarnation. */
   readonly sender: () => Sender;
+  /** Whether the operator named `address` a seed. */
+  readonly isSeed: (address: Address) => boolean;
 }
 
 /** Builds one node's datagrams. */
@@ -172,7 +174,12 @@ export class Composer {
       budgetBytes -= recordSize(about);
     }
     const limit = retransmitLimit(config.retransmitMult, table.live + 1);
-    for (const record of broadcasts.take(budgetBytes, { limit, skip: about && key })) {
+    // SWIM's bound on retransmissions counts on datagrams to members at
+    // random. A seed helps every probe of a member not yet proven, and so
+    // takes a large share of a forming fleet's datagrams: news spent on
+    // it, which heard every joiner anyway, reached the last members seconds late.
+    const uncounted = this.#parts.isSeed(to);
+    for (const record of broadcasts.take(budgetBytes, { limit, skip: about && key, uncounted })) {
       records.push(record);
       budgetBytes -= recordSize(record);
     }

@@ -145,6 +145,8 @@ export class Node {
       send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
+      seeds: () => this.#seedMembers(),
+      newsPending: () => this.#broadcasts.size > 0,
       reachable: (member) => this.#outbox.reachable(member),
       helperRank: (member) => this.#outbox.helperRank(member),
     });
@@ -155,6 +157,7 @@ export class Node {
       broadcasts: this.#broadcasts,
       randomMember: () => this.#prober.randomMember(),
       sender: () => this.#sender(),
+      isSeed: (address) => this.#seeds.has(address),
     });
     this.#outbox = new Outbox({
       gate: this.#gate,
@@ -542,6 +545,16 @@ export class Node {
       if (change.member.state === "alive") this.#joined = true;
     }
     this.#extension?.memberChanged?.(change);
+  }
+
+  /** The seeds this node holds as members. */
+  #seedMembers(): Member[] {
+    const held: Member[] = [];
+    for (const seed of this.#seeds.addresses) {
+      const member = this.#table.get(seed.toString());
+      if (member) held.push(member);
+    }
+    return held;
   }
 
   #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {
