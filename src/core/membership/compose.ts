@@ -106,7 +106,7 @@ export class Composer {
       ...(rules ? { rules } : {}),
     } as Message;
     const padTo = Math.min(maxBytes, limits.padTo ?? 0);
-    const padding = padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES;
+    const padding = padTo > 0 ? padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES : 0;
     return encode(padding > 0 ? { ...message, padding } : message);
   }
 
@@ -183,16 +183,13 @@ export class Composer {
       records.push(record);
       budgetBytes -= recordSize(record);
     }
-    const included = new Set(records.map((r) => r.address.toString()));
     for (let i = 0; i < config.antiEntropyRecords; i++) {
       const member = this.#parts.randomMember();
-      if (!member || member.state !== "alive" || member.key === key || included.has(member.key)) {
-        continue;
-      }
+      if (!member || member.state !== "alive" || member.key === key) continue;
+      if (included(records, member)) continue;
       const record = recordOf(member);
       if (recordSize(record) > budgetBytes) break;
       records.push(record);
-      included.add(member.key);
       budgetBytes -= recordSize(record);
     }
     return records;
@@ -211,6 +208,12 @@ export class Composer {
       (member.incarnation > peer.incarnation || otherLife(member.life, peer.life));
     return member.state !== "alive" || newer ? recordOf(member) : undefined;
   }
+}
+
+/** Whether `records` has one of `member` (a few records: read through, not indexed). */
+function included(records: readonly MemberRecord[], member: Member): boolean {
+  for (const record of records) if (record.address.equals(member.address)) return true;
+  return false;
 }
 
 /** The record that states what the table believes of `member`. */
