@@ -278,13 +278,15 @@ function readSections(r: Reader, message: Message): DecodeResult {
   if (r.error) return fail(r.error);
   const all = records ?? [];
   if (lives && !setLives(message.sender, all, lives)) return fail("section");
-  const value = {
-    ...message,
-    records: all,
-    ...(extension ? { extension } : {}),
-    ...(rules ? { rules } : {}),
+  // The message is fresh from `decode`: filled in place rather than copied.
+  const value = message as { -readonly [K in keyof Message]: Message[K] } & {
+    extension?: Uint8Array;
+    rules?: Uint8Array;
   };
-  return { ok: true, value };
+  value.records = all;
+  if (extension) value.extension = extension;
+  if (rules) value.rules = rules;
+  return { ok: true, value: value as Message };
 }
 
 /**

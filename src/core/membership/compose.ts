@@ -99,12 +99,15 @@ export class Composer {
     const records = limits.lean
       ? this.#leanRecords(to, room, limits.peer)
       : this.#piggyback(to, room, limits.peer);
-    const message = {
-      ...base,
-      records,
-      ...(payload ? { extension: payload } : {}),
-      ...(rules ? { rules } : {}),
-    } as Message;
+    // `base` is this call's own: filled in place rather than copied.
+    const message = base as Message & {
+      records: MemberRecord[];
+      extension?: Uint8Array;
+      rules?: Uint8Array;
+    };
+    message.records = records;
+    if (payload) message.extension = payload;
+    if (rules) message.rules = rules;
     const padTo = Math.min(maxBytes, limits.padTo ?? 0);
     const padding = padTo > 0 ? padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES : 0;
     return encode(padding > 0 ? { ...message, padding } : message);
