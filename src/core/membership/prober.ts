@@ -32,7 +32,7 @@ export interface ProberHost {
   seeds(): Iterable<Member>;
   /** Whether news of members waits to be piggybacked. */
   newsPending(): boolean;
-  /** Whether a ping may go to `member` now (see `gate.ts`); if not, helpers probe it at once. */
+  /** Whether a ping may go to `member` now (see `gate.ts`); if not, a helper probes it at once. */
   reachable(member: Member): boolean;
   /**
    * How fit `member` is to help: 0 if it has not shown it receives (it is
