@@ -32,6 +32,8 @@ export class MemberId {
   readonly hi: number;
   /** The low 32 bits, unsigned. */
   readonly lo: number;
+  /** The text, once asked for: an address's ID names its member in every report sent to it. */
+  #text: string | undefined;
 
   /**
    * An ID from its two halves.
@@ -97,7 +99,7 @@ export class MemberId {
    * @returns The text `fromHex` reads back.
    */
   toString(): string {
-    return memberIdText(this);
+    return this.#text ??= memberIdText(this);
   }
 }
 

@@ -70,9 +70,15 @@ export class Broadcasts {
    * transmission for each; drops those sent `limit` times.
    *
    * @param budgetBytes Room left in the datagram.
-   * @param options `limit` of transmissions; `skip`, a member whose record is already in.
+   * @param options `limit` of transmissions; `skip`, a member whose record is
+   *   already in; `uncounted`, to send them without counting a transmission
+   *   (to a seed: see `compose.ts`).
    */
-  take(budgetBytes: number, options: { limit: number; skip?: string }): MemberRecord[] {
+  take(
+    budgetBytes: number,
+    options: { limit: number; skip?: string; uncounted?: boolean },
+  ): MemberRecord[] {
+    const counted = options.uncounted ? 0 : 1;
     const taken: MemberRecord[] = [];
     const moved: Entry[] = [];
     for (let t = 0; t < this.#buckets.length && budgetBytes >= this.#leastSize; t++) {
@@ -85,7 +91,7 @@ export class Broadcasts {
           budgetBytes -= entry.size;
           taken.push(entry.record);
           this.#drop(entry);
-          if (entry.transmits + 1 < options.limit) moved.push(entry);
+          if (entry.transmits + counted < options.limit) moved.push(entry);
         }
         // Nothing queued before it: the head moves on.
         if (i === head) {
@@ -101,7 +107,7 @@ export class Broadcasts {
     }
     // Moved after the walk, so that no record goes twice in one datagram.
     for (const { key, record, size, transmits } of moved) {
-      this.#enqueue({ key, record, size, transmits: transmits + 1, queued: true });
+      this.#enqueue({ key, record, size, transmits: transmits + counted, queued: true });
     }
     this.#sweep();
     return taken;

@@ -38,6 +38,8 @@ export interface ComposerParts {
   readonly randomMember: () => Member | undefined;
   /** This node as a sender, at its current incarnation. */
   readonly sender: () => Sender;
+  /** Whether the operator named `address` a seed. */
+  readonly isSeed: (address: Address) => boolean;
 }
 
 /** Builds one node's datagrams. */
@@ -97,14 +99,17 @@ export class Composer {
     const records = limits.lean
       ? this.#leanRecords(to, room, limits.peer)
       : this.#piggyback(to, room, limits.peer);
-    const message = {
-      ...base,
-      records,
-      ...(payload ? { extension: payload } : {}),
-      ...(rules ? { rules } : {}),
-    } as Message;
+    // `base` is this call's own: filled in place rather than copied.
+    const message = base as Message & {
+      records: MemberRecord[];
+      extension?: Uint8Array;
+      rules?: Uint8Array;
+    };
+    message.records = records;
+    if (payload) message.extension = payload;
+    if (rules) message.rules = rules;
     const padTo = Math.min(maxBytes, limits.padTo ?? 0);
-    const padding = padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES;
+    const padding = padTo > 0 ? padTo - encodedSize(message) - MESSAGE_SECTION_HEADER_BYTES : 0;
     return encode(padding > 0 ? { ...message, padding } : message);
   }
 
@@ -172,20 +177,22 @@ export class Composer {
       budgetBytes -= recordSize(about);
     }
     const limit = retransmitLimit(config.retransmitMult, table.live + 1);
-    for (const record of broadcasts.take(budgetBytes, { limit, skip: about && key })) {
+    // SWIM's bound on retransmissions counts on datagrams to members at
+    // random. A seed helps every probe of a member not yet proven, and so
+    // takes a large share of a forming fleet's datagrams: news spent on
+    // it, which heard every joiner anyway, reached the last members seconds late.
+    const uncounted = this.#parts.isSeed(to);
+    for (const record of broadcasts.take(budgetBytes, { limit, skip: about && key, uncounted })) {
       records.push(record);
       budgetBytes -= recordSize(record);
     }
-    const included = new Set(records.map((r) => r.address.toString()));
     for (let i = 0; i < config.antiEntropyRecords; i++) {
       const member = this.#parts.randomMember();
-      if (!member || member.state !== "alive" || member.key === key || included.has(member.key)) {
-        continue;
-      }
+      if (!member || member.state !== "alive" || member.key === key) continue;
+      if (included(records, member)) continue;
       const record = recordOf(member);
       if (recordSize(record) > budgetBytes) break;
       records.push(record);
-      included.add(member.key);
       budgetBytes -= recordSize(record);
     }
     return records;
@@ -204,6 +211,12 @@ export class Composer {
       (member.incarnation > peer.incarnation || otherLife(member.life, peer.life));
     return member.state !== "alive" || newer ? recordOf(member) : undefined;
   }
+}
+
+/** Whether `records` has one of `member` (a few records: read through, not indexed). */
+function included(records: readonly MemberRecord[], member: Member): boolean {
+  for (const record of records) if (record.address.equals(member.address)) return true;
+  return false;
 }
 
 /** The record that states what the table believes of `member`. */

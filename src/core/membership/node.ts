@@ -110,6 +110,7 @@ export class Node {
   #joined = false;
   #introduced = false;
   #incarnation = 0;
+  #senderNow: Sender | undefined;
   readonly #life: number;
   #nextTickMs = 0;
   #left = false;
@@ -145,6 +146,8 @@ export class Node {
       send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
+      seeds: () => this.#seedMembers(),
+      newsPending: () => this.#broadcasts.size > 0,
       reachable: (member) => this.#outbox.reachable(member),
       helperRank: (member) => this.#outbox.helperRank(member),
     });
@@ -155,6 +158,7 @@ export class Node {
       broadcasts: this.#broadcasts,
       randomMember: () => this.#prober.randomMember(),
       sender: () => this.#sender(),
+      isSeed: (address) => this.#seeds.has(address),
     });
     this.#outbox = new Outbox({
       gate: this.#gate,
@@ -256,12 +260,11 @@ export class Node {
       return;
     }
     this.#gate.credit(sender.address.toString(), bytes.length);
-    let refuted = false;
-    const records = [{ state: "alive", ...sender } as const, ...message.records];
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i];
+    // The sender's word of itself first (its ID was checked above), then its news.
+    let refuted = this.#apply({ state: "alive", ...sender }, nowMs, true) === "refuted";
+    for (const record of message.records) {
       if (!record.id.equals(record.address.id)) this.#mismatched++;
-      else if (this.#apply(record, nowMs, i === 0) === "refuted") refuted = true;
+      else if (this.#apply(record, nowMs) === "refuted") refuted = true;
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
     if (message.rules) this.#extension?.incomingRules?.(nowMs, sender, message.rules);
@@ -473,8 +476,17 @@ export class Node {
   }
 
   #sender(): Sender {
-    const { id } = this.#self;
-    return { id, address: this.#self, incarnation: this.#incarnation, life: this.#life };
+    // Asked for every datagram composed: made again only when the incarnation moved.
+    if (this.#senderNow?.incarnation !== this.#incarnation) {
+      const { id } = this.#self;
+      this.#senderNow = {
+        id,
+        address: this.#self,
+        incarnation: this.#incarnation,
+        life: this.#life,
+      };
+    }
+    return this.#senderNow;
   }
 
   /** Takes news of a member; "refuted" when it was news of this node that it had to refute. */
@@ -542,6 +554,16 @@ export class Node {
       if (change.member.state === "alive") this.#joined = true;
     }
     this.#extension?.memberChanged?.(change);
+  }
+
+  /** The seeds this node holds as members. */
+  #seedMembers(): Member[] {
+    const held: Member[] = [];
+    for (const seed of this.#seeds.addresses) {
+      const member = this.#table.get(seed.toString());
+      if (member) held.push(member);
+    }
+    return held;
   }
 
   #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {

@@ -37,6 +37,7 @@ export class Outbox {
   readonly #parts: OutboxParts;
   readonly #queue: Transmit[] = [];
   #head = 0;
+  #barePingBytes: number | undefined;
 
   /** @param parts The node's state the outbox reads. */
   constructor(parts: OutboxParts) {
@@ -129,6 +130,8 @@ export class Outbox {
   }
 
   #barePing(): number {
-    return this.#parts.composer.bareSize({ type: "ping", seq: 0 });
+    // The same for every ping of this node (its incarnation takes four bytes
+    // whatever it is), and asked of every probe and every datagram received.
+    return this.#barePingBytes ??= this.#parts.composer.bareSize({ type: "ping", seq: 0 });
   }
 }

@@ -28,7 +28,11 @@ export interface ProberHost {
   suspect(nowMs: number, member: Member): void;
   /** Every member held. */
   live(): Iterable<Member>;
-  /** Whether a ping may go to `member` now (see `gate.ts`); if not, helpers probe it at once. */
+  /** The members the operator named seeds, as held (few: read whole at every indirect probe). */
+  seeds(): Iterable<Member>;
+  /** Whether news of members waits to be piggybacked. */
+  newsPending(): boolean;
+  /** Whether a ping may go to `member` now (see `gate.ts`); if not, a helper probes it at once. */
   reachable(member: Member): boolean;
   /**
    * How fit `member` is to help: 0 if it has not shown it receives (it is
@@ -42,8 +46,10 @@ interface Probe {
   readonly seq: number;
   readonly indirectAtMs: number;
   readonly deadlineMs: number;
-  /** Whether helpers have been asked (or there were none to ask). */
+  /** Whether every helper has been asked (or there were none to ask). */
   indirect: boolean;
+  /** The helpers asked so far. */
+  readonly asked: Member[];
   helpers: number;
   nacks: number;
 }
@@ -56,6 +62,13 @@ interface Relay {
 
 /** When a helper gives up on the target, as a fraction of the probe timeout. */
 const NACK_AT = 0.8;
+
+/**
+ * Random picks from the round's members tried for each helper still wanted,
+ * before the whole table is read: a fleet of a thousand read it at every
+ * indirect probe, which was most of what a probe cost.
+ */
+const PICKS_PER_HELPER = 4;
 
 function isLive(member: Member): boolean {
   return member.state === "alive" || member.state === "suspect";
@@ -130,12 +143,31 @@ export class Prober {
     const seq = this.nextSeq();
     const timeoutMs = this.#config.probeTimeoutMs * (this.#awareness + 1);
     const indirectAtMs = nowMs + timeoutMs;
-    const probe = { target, seq, indirectAtMs, deadlineMs, indirect: false, helpers: 0, nacks: 0 };
+    const probe: Probe = {
+      target,
+      seq,
+      indirectAtMs,
+      deadlineMs,
+      indirect: false,
+      asked: [],
+      helpers: 0,
+      nacks: 0,
+    };
     this.#probe = probe;
     // A member only heard of, that has sent nothing to pay for a ping, is
-    // probed through helpers that know it; their ack lets the next probe go direct.
+    // probed through a helper that knows it (a seed if there is one, which
+    // met every joiner) in the place of the direct ping; the others only
+    // if no ack came within the timeout, as after a direct ping. Asking
+    // all at once cost a large fleet three times the datagrams while it
+    // formed, when most probes are of members not yet proven, and most
+    // helpers but the seeds have not proven the target either. While news
+    // waits, all are asked at once: their requests are what carries it to
+    // members at random before the pairs have proven each other.
     if (this.#host.reachable(target)) this.#host.send(nowMs, target.address, { type: "ping", seq });
-    else this.#askHelpers(nowMs, probe);
+    else {
+      const first = this.#host.newsPending() ? this.#config.indirectProbes : 1;
+      this.#askHelpers(nowMs, probe, first);
+    }
   }
 
   /**
@@ -180,7 +212,15 @@ export class Prober {
   /** Sends indirect probes, fails probes and sends nacks that are due. */
   handleTimeout(nowMs: number): void {
     const probe = this.#probe;
-    if (probe && !probe.indirect && nowMs >= probe.indirectAtMs) this.#askHelpers(nowMs, probe);
+    if (probe && !probe.indirect && nowMs >= probe.indirectAtMs) {
+      this.#askHelpers(nowMs, probe, this.#config.indirectProbes - probe.helpers);
+      probe.indirect = true;
+      // A second direct try, as memberlist's fallback: on a lossy link it
+      // halves the probes that fail, at one datagram only when one went missing.
+      if (this.#host.reachable(probe.target)) {
+        this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
+      }
+    }
     if (probe && nowMs >= probe.deadlineMs) {
       this.#probe = undefined;
       // Lifeguard: a helper's nack shows this node's link works; each missing
@@ -195,32 +235,41 @@ export class Prober {
     }
   }
 
-  #askHelpers(nowMs: number, probe: Probe): void {
-    const candidates: Member[] = [];
-    for (const m of this.#host.live()) {
-      if (m.state === "alive" && m !== probe.target && this.#host.helperRank(m) > 0) {
-        candidates.push(m);
-      }
-    }
-    // Shuffled, then the seeds first, each group in its shuffled order.
-    const shuffled = this.#prng.shuffle(candidates);
-    const seeds = shuffled.filter((m) => this.#host.helperRank(m) > 1);
-    const helpers = seeds.length === 0 ? shuffled : [
-      ...seeds,
-      ...shuffled.filter((m) => this.#host.helperRank(m) === 1),
-    ];
-    helpers.length = Math.min(helpers.length, this.#config.indirectProbes);
-    probe.indirect = true;
-    probe.helpers = helpers.length;
+  /** Asks up to `wanted` more helpers, seeds first, to probe `probe`'s target. */
+  #askHelpers(nowMs: number, probe: Probe, wanted: number): void {
+    const helpers = this.#pickHelpers(probe, wanted);
+    probe.helpers += helpers.length;
     const target = { id: probe.target.id, address: probe.target.address };
     for (const helper of helpers) {
+      probe.asked.push(helper);
       this.#host.send(nowMs, helper.address, { type: "pingReq", seq: probe.seq, target });
     }
-    // A second direct try, as memberlist's fallback: on a lossy link it
-    // halves the probes that fail, at one datagram only when one went missing.
-    if (this.#host.reachable(probe.target)) {
-      this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
+  }
+
+  /**
+   * Up to `wanted` helpers not yet asked: the seeds first, in random order,
+   * then proven members at random, drawn from the round without reading the
+   * whole table unless the draws come up short (few members proven).
+   */
+  #pickHelpers(probe: Probe, wanted: number): Member[] {
+    const picked: Member[] = [];
+    if (wanted <= 0) return picked;
+    const fit = (m: Member, rank: number) =>
+      m.state === "alive" && m !== probe.target && !probe.asked.includes(m) &&
+      !picked.includes(m) && this.#host.helperRank(m) === rank;
+    const seeds = this.#prng.shuffle([...this.#host.seeds()].filter((m) => fit(m, 2)));
+    picked.push(...seeds.slice(0, wanted));
+    const order = this.#order;
+    const tries = order.length === 0 ? 0 : PICKS_PER_HELPER * wanted;
+    for (let t = 0; picked.length < wanted && t < tries; t++) {
+      const m = order[this.#prng.below(order.length)];
+      if (fit(m, 1)) picked.push(m);
     }
+    if (picked.length < wanted) {
+      const rest = [...this.#host.live()].filter((m) => fit(m, 1));
+      picked.push(...this.#prng.shuffle(rest).slice(0, wanted - picked.length));
+    }
+    return picked;
   }
 
   #nextTarget(): Member | undefined {
