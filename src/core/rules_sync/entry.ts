@@ -112,7 +112,12 @@ export function compareVersions(a: Version, b: Version): number {
 
 /** The wall-clock millisecond a version was made at, by its origin's clock. */
 export function versionMs(version: Version): number {
-  return Math.floor(version.clock / HLC_TICKS_PER_MS);
+  return clockMs(version.clock);
+}
+
+/** The wall-clock millisecond of a clock reading. */
+export function clockMs(clock: number): number {
+  return Math.floor(clock / HLC_TICKS_PER_MS);
 }
 
 /**
