@@ -24,6 +24,7 @@ import { keyHash64, PUBLIC_HASH_KEY } from "../hash.ts";
 import {
   BlockedUntil,
   clockMs,
+  compareVersionParts,
   RULE_KINDS,
   type RuleEntry,
   ruleId,
@@ -56,12 +57,11 @@ interface BlockEnd {
 export type MergeOutcome = "newer" | "older" | "same" | "stale" | "full";
 
 /**
- * See the module doc. A slot is a number and its rule lives in columns,
- * no object of its own: a member holding a million key limits holds a
- * million of each column's cells, typed where they are numbers, rather
- * than a million entries, versions and slots, each an object with a header
- * (what the heap column of docs/fleet-rules.md measures). Entries are made
- * when asked for.
+ * See the module doc. A slot is a number, and what it holds lives in
+ * columns, typed where they are numbers, not in objects of its own: an
+ * entry, its version and a slot object were some 150 bytes a rule, more
+ * than the columns and the map of keys together (the memory column of
+ * docs/fleet-rules.md). Entries are made afresh when asked for.
  */
 export class RuleTable {
   readonly #groups = new Map<string, Group>();
@@ -151,7 +151,12 @@ export class RuleTable {
       this.#enter(this.#append(entry), value, entry.version);
       return "newer";
     }
-    const order = this.#compare(entry.version, slot);
+    const order = compareVersionParts(
+      entry.version,
+      this.#clock[slot],
+      this.#originHi[slot],
+      this.#originLo[slot],
+    );
     if (order <= 0) return order === 0 ? "same" : "older";
     this.#leave(slot);
     this.#enter(slot, value, entry.version);
@@ -211,18 +216,15 @@ export class RuleTable {
   /** The entry a slot holds, made afresh. */
   #entry(slot: number): RuleEntry {
     const { kind, className } = this.#group[slot]!;
-    const origin = { hi: this.#originHi[slot], lo: this.#originLo[slot] };
-    const version = { clock: this.#clock[slot], origin };
+    const version = this.#version(slot);
     return { kind, className, key: this.#key[slot], value: this.#value[slot], version };
   }
 
-  /** `compareVersions` of `version` against a slot's, with no version made for it. */
-  #compare(version: Version, slot: number): number {
-    const clock = this.#clock[slot], hi = this.#originHi[slot], lo = this.#originLo[slot];
-    if (version.clock !== clock) return version.clock < clock ? -1 : 1;
-    if (version.origin.hi !== hi) return version.origin.hi < hi ? -1 : 1;
-    if (version.origin.lo !== lo) return version.origin.lo < lo ? -1 : 1;
-    return 0;
+  #version(slot: number): Version {
+    return {
+      clock: this.#clock[slot],
+      origin: { hi: this.#originHi[slot], lo: this.#originLo[slot] },
+    };
   }
 
   /** A new slot for `entry`'s rule, holding nothing yet (`#enter` fills it). */
@@ -295,8 +297,7 @@ export class RuleTable {
     while (heap.length > 0 && heap[0].untilMs <= wallMs) {
       const { slot, untilMs } = popMin(heap);
       if (!this.#blocking(slot, untilMs)) continue;
-      const origin = { hi: this.#originHi[slot], lo: this.#originLo[slot] };
-      const version = { clock: this.#clock[slot], origin };
+      const version = this.#version(slot);
       this.#leave(slot);
       this.#enter(slot, undefined, version);
     }
