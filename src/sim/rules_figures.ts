@@ -11,7 +11,7 @@
  * others stay). A row whose nodes × key limits passes `--max-entries` is
  * left out: the simulator holds every node's book and table in one
  * process, some 130 bytes a key limit a node (the memory column, measured
- * when `gc` is exposed), so a million at 50 nodes takes some 7 GB
+ * when `gc` is exposed), so a million at 50 nodes takes some 6.5 GB
  * (`--max-entries 60000000 --v8-flags=--expose-gc,--max-old-space-size=12000`).
  *
  * @module
