@@ -10,8 +10,8 @@
  * its markers, in place of the rows of the same nodes and key limits (the
  * others stay). A row whose nodes × key limits passes `--max-entries` is
  * left out: the simulator holds every node's book and table in one
- * process, some 130 bytes a key limit a node (the memory column, measured
- * when `gc` is exposed), so a million at 50 nodes takes some 6.5 GB
+ * process, some 110 to 125 bytes a key limit a node (the memory column, measured
+ * when `gc` is exposed), so a million at 50 nodes took 9.3 GB at its peak
  * (`--max-entries 60000000 --v8-flags=--expose-gc,--max-old-space-size=12000`).
  *
  * @module
