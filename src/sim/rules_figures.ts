@@ -6,10 +6,13 @@
  *     deno run -A --v8-flags=--expose-gc src/sim/rules_figures.ts \
  *       [--sizes 10,10000,1000000] [--nodes 5,50] [--max-entries 5000000] [--write]
  *
- * `--write` puts the table into docs/fleet-rules.md between its markers.
- * A row whose nodes × key limits passes `--max-entries` is left out: the
- * simulator holds every node's book and table in one process, about 300
- * bytes a key limit a node (the heap column, measured when `gc` is exposed).
+ * `--write` puts the rows into the table of docs/fleet-rules.md between
+ * its markers, in place of the rows of the same nodes and key limits (the
+ * others stay). A row whose nodes × key limits passes `--max-entries` is
+ * left out: the simulator holds every node's book and table in one
+ * process, some 110 to 125 bytes a key limit a node (the memory column, measured
+ * when `gc` is exposed), so a million at 50 nodes took 9.3 GB at its peak
+ * (`--max-entries 60000000 --v8-flags=--expose-gc,--max-old-space-size=12000`).
  *
  * @module
  */
@@ -34,7 +37,7 @@ export interface RulesFigure {
   readonly learnMs: number | undefined;
   /** Bytes sent meanwhile, beyond a quiet fleet's. */
   readonly learnBytes: number;
-  /** Heap a key limit takes on a node, bytes (books and tables), when `gc` is exposed. */
+  /** Memory a key limit takes on a node, bytes (books and tables), when `gc` is exposed. */
   readonly heapBytes: number | undefined;
 }
 
@@ -82,12 +85,17 @@ export function measure(nodes: number, keyLimits: number): RulesFigure {
   return { nodes, keyLimits, spreadMs, spreadBytes, learnMs, learnBytes, heapBytes };
 }
 
-/** The heap in use after a full collection, when the runtime exposes `gc`; else undefined. */
+/**
+ * The memory in use after a full collection, when the runtime exposes
+ * `gc`, else undefined: the heap, and what lies outside it (the buffers of
+ * the table's typed columns).
+ */
 function heapUsed(): number | undefined {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) return undefined;
   gc();
-  return process.memoryUsage().heapUsed;
+  const { heapUsed, external } = process.memoryUsage();
+  return heapUsed + external;
 }
 
 function quietBytesPerMs(fleet: RulesFleet): number {
@@ -101,24 +109,59 @@ function extra(fleet: RulesFleet, quietPerMs: number, ms: number): number {
   return Math.max(0, Math.round(fleet.traffic().bytes - quietPerMs * ms));
 }
 
+const HEADER = [
+  "nodes",
+  "key limits",
+  "every node has them",
+  "bytes for it",
+  "a newcomer learns them",
+  "bytes for it",
+  "memory a key limit a node",
+];
+
+/** A row's cells, as the table prints them. */
+function cells(r: RulesFigure): string[] {
+  const ms = (v: number | undefined) => v === undefined ? "did not" : `${(v / 1_000).toFixed(2)} s`;
+  const kb = (b: number) => `${(b / 1_024).toFixed(0)} KiB`;
+  // Below 10,000 key limits a node's share of the memory is noise.
+  const memory = r.heapBytes === undefined || r.keyLimits < 10_000
+    ? "–"
+    : `${r.heapBytes.toFixed(0)} B`;
+  const size = r.keyLimits.toLocaleString("en-US");
+  return [`${r.nodes}`, size, ms(r.spreadMs), kb(r.spreadBytes), ms(r.learnMs), kb(r.learnBytes)]
+    .concat(memory);
+}
+
+/** Rows of cells as a markdown table, by nodes, then key limits. */
+function markdown(rows: readonly string[][]): string {
+  const order = (row: string[]) => [Number(row[0]), Number(row[1].replaceAll(",", ""))];
+  const sorted = [...rows].sort((a, b) => {
+    const [x, y] = [order(a), order(b)];
+    return x[0] - y[0] || x[1] - y[1];
+  });
+  return [HEADER, HEADER.map(() => "---:"), ...sorted].map((row) => `| ${row.join(" | ")} |`)
+    .join("\n");
+}
+
 /** The rows as a markdown table. */
 export function figuresTable(rows: readonly RulesFigure[]): string {
-  const ms = (
-    v: number | undefined,
-  ) => (v === undefined ? "did not" : `${(v / 1_000).toFixed(2)} s`);
-  const kb = (b: number) => `${(b / 1_024).toFixed(0)} KiB`;
-  // Below 10,000 key limits a node's share of the heap is noise.
-  const heap = (r: RulesFigure) =>
-    r.heapBytes === undefined || r.keyLimits < 10_000 ? "–" : `${r.heapBytes.toFixed(0)} B`;
-  return [
-    "| nodes | key limits | every node has them | bytes for it | a newcomer learns them | bytes for it | heap a key limit a node |",
-    "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-    ...rows.map((r) =>
-      `| ${r.nodes} | ${r.keyLimits.toLocaleString("en-US")} | ${ms(r.spreadMs)} | ${
-        kb(r.spreadBytes)
-      } | ${ms(r.learnMs)} | ${kb(r.learnBytes)} | ${heap(r)} |`
-    ),
-  ].join("\n");
+  return markdown(rows.map(cells));
+}
+
+/**
+ * `rows` merged into the markdown table `old`: a row measured again
+ * replaces the row of its nodes and key limits, the others stay, so that
+ * one row can be measured on its own.
+ */
+export function mergeFigures(old: string, rows: readonly RulesFigure[]): string {
+  const byRow = new Map<string, string[]>();
+  const name = (row: string[]) => `${row[0]}×${row[1]}`;
+  for (const line of old.split("\n").slice(2)) {
+    const row = line.split("|").slice(1, -1).map((cell) => cell.trim());
+    if (row.length === HEADER.length) byRow.set(name(row), row);
+  }
+  for (const row of rows.map(cells)) byRow.set(name(row), row);
+  return markdown([...byRow.values()]);
 }
 
 if (import.meta.main) {
@@ -142,14 +185,14 @@ if (import.meta.main) {
       console.error(`measured ${nodes} nodes, ${size} key limits`);
     }
   }
-  const table = figuresTable(rows);
-  console.log(table);
+  console.log(figuresTable(rows));
   if (values.write) {
     const file = "docs/fleet-rules.md";
     const [start, end] = ["<!-- rules-figures:start -->", "<!-- rules-figures:end -->"];
     const text = readFileSync(file, "utf8");
     const at = text.indexOf(start), to = text.indexOf(end);
     if (at < 0 || to < at) throw new Error(`${file}: no ${start} … ${end} markers`);
-    writeFileSync(file, `${text.slice(0, at + start.length)}\n${table}\n${text.slice(to)}`);
+    const table = mergeFigures(text.slice(at + start.length, to).trim(), rows);
+    writeFileSync(file, `${text.slice(0, at + start.length)}\n\n${table}\n\n${text.slice(to)}`);
   }
 }

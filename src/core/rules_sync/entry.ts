@@ -104,15 +104,34 @@ export const MAX_CLOCK = Number.MAX_SAFE_INTEGER;
  * @returns Negative if `a` is older, positive if newer, 0 if the same.
  */
 export function compareVersions(a: Version, b: Version): number {
-  if (a.clock !== b.clock) return a.clock < b.clock ? -1 : 1;
-  if (a.origin.hi !== b.origin.hi) return a.origin.hi < b.origin.hi ? -1 : 1;
-  if (a.origin.lo !== b.origin.lo) return a.origin.lo < b.origin.lo ? -1 : 1;
+  return compareVersionParts(a, b.clock, b.origin.hi, b.origin.lo);
+}
+
+/**
+ * {@link compareVersions} against a version given as its parts, as the
+ * table keeps them (no object a version).
+ *
+ * @param a A version.
+ * @param clock The other's clock reading.
+ * @param hi The high half of the other's origin.
+ * @param lo The low half of the other's origin.
+ * @returns Negative if `a` is older, positive if newer, 0 if the same.
+ */
+export function compareVersionParts(a: Version, clock: number, hi: number, lo: number): number {
+  if (a.clock !== clock) return a.clock < clock ? -1 : 1;
+  if (a.origin.hi !== hi) return a.origin.hi < hi ? -1 : 1;
+  if (a.origin.lo !== lo) return a.origin.lo < lo ? -1 : 1;
   return 0;
 }
 
 /** The wall-clock millisecond a version was made at, by its origin's clock. */
 export function versionMs(version: Version): number {
-  return Math.floor(version.clock / HLC_TICKS_PER_MS);
+  return clockMs(version.clock);
+}
+
+/** The wall-clock millisecond of a clock reading. */
+export function clockMs(clock: number): number {
+  return Math.floor(clock / HLC_TICKS_PER_MS);
 }
 
 /**

@@ -23,82 +23,65 @@
 import { keyHash64, PUBLIC_HASH_KEY } from "../hash.ts";
 import {
   BlockedUntil,
-  compareVersions,
+  clockMs,
+  compareVersionParts,
   RULE_KINDS,
   type RuleEntry,
   ruleId,
   type RuleKind,
+  type RuleValue,
+  type Version,
   versionMs,
 } from "./entry.ts";
 import { type Digest, entrySize, type Page } from "./wire.ts";
 
-interface Slot {
-  entry: RuleEntry;
-  /** Where it is in `#order`. */
-  index: number;
-  /** Whether it is in the tombstone queue (once is enough: its turn comes no later). */
-  queued: boolean;
+/**
+ * The slots of one kind and class, by key: the key of a key limit, which
+ * the slot holds anyway, is also the map's key, so no rule ID string is
+ * kept per slot.
+ */
+interface Group {
+  readonly kind: RuleKind;
+  readonly className: string;
+  /** Slot numbers by key. */
+  readonly slots: Map<string, number>;
 }
 
-/**
- * Slots by rule: a map of keys for each kind and class, so that the key
- * of a key limit, which its entry holds anyway, is also the map's key. A
- * rule ID string per slot would cost more than the rest of the slot.
- */
-class SlotIndex {
-  readonly #groups = new Map<string, Map<string, Slot>>();
-  #size = 0;
-
-  get size(): number {
-    return this.#size;
-  }
-
-  get(kind: RuleKind, className: string, key: string): Slot | undefined {
-    return this.#groups.get(`${RULE_KINDS[kind]}:${className}`)?.get(key);
-  }
-
-  /** Whether `slot` is the one held for its rule. */
-  holds(slot: Slot): boolean {
-    const { kind, className, key } = slot.entry;
-    return this.get(kind, className, key) === slot;
-  }
-
-  add(slot: Slot): void {
-    const { kind, className, key } = slot.entry;
-    const group = `${RULE_KINDS[kind]}:${className}`;
-    let slots = this.#groups.get(group);
-    if (!slots) this.#groups.set(group, slots = new Map());
-    if (!slots.has(key)) this.#size++;
-    slots.set(key, slot);
-  }
-
-  delete(slot: Slot): void {
-    const { kind, className, key } = slot.entry;
-    const group = `${RULE_KINDS[kind]}:${className}`;
-    const slots = this.#groups.get(group);
-    if (slots?.get(key) !== slot) return;
-    slots.delete(key);
-    this.#size--;
-    if (slots.size === 0) this.#groups.delete(group);
-  }
-
-  *values(): IterableIterator<Slot> {
-    for (const slots of this.#groups.values()) yield* slots.values();
-  }
+/** A block's slot and end, in the heap of blocks by end (`slot` -1: since removed). */
+interface BlockEnd {
+  slot: number;
+  readonly untilMs: number;
 }
 
 /** What {@link RuleTable.merge} did with an entry. */
 export type MergeOutcome = "newer" | "older" | "same" | "stale" | "full";
 
-/** See the module doc. */
+/**
+ * See the module doc. A slot is a number, and what it holds lives in
+ * columns, typed where they are numbers, not in objects of its own: an
+ * entry, its version and a slot object were some 150 bytes a rule, more
+ * than the columns and the map of keys together (the memory column of
+ * docs/fleet-rules.md). Entries are made afresh when asked for.
+ */
 export class RuleTable {
-  readonly #slots = new SlotIndex();
-  #order: (Slot | undefined)[] = [];
-  /** Tombstones in the order they were made here, for expiry. */
-  #tombstones: Slot[] = [];
+  readonly #groups = new Map<string, Group>();
+  #size = 0;
+  /** Slots used, holes included. */
+  #end = 0;
+  /** By slot: its group, or undefined for a hole. */
+  #group: (Group | undefined)[] = [];
+  #key: string[] = [];
+  #value: (RuleValue | undefined)[] = [];
+  #clock = new Float64Array(16);
+  #originHi = new Uint32Array(16);
+  #originLo = new Uint32Array(16);
+  /** Whether the slot is in the tombstone queue (once is enough: its turn comes no later). */
+  #queued = new Uint8Array(16);
+  /** Slots of tombstones in the order they were made here, for expiry. */
+  #tombstones: number[] = [];
   #tombstoneHead = 0;
   /** Slots that held a block when it was set, a min-heap by its end; a slot changed since is skipped. */
-  #blocks: { slot: Slot; untilMs: number }[] = [];
+  #blocks: BlockEnd[] = [];
   #liveBlocks = 0;
   #holes = 0;
   #live = 0;
@@ -118,12 +101,12 @@ export class RuleTable {
 
   /** Rules and tombstones held. */
   get size(): number {
-    return this.#slots.size;
+    return this.#size;
   }
 
   /** Slots, holes included: the end a page counts to. */
   get end(): number {
-    return this.#order.length;
+    return this.#end;
   }
 
   /** The table's digest: live rules and the XOR of their hashes. */
@@ -133,12 +116,17 @@ export class RuleTable {
 
   /** The entry held for a rule, a tombstone included. */
   get(kind: RuleKind, className: string, key: string): RuleEntry | undefined {
-    return this.#slots.get(kind, className, key)?.entry;
+    const slot = this.#slotOf(kind, className, key);
+    return slot === undefined ? undefined : this.#entry(slot);
   }
 
-  /** Every live rule. */
+  /** Every live rule, in slot order. */
   *live(): IterableIterator<RuleEntry> {
-    for (const slot of this.#slots.values()) if (slot.entry.value !== undefined) yield slot.entry;
+    for (let slot = 0; slot < this.#end; slot++) {
+      if (this.#group[slot] !== undefined && this.#value[slot] !== undefined) {
+        yield this.#entry(slot);
+      }
+    }
   }
 
   /**
@@ -153,29 +141,25 @@ export class RuleTable {
    * @returns What happened.
    */
   merge(entry: RuleEntry, wallMs: number, learning: boolean): MergeOutcome {
-    if (entry.value instanceof BlockedUntil && entry.value.untilMs <= wallMs) {
-      entry = { ...entry, value: undefined };
-    }
-    const slot = this.#slots.get(entry.kind, entry.className, entry.key);
-    const old = wallMs - versionMs(entry.version) > this.#tombstoneMs;
-    if (!slot) {
-      if (old && (entry.value === undefined || !learning)) return "stale";
-      if (this.#slots.size >= this.#maxEntries && !this.#evictTombstone()) return "full";
-      const created: Slot = {
-        entry,
-        index: this.#order.length,
-        queued: false,
-      };
-      this.#slots.add(created);
-      this.#order.push(created);
-      this.#settle(created, undefined);
+    let value = entry.value;
+    if (value instanceof BlockedUntil && value.untilMs <= wallMs) value = undefined;
+    const slot = this.#slotOf(entry.kind, entry.className, entry.key);
+    if (slot === undefined) {
+      const old = wallMs - versionMs(entry.version) > this.#tombstoneMs;
+      if (old && (value === undefined || !learning)) return "stale";
+      if (this.#size >= this.#maxEntries && !this.#evictTombstone()) return "full";
+      this.#enter(this.#append(entry), value, entry.version);
       return "newer";
     }
-    const order = compareVersions(entry.version, slot.entry.version);
+    const order = compareVersionParts(
+      entry.version,
+      this.#clock[slot],
+      this.#originHi[slot],
+      this.#originLo[slot],
+    );
     if (order <= 0) return order === 0 ? "same" : "older";
-    const before = slot.entry;
-    slot.entry = entry;
-    this.#settle(slot, before);
+    this.#leave(slot);
+    this.#enter(slot, value, entry.version);
     return "newer";
   }
 
@@ -190,10 +174,10 @@ export class RuleTable {
     let dropped = 0;
     while (this.#tombstoneHead < this.#tombstones.length) {
       const slot = this.#tombstones[this.#tombstoneHead];
-      const current = this.#slots.holds(slot) && slot.entry.value === undefined;
-      if (current && wallMs - versionMs(slot.entry.version) <= this.#tombstoneMs) break;
+      const current = this.#group[slot] !== undefined && this.#value[slot] === undefined;
+      if (current && wallMs - clockMs(this.#clock[slot]) <= this.#tombstoneMs) break;
       this.#tombstoneHead++;
-      slot.queued = false;
+      this.#queued[slot] = 0;
       if (current) {
         this.#remove(slot);
         dropped++;
@@ -212,17 +196,99 @@ export class RuleTable {
    */
   page(from: number, maxBytes: number): Omit<Page, "ticket"> {
     const entries: RuleEntry[] = [];
-    const start = Math.min(from, this.#order.length);
+    const start = Math.min(from, this.#end);
     let at = start;
-    for (; at < this.#order.length; at++) {
-      const slot = this.#order[at];
-      if (!slot) continue;
-      const size = entrySize(slot.entry);
+    for (; at < this.#end; at++) {
+      if (this.#group[at] === undefined) continue;
+      const entry = this.#entry(at);
+      const size = entrySize(entry);
       if (size > maxBytes) break;
       maxBytes -= size;
-      entries.push(slot.entry);
+      entries.push(entry);
     }
-    return { from: start, next: at, end: this.#order.length, entries };
+    return { from: start, next: at, end: this.#end, entries };
+  }
+
+  #slotOf(kind: RuleKind, className: string, key: string): number | undefined {
+    return this.#groups.get(`${RULE_KINDS[kind]}:${className}`)?.slots.get(key);
+  }
+
+  /** The entry a slot holds, made afresh. */
+  #entry(slot: number): RuleEntry {
+    const { kind, className } = this.#group[slot]!;
+    const version = this.#version(slot);
+    return { kind, className, key: this.#key[slot], value: this.#value[slot], version };
+  }
+
+  #version(slot: number): Version {
+    return {
+      clock: this.#clock[slot],
+      origin: { hi: this.#originHi[slot], lo: this.#originLo[slot] },
+    };
+  }
+
+  /** A new slot for `entry`'s rule, holding nothing yet (`#enter` fills it). */
+  #append(entry: RuleEntry): number {
+    const name = `${RULE_KINDS[entry.kind]}:${entry.className}`;
+    let group = this.#groups.get(name);
+    if (!group) {
+      group = { kind: entry.kind, className: entry.className, slots: new Map() };
+      this.#groups.set(name, group);
+    }
+    const slot = this.#end++;
+    if (slot === this.#clock.length) this.#grow(2 * slot);
+    group.slots.set(entry.key, slot);
+    this.#group[slot] = group;
+    this.#key[slot] = entry.key;
+    this.#value[slot] = undefined;
+    this.#size++;
+    return slot;
+  }
+
+  #grow(capacity: number): void {
+    const clock = new Float64Array(capacity), hi = new Uint32Array(capacity);
+    const lo = new Uint32Array(capacity), queued = new Uint8Array(capacity);
+    const n = Math.min(this.#end, capacity);
+    clock.set(this.#clock.subarray(0, n));
+    hi.set(this.#originHi.subarray(0, n));
+    lo.set(this.#originLo.subarray(0, n));
+    queued.set(this.#queued.subarray(0, n));
+    [this.#clock, this.#originHi, this.#originLo, this.#queued] = [clock, hi, lo, queued];
+  }
+
+  /** Takes a slot's content out of the digest and the count of blocks. */
+  #leave(slot: number): void {
+    const value = this.#value[slot];
+    if (value instanceof BlockedUntil) this.#liveBlocks--;
+    if (value !== undefined) {
+      this.#live--;
+      this.#flip(slot);
+    }
+  }
+
+  /** Makes `value` at `version` a slot's content, and accounts for it. */
+  #enter(slot: number, value: RuleValue | undefined, version: Version): void {
+    this.#value[slot] = value;
+    this.#clock[slot] = version.clock;
+    this.#originHi[slot] = version.origin.hi;
+    this.#originLo[slot] = version.origin.lo;
+    if (value instanceof BlockedUntil) {
+      this.#liveBlocks++;
+      pushMin(this.#blocks, { slot, untilMs: value.untilMs });
+    }
+    if (value === undefined) {
+      if (!this.#queued[slot]) this.#tombstones.push(slot);
+      this.#queued[slot] = 1;
+      return;
+    }
+    this.#live++;
+    this.#flip(slot);
+  }
+
+  /** Whether a slot holds, since its block was set, the block that ends at `untilMs`. */
+  #blocking(slot: number, untilMs: number): boolean {
+    const value = slot < 0 ? undefined : this.#value[slot];
+    return value instanceof BlockedUntil && value.untilMs === untilMs;
   }
 
   /** Turns the blocks that ended by `wallMs` into removals of the same version. */
@@ -230,54 +296,29 @@ export class RuleTable {
     const heap = this.#blocks;
     while (heap.length > 0 && heap[0].untilMs <= wallMs) {
       const { slot, untilMs } = popMin(heap);
-      const value = slot.entry.value;
-      if (!this.#slots.holds(slot) || !(value instanceof BlockedUntil)) continue;
-      if (value.untilMs !== untilMs) continue;
-      const before = slot.entry;
-      slot.entry = { ...before, value: undefined };
-      this.#settle(slot, before);
+      if (!this.#blocking(slot, untilMs)) continue;
+      const version = this.#version(slot);
+      this.#leave(slot);
+      this.#enter(slot, undefined, version);
     }
     // Blocks replaced or lifted before their end leave heap entries behind: rebuild past twice the live ones.
     if (heap.length > 2 * this.#liveBlocks + 64) {
-      const live = heap.filter(({ slot, untilMs }) =>
-        this.#slots.holds(slot) && slot.entry.value instanceof BlockedUntil &&
-        slot.entry.value.untilMs === untilMs
-      );
+      const live = heap.filter(({ slot, untilMs }) => this.#blocking(slot, untilMs));
       this.#blocks = [];
       for (const item of live) pushMin(this.#blocks, item);
     }
   }
 
-  /** Accounts for a slot whose entry became `slot.entry` (from `before`). */
-  #settle(slot: Slot, before: RuleEntry | undefined): void {
-    if (before?.value instanceof BlockedUntil) this.#liveBlocks--;
-    if (slot.entry.value instanceof BlockedUntil) {
-      this.#liveBlocks++;
-      pushMin(this.#blocks, { slot, untilMs: slot.entry.value.untilMs });
-    }
-    if (before?.value !== undefined) {
-      this.#live--;
-      this.#flip(before);
-    }
-    const entry = slot.entry;
-    if (entry.value === undefined) {
-      if (!slot.queued) this.#tombstones.push(slot);
-      slot.queued = true;
-      return;
-    }
-    this.#live++;
-    this.#flip(entry);
-  }
-
   /**
-   * XORs a live entry's hash into the digest, or out of it. Hashed again
-   * when it goes rather than kept: two numbers a slot, boxed, would cost
-   * more than the hash does.
+   * XORs a live slot's hash into the digest, or out of it. Hashed again
+   * when it goes rather than kept: two more numbers a slot would cost more
+   * than the hash does.
    */
-  #flip(entry: RuleEntry): void {
-    const v = entry.version;
-    const id = ruleId(entry.kind, entry.className, entry.key);
-    const h = keyHash64(PUBLIC_HASH_KEY, id, `${v.clock}:${v.origin.hi}:${v.origin.lo}`);
+  #flip(slot: number): void {
+    const { kind, className } = this.#group[slot]!;
+    const id = ruleId(kind, className, this.#key[slot]);
+    const version = `${this.#clock[slot]}:${this.#originHi[slot]}:${this.#originLo[slot]}`;
+    const h = keyHash64(PUBLIC_HASH_KEY, id, version);
     // Unsigned, as the wire carries them: a digest compares equal to its decoded copy.
     this.#hi = (this.#hi ^ h.hi) >>> 0;
     this.#lo = (this.#lo ^ h.lo) >>> 0;
@@ -287,8 +328,8 @@ export class RuleTable {
   #evictTombstone(): boolean {
     while (this.#tombstoneHead < this.#tombstones.length) {
       const slot = this.#tombstones[this.#tombstoneHead++];
-      slot.queued = false;
-      if (this.#slots.holds(slot) && slot.entry.value === undefined) {
+      this.#queued[slot] = 0;
+      if (this.#group[slot] !== undefined && this.#value[slot] === undefined) {
         this.#remove(slot);
         this.#trimQueue();
         return true;
@@ -297,20 +338,46 @@ export class RuleTable {
     return false;
   }
 
-  #remove(slot: Slot): void {
-    this.#slots.delete(slot);
-    this.#order[slot.index] = undefined;
-    if (++this.#holes * 2 > this.#order.length && this.#holes > 64) this.#compact();
+  #remove(slot: number): void {
+    const group = this.#group[slot]!;
+    group.slots.delete(this.#key[slot]);
+    if (group.slots.size === 0) this.#groups.delete(`${RULE_KINDS[group.kind]}:${group.className}`);
+    this.#group[slot] = undefined;
+    this.#key[slot] = "";
+    this.#value[slot] = undefined;
+    this.#size--;
+    if (++this.#holes * 2 > this.#end && this.#holes > 64) this.#compact();
   }
 
+  /** Moves the slots down over the holes, and the queue and heap with them. */
   #compact(): void {
-    const order: Slot[] = [];
-    for (const slot of this.#order) {
-      if (!slot) continue;
-      slot.index = order.length;
-      order.push(slot);
+    const moved = new Int32Array(this.#end).fill(-1);
+    let to = 0;
+    for (let from = 0; from < this.#end; from++) {
+      const group = this.#group[from];
+      if (group === undefined) continue;
+      moved[from] = to;
+      group.slots.set(this.#key[from], to);
+      this.#group[to] = group;
+      this.#key[to] = this.#key[from];
+      this.#value[to] = this.#value[from];
+      this.#clock[to] = this.#clock[from];
+      this.#originHi[to] = this.#originHi[from];
+      this.#originLo[to] = this.#originLo[from];
+      this.#queued[to] = this.#queued[from];
+      to++;
     }
-    this.#order = order;
+    this.#group.length =
+      this.#key.length =
+      this.#value.length =
+      this.#end =
+        to;
+    if (4 * to < this.#clock.length) this.#grow(Math.max(16, 2 * to));
+    const queue = this.#tombstones.slice(this.#tombstoneHead).map((slot) => moved[slot]);
+    this.#tombstones = queue.filter((slot) => slot >= 0);
+    this.#tombstoneHead = 0;
+    // In place, so the heap stays one: a removed slot's block is skipped when it comes up.
+    for (const item of this.#blocks) item.slot = item.slot < 0 ? -1 : moved[item.slot];
     this.#holes = 0;
   }
 
