@@ -23,6 +23,7 @@ import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
 import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
+import { type Phase, phaseOf, spreadPhase } from "./phase.ts";
 import {
   checkHotKeys,
   checkReports,
@@ -134,6 +135,8 @@ interface HotKey extends HotShare {
   last: { share: number; limitPerSec: number; floor: number; total: number; n: number };
   /** Since when the key has been cool everywhere; undefined while busy. */
   coolSinceMs: number | undefined;
+  /** Where this node's admissions of the key fall among its peers' (phase.ts). */
+  readonly phase: Phase;
 }
 
 /** Rounds of a hot key's own demand kept, to compare like with like. */
@@ -400,6 +403,7 @@ export class Allocator implements MembershipExtension {
       history: new Float64Array(HISTORY_ROUNDS).fill(demand),
       settlingUntilMs,
       coolSinceMs: undefined,
+      phase: phaseOf(this.#selfId, slot.hash!),
       last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
     };
     slot.hot = hot;
@@ -447,6 +451,7 @@ export class Allocator implements MembershipExtension {
       ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
+    spreadPhase(hot.phase, slot, this.#enforcer, nowMs);
   }
 
   /** What a settling hot key's share is capped at, requests a second. */
