@@ -129,6 +129,8 @@ interface HotKey extends HotShare {
   demand: number;
   /** The demand at the start of each of the last rounds, by round modulo its length. */
   readonly history: Float64Array;
+  /** When the key turned hot here. */
+  readonly hotSinceMs: number;
   /** Until when the key keeps its cold share, while the peers' reports of it arrive. */
   settlingUntilMs: number;
   /** The last reshare's figures, for {@link Allocator.hotKeys}: share, and the split's inputs. */
@@ -379,7 +381,7 @@ export class Allocator implements MembershipExtension {
       // Nearing the cold share: at least that much demand, to start from.
       const demand = slot.rule.limit.ratePerSec() * this.#book.scale;
       if (slot.hash !== undefined && slot.hot === undefined) {
-        this.#makeHot(slot, demand, nowMs + settleMs);
+        this.#makeHot(slot, demand, nowMs, settleMs);
       }
     }
     for (const [id, heardMs] of this.#remoteHot) {
@@ -388,11 +390,11 @@ export class Allocator implements MembershipExtension {
         continue;
       }
       const slot = this.#enforcer.hashes?.get(id);
-      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0, nowMs + settleMs);
+      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0, nowMs, settleMs);
     }
   }
 
-  #makeHot(slot: Slot, demand: number, settlingUntilMs: number): void {
+  #makeHot(slot: Slot, demand: number, nowMs: number, settleMs: number): void {
     if (this.#hot.size >= this.#maxHot) return;
     const hot: HotKey = {
       seenRequests: slot.requests,
@@ -401,7 +403,8 @@ export class Allocator implements MembershipExtension {
       hash: slot.hash!,
       demand,
       history: new Float64Array(HISTORY_ROUNDS).fill(demand),
-      settlingUntilMs,
+      hotSinceMs: nowMs,
+      settlingUntilMs: nowMs + settleMs,
       coolSinceMs: undefined,
       phase: phaseOf(this.#selfId, slot.hash!),
       last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
@@ -415,7 +418,7 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
-    const { others, asOfMs } = this.#reports.demandOf(id, this.#view, nowMs);
+    const { others, asOfMs } = this.#reports.demandOf(id, this.#view, nowMs, hot.hotSinceMs);
     const floor = (limitPerSec * this.#beta) / n;
     // The peers' figures are as of when their reports were made (weighted
     // by demand), more under loss. Against them, this node takes its own

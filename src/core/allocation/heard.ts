@@ -231,25 +231,55 @@ export class HeardReports {
    * stale report of a thousand set a node's own figure from before a jump
    * against the others' from after it, and the fleet starved (weighted by
    * demand, the fresh high figures pulled the time too late, and the fleet
-   * took nearly 2 R). Costs the members not alive, a few, not the fleet.
+   * took nearly 2 R). Costs the members not alive, a few, and a look at
+   * when each report held was made.
+   *
+   * A counted member whose report is past belief, or of whom none is held,
+   * counts for the mean of those believed: its report's figures, or its
+   * silence of the key, say nothing of now. Under 30% loss at 100 nodes a
+   * node held, ten seconds after traffic started, reports from before it of
+   * a third of its peers (too few datagrams reach them to carry news): it
+   * counted those peers as wanting nothing, took a share too large, and the
+   * fleet admitted 4 R, then still 1.1 R after thirty seconds.
    */
-  demandOf(id: number, view: CountedView, nowMs: number): { others: number; asOfMs: number } {
+  demandOf(
+    id: number,
+    view: CountedView,
+    nowMs: number,
+    hotSinceMs: number,
+  ): { others: number; asOfMs: number } {
     const total = this.#totals.get(id);
     if (total === undefined) return { others: 0, asOfMs: nowMs };
     let others = total.sum;
     let madeMs = total.madeMs;
     let reports = total.reports;
+    let held = this.#inTurn.length;
     for (const key of this.#members.notAlive()) {
       const known = this.#reports.get(key);
-      const d = known && demandIn(known, id);
-      if (d === undefined || view.counts(key)) continue;
+      if (known === undefined || view.counts(key)) continue;
+      held--;
+      const d = demandIn(known, id);
+      if (d === undefined) continue;
       others -= d;
-      madeMs -= madeMsOf(known!);
+      madeMs -= madeMsOf(known);
       reports--;
     }
     // Rounding of the running sum must not leave a trace when nobody counts.
     if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs };
-    return { others, asOfMs: Math.min(nowMs, madeMs / reports) };
+    // Counted members of whom nothing is known of the key: no report held,
+    // or one that does not name it, past belief or made before the key
+    // turned hot here. They count for the mean of the others.
+    let unknown = Math.max(0, view.countedSize - 1 - held);
+    const sinceMs = Math.max(nowMs - this.#believedMs, hotSinceMs);
+    for (const o of this.#inTurn) {
+      if (madeMsOf(o) < sinceMs && view.counts(o.key) && demandIn(o, id) === undefined) unknown++;
+    }
+    const asOfMs = Math.min(nowMs, madeMs / reports);
+    const known = view.countedSize - 1 - unknown;
+    return {
+      others: unknown > 0 && known > 0 ? others + (unknown * others) / known : others,
+      asOfMs,
+    };
   }
 
   /**
