@@ -418,17 +418,24 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
-    const { others, asOfMs } = this.#reports.demandOf(id, this.#view, nowMs, hot.hotSinceMs);
+    const heard = this.#reports.demandOf(id, this.#view, nowMs, {
+      hotSinceMs: hot.hotSinceMs,
+      ownAt: (ms) => this.#demandAt(hot, ms),
+    });
     const floor = (limitPerSec * this.#beta) / n;
-    // The peers' figures are as of when their reports were made (weighted
-    // by demand), more under loss. Against them, this node takes its own
-    // demand as of then, or as of now if lower: its fresh figure against
-    // their stale ones would take too much while demand rises everywhere,
-    // and a figure older than theirs too little (after a jump, next to
-    // nothing). Half a period earlier still: the mean time of many reports
-    // is later than the time of their mean while demand rises and slows,
-    // and a fleet of 200 took 1.03 R for seconds after a start without it.
-    const own = Math.min(hot.demand, this.#demandAt(hot, asOfMs - this.#periodMs / 2));
+    // The peers' figures are as of when their reports were made, each at
+    // its own age. Against them this node weighs its own demand as it was
+    // when each was made, averaged (or as of now, if lower: the strict
+    // side while demand falls): its fresh figure against their stale ones
+    // takes too much while demand rises everywhere, and a figure of one
+    // time against figures of many times is biased wherever demand bends:
+    // as of their mean time, right after a 100× jump, its own was still
+    // from before it while their sum was mostly after, and a fleet of 100
+    // with shared bursts fell to 0.43 R for a second.
+    const own = Math.min(hot.demand, heard.own ?? hot.demand);
+    // Peers of whom nothing is known of the key count for the mean of those
+    // whose reports say something (heard.ts, demandOf).
+    const others = heard.others + (heard.unknown * heard.others) / Math.max(1, heard.known);
     const total = own + others;
     let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
     // Until the peers' reports of a new hot key have had time to arrive, it

@@ -104,6 +104,23 @@ type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardRepor
   readonly peer: Standing;
 };
 
+/** What {@link HeardReports.demandOf} finds of a key. */
+export interface Heard {
+  /** The demand summed over the counted peers' reports that name it. */
+  readonly others: number;
+  /** The mean time those reports were made. */
+  readonly asOfMs: number;
+  /** This node's own demand, averaged over the times those reports were made. */
+  readonly own?: number;
+  /** Counted peers of whom nothing is known of the key (see `demandOf`). */
+  readonly unknown: number;
+  /** Counted peers whose reports say something of it, naming it or not. */
+  readonly known: number;
+}
+
+/** A key's standing here for {@link HeardReports.demandOf}, when the caller has none. */
+const NOWHERE = { hotSinceMs: -Infinity, ownAt: () => 0 } as const;
+
 /** See the module doc. */
 export class HeardReports {
   readonly #reports = new Map<string, Held>();
@@ -246,10 +263,10 @@ export class HeardReports {
     id: number,
     view: CountedView,
     nowMs: number,
-    hotSinceMs: number,
-  ): { others: number; asOfMs: number } {
+    here: { readonly hotSinceMs: number; readonly ownAt: (ms: number) => number } = NOWHERE,
+  ): Heard {
     const total = this.#totals.get(id);
-    if (total === undefined) return { others: 0, asOfMs: nowMs };
+    if (total === undefined) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
     let others = total.sum;
     let madeMs = total.madeMs;
     let reports = total.reports;
@@ -265,20 +282,32 @@ export class HeardReports {
       reports--;
     }
     // Rounding of the running sum must not leave a trace when nobody counts.
-    if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs };
-    // Counted members of whom nothing is known of the key: no report held,
-    // or one that does not name it, past belief or made before the key
-    // turned hot here. They count for the mean of the others.
-    let unknown = Math.max(0, view.countedSize - 1 - held);
-    const sinceMs = Math.max(nowMs - this.#believedMs, hotSinceMs);
+    if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
+    // Counted members whose reports say nothing of the key now: they do
+    // not name it, and were made before it turned hot here or are past
+    // belief. They count for the mean of the others (see the allocator).
+    // A member of which no report is held counts for nothing: a stranger
+    // that pinged once would otherwise hold the fleet down.
+    const sinceMs = Math.max(nowMs - this.#believedMs, here.hotSinceMs);
+    let unknown = 0;
+    let ownSum = 0, ownN = 0;
     for (const o of this.#inTurn) {
-      if (madeMsOf(o) < sinceMs && view.counts(o.key) && demandIn(o, id) === undefined) unknown++;
+      const made = madeMsOf(o);
+      const d = demandIn(o, id);
+      if (d === undefined) {
+        if (made < sinceMs && view.counts(o.key)) unknown++;
+      } else if (view.counts(o.key)) {
+        ownSum += here.ownAt(made);
+        ownN++;
+      }
     }
-    const asOfMs = Math.min(nowMs, madeMs / reports);
-    const known = view.countedSize - 1 - unknown;
+    const known = held - unknown;
     return {
-      others: unknown > 0 && known > 0 ? others + (unknown * others) / known : others,
-      asOfMs,
+      others,
+      asOfMs: Math.min(nowMs, madeMs / reports),
+      own: ownN > 0 ? ownSum / ownN : undefined,
+      unknown: known > 0 ? unknown : 0,
+      known,
     };
   }
 
