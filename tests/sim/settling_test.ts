@@ -45,6 +45,30 @@ describe("settling after a jump", () => {
     }
   });
 
+  it("at 100 nodes with sharedBurst, no second after the jump's first is below 0.8 R", () => {
+    // Each node weighed its own demand as of the mean time its peers'
+    // reports were made: right after the jump that time was still before
+    // it while their sum was mostly after, and the shares added up to
+    // 0.60 R and then 0.43 R (the `jump-shared-100` row, seed 1).
+    const n = 100;
+    const fleet = new Fleet({ seed: 1, size: n, limit: LIMIT, sharedBurst: true });
+    const each = (2 * R) / n;
+    fleet.runUntil(5_000);
+    for (let i = 0; i < n; i++) fleet.setDemand(i, each / 100);
+    fleet.runUntil(20_000);
+    for (let i = 0; i < n; i++) fleet.setDemand(i, each);
+    for (let i = 0; i < n; i++) fleet.take(i);
+    const seconds: number[] = [];
+    for (let t = 20_000; t < 24_000; t += 1_000) {
+      fleet.runUntil(t + 1_000);
+      let admitted = 0;
+      for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
+      seconds.push(admitted / R);
+    }
+    const shown = seconds.map((x) => x.toFixed(2)).join(" ");
+    assert.ok(seconds.slice(1).every((x) => x >= 0.8), shown);
+  });
+
   it("with sharedBurst, the fleet's peak second is at most R and one burst", () => {
     const seconds = jump(20, { sharedBurst: true });
     const peak = Math.max(...seconds);

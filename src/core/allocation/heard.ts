@@ -292,14 +292,13 @@ export class HeardReports {
     let unknown = 0;
     let ownSum = 0, ownN = 0;
     for (const o of this.#inTurn) {
+      // The alive count, and need no look-up by ID (most of a large fleet).
+      if (o.peer.state !== "alive" && !view.counts(o.key)) continue;
       const made = madeMsOf(o);
-      const d = demandIn(o, id);
-      if (d === undefined) {
-        if (made < sinceMs && view.counts(o.key)) unknown++;
-      } else if (view.counts(o.key)) {
+      if (demandIn(o, id) !== undefined) {
         ownSum += here.ownAt(made);
         ownN++;
-      }
+      } else if (made < sinceMs) unknown++;
     }
     const known = held - unknown;
     return {
