@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Fleet, KEY } from "../../src/sim/fleet.ts";
 import { LIMIT, R, skewed } from "../../src/sim/accuracy.ts";
 import { sharedBurstOf } from "../../src/core/rules.ts";
+import { secondsAdmitted } from "../support/seconds.ts";
 
 /**
  * A fleet of `n` whose key turns hot under load for a second, stays hot at
@@ -21,15 +22,7 @@ function jump(n: number, options: { sharedBurst?: boolean } = {}): number[] {
   demand(each / 100);
   fleet.runUntil(12_000);
   demand(each);
-  for (let i = 0; i < n; i++) fleet.take(i);
-  const seconds: number[] = [];
-  for (let t = 12_000; t < 18_000; t += 1_000) {
-    fleet.runUntil(t + 1_000);
-    let admitted = 0;
-    for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
-    seconds.push(admitted / R);
-  }
-  return seconds;
+  return secondsAdmitted(fleet, 12_000, 18_000);
 }
 
 describe("settling after a jump", () => {
@@ -57,14 +50,7 @@ describe("settling after a jump", () => {
     for (let i = 0; i < n; i++) fleet.setDemand(i, each / 100);
     fleet.runUntil(20_000);
     for (let i = 0; i < n; i++) fleet.setDemand(i, each);
-    for (let i = 0; i < n; i++) fleet.take(i);
-    const seconds: number[] = [];
-    for (let t = 20_000; t < 24_000; t += 1_000) {
-      fleet.runUntil(t + 1_000);
-      let admitted = 0;
-      for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
-      seconds.push(admitted / R);
-    }
+    const seconds = secondsAdmitted(fleet, 20_000, 24_000);
     const shown = seconds.map((x) => x.toFixed(2)).join(" ");
     assert.ok(seconds.slice(1).every((x) => x >= 0.8), shown);
   });
@@ -89,13 +75,7 @@ describe("the fleet's admissions over time", () => {
     const fleet = new Fleet({ seed: 1, size: n, limit: LIMIT });
     fleet.runUntil(5_000);
     for (let i = 0; i < n; i++) fleet.setDemand(i, skewed(i));
-    const seconds: number[] = [];
-    for (let t = 5_000; t < 20_000; t += 1_000) {
-      fleet.runUntil(t + 1_000);
-      let admitted = 0;
-      for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
-      seconds.push(admitted / R);
-    }
+    const seconds = secondsAdmitted(fleet, 5_000, 20_000);
     const shown = seconds.map((x) => x.toFixed(3)).join(" ");
     assert.ok(seconds.slice(3).every((x) => Math.abs(x - 1) <= 0.02), shown);
   });

@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Fleet } from "../../src/sim/fleet.ts";
-import { LIMIT, R, skewed } from "../../src/sim/accuracy.ts";
+import { LIMIT, skewed } from "../../src/sim/accuracy.ts";
+import { secondsAdmitted } from "../support/seconds.ts";
 
 describe("peers whose demand is not yet heard", () => {
   it("count for the others' mean: under 30% loss the fleet comes down to R sooner", () => {
@@ -17,13 +18,7 @@ describe("peers whose demand is not yet heard", () => {
     const fleet = new Fleet({ seed: 1, size: n, limit: LIMIT, faults: { lossRate: 0.3 } });
     fleet.runUntil(5_000);
     for (let i = 0; i < n; i++) fleet.setDemand(i, skewed(i));
-    const seconds: number[] = [];
-    for (let t = 5_000; t < 25_000; t += 1_000) {
-      fleet.runUntil(t + 1_000);
-      let admitted = 0;
-      for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
-      seconds.push(admitted / R);
-    }
+    const seconds = secondsAdmitted(fleet, 5_000, 25_000);
     const late = seconds.slice(10);
     const mean = late.reduce((a, b) => a + b, 0) / late.length;
     const shown = seconds.map((x) => x.toFixed(2)).join(" ");
