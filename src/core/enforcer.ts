@@ -356,6 +356,25 @@ export class Enforcer {
   }
 
   /**
+   * Moves a hot key's next admission by `requests` of its interval, as far
+   * as its bucket allows ({@link Slot.shift}); returns the part applied.
+   *
+   * @internal For the allocator.
+   */
+  shiftSlot(slot: Slot, requests: number, nowMs: number): number {
+    return slot.shift(requests, toUs(nowMs, this.#originMs));
+  }
+
+  /**
+   * Whether a key's bucket has refilled: it owes nothing now.
+   *
+   * @internal For the allocator.
+   */
+  slotRefilled(slot: Slot, nowMs: number): boolean {
+    return slot.owed(toUs(nowMs, this.#originMs)) === 0;
+  }
+
+  /**
    * A key's slot, with its rule current, and the time in the core's base,
    * for the operations off the request path (refund, reset, block, see
    * `operations.ts`); with `create`, a key with no state is given a slot.

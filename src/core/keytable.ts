@@ -227,6 +227,30 @@ export class Slot {
     if (nowUs > this.atUs) this.atUs = nowUs;
   }
 
+  /**
+   * Moves the instant of the key's next admission by `requests` of its
+   * rule's interval (later if positive, earlier if negative), as far as its
+   * bucket allows: no debt past the burst, and never down to none, which
+   * would read as a bucket refilled. A blocked key is left as it is.
+   *
+   * @returns The part of `requests` applied.
+   */
+  shift(requests: number, nowUs: number): number {
+    if (this.atUs > nowUs) return 0;
+    const rule = this.rule;
+    const owed = owedAt(this.debt, this.atUs, rule, nowUs);
+    const wanted = Math.round(requests * rule.unitsPerRequest);
+    const units = Math.max(Math.min(wanted, rule.toleranceUnits - owed), Math.min(0, 1 - owed));
+    this.debt = owed + units;
+    if (nowUs > this.atUs) this.atUs = nowUs;
+    return units / rule.unitsPerRequest;
+  }
+
+  /** What the key owes at `nowUs`, in its rule's units: 0 for a bucket that has refilled. */
+  owed(nowUs: number): number {
+    return owedAt(this.debt, this.atUs, this.rule, nowUs);
+  }
+
   /** What starting lean costs, in the rule's units: the burst less one request. */
   leanDebt(): number {
     return this.rule.toleranceUnits - this.rule.unitsPerRequest;

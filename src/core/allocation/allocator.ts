@@ -23,6 +23,7 @@ import type { PartitionPolicy } from "../partition.ts";
 import { type LimitBook, type Rule, ruleOf } from "../rules.ts";
 import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
+import { type Phase, phaseOf, spreadPhase } from "./phase.ts";
 import {
   checkHotKeys,
   checkReports,
@@ -128,12 +129,16 @@ interface HotKey extends HotShare {
   demand: number;
   /** The demand at the start of each of the last rounds, by round modulo its length. */
   readonly history: Float64Array;
+  /** When the key turned hot here. */
+  readonly hotSinceMs: number;
   /** Until when the key keeps its cold share, while the peers' reports of it arrive. */
   settlingUntilMs: number;
   /** The last reshare's figures, for {@link Allocator.hotKeys}: share, and the split's inputs. */
   last: { share: number; limitPerSec: number; floor: number; total: number; n: number };
   /** Since when the key has been cool everywhere; undefined while busy. */
   coolSinceMs: number | undefined;
+  /** Where this node's admissions of the key fall among its peers' (phase.ts). */
+  readonly phase: Phase;
 }
 
 /** Rounds of a hot key's own demand kept, to compare like with like. */
@@ -376,7 +381,7 @@ export class Allocator implements MembershipExtension {
       // Nearing the cold share: at least that much demand, to start from.
       const demand = slot.rule.limit.ratePerSec() * this.#book.scale;
       if (slot.hash !== undefined && slot.hot === undefined) {
-        this.#makeHot(slot, demand, nowMs + settleMs);
+        this.#makeHot(slot, demand, nowMs, settleMs);
       }
     }
     for (const [id, heardMs] of this.#remoteHot) {
@@ -385,11 +390,11 @@ export class Allocator implements MembershipExtension {
         continue;
       }
       const slot = this.#enforcer.hashes?.get(id);
-      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0, nowMs + settleMs);
+      if (slot !== undefined && slot.hot === undefined) this.#makeHot(slot, 0, nowMs, settleMs);
     }
   }
 
-  #makeHot(slot: Slot, demand: number, settlingUntilMs: number): void {
+  #makeHot(slot: Slot, demand: number, nowMs: number, settleMs: number): void {
     if (this.#hot.size >= this.#maxHot) return;
     const hot: HotKey = {
       seenRequests: slot.requests,
@@ -398,8 +403,10 @@ export class Allocator implements MembershipExtension {
       hash: slot.hash!,
       demand,
       history: new Float64Array(HISTORY_ROUNDS).fill(demand),
-      settlingUntilMs,
+      hotSinceMs: nowMs,
+      settlingUntilMs: nowMs + settleMs,
       coolSinceMs: undefined,
+      phase: phaseOf(this.#selfId, slot.hash!),
       last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
     };
     slot.hot = hot;
@@ -411,17 +418,24 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
-    const { others, asOfMs } = this.#reports.demandOf(id, this.#view, nowMs);
+    const heard = this.#reports.demandOf(id, this.#view, nowMs, {
+      hotSinceMs: hot.hotSinceMs,
+      ownAt: (ms) => this.#demandAt(hot, ms),
+    });
     const floor = (limitPerSec * this.#beta) / n;
-    // The peers' figures are as of when their reports were made (weighted
-    // by demand), more under loss. Against them, this node takes its own
-    // demand as of then, or as of now if lower: its fresh figure against
-    // their stale ones would take too much while demand rises everywhere,
-    // and a figure older than theirs too little (after a jump, next to
-    // nothing). Half a period earlier still: the mean time of many reports
-    // is later than the time of their mean while demand rises and slows,
-    // and a fleet of 200 took 1.03 R for seconds after a start without it.
-    const own = Math.min(hot.demand, this.#demandAt(hot, asOfMs - this.#periodMs / 2));
+    // The peers' figures are as of when their reports were made, each at
+    // its own age. Against them this node weighs its own demand as it was
+    // when each was made, averaged (or as of now, if lower: the strict
+    // side while demand falls): its fresh figure against their stale ones
+    // takes too much while demand rises everywhere, and a figure of one
+    // time against figures of many times is biased wherever demand bends:
+    // as of their mean time, right after a 100× jump, its own was still
+    // from before it while their sum was mostly after, and a fleet of 100
+    // with shared bursts fell to 0.43 R for a second.
+    const own = Math.min(hot.demand, heard.own ?? hot.demand);
+    // Peers of whom nothing is known of the key count for the mean of those
+    // whose reports say something (heard.ts, demandOf).
+    const others = heard.others + (heard.unknown * heard.others) / Math.max(1, heard.known);
     const total = own + others;
     let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
     // Until the peers' reports of a new hot key have had time to arrive, it
@@ -447,6 +461,7 @@ export class Allocator implements MembershipExtension {
       ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
+    spreadPhase(hot.phase, slot, this.#enforcer, nowMs);
   }
 
   /** What a settling hot key's share is capped at, requests a second. */
