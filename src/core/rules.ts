@@ -23,7 +23,6 @@ import {
 
 // The enforcer, the allocator and the simulator's figures take these from
 // the book's module, where they were first written.
-export { MIN_SHARED_BURST, type Rule, ruleOf } from "./rule.ts";
 
 /** Bounds of the book, from the builder. */
 export interface LimitBookOptions {

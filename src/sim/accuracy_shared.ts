@@ -12,7 +12,7 @@
  * @module
  */
 
-import { MIN_SHARED_BURST } from "../core/rules.ts";
+import { MIN_SHARED_BURST } from "../core/rule.ts";
 import {
   EVENT_AT_MS,
   LIMIT,

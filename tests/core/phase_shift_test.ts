@@ -2,7 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Slot } from "../../src/core/keytable.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { ruleOf } from "../../src/core/rules.ts";
+import { ruleOf } from "../../src/core/rule.ts";
 import { phaseOf } from "../../src/core/allocation/phase.ts";
 
 // 10 a second, burst 4: one request's interval is 100 ms.

@@ -36,7 +36,7 @@ import { checkOption, GUARD_BOUNDS } from "../options.ts";
 import type { Hash64 } from "../hash.ts";
 
 /** The version of the demand section, its first byte. */
-export const REPORT_VERSION = 2;
+const REPORT_VERSION = 2;
 /** A node coordinates at most this many keys, so a group has at most this many records. */
 export const MAX_RECORDS_PER_GROUP = 64;
 /** Bytes of the section header. */
