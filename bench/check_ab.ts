@@ -2,9 +2,12 @@
 // both in one process, in alternating slices, so that a slow patch of a shared
 // machine and the process's own luck hit both alike.
 //
-//   deno run -A bench/check_ab.ts --against DIR [--case hot|turn] [--rounds 41] [--json]
+//   deno run -A bench/check_ab.ts --against DIR [--case hot|turn] [--rounds 41] [--swap] [--json]
 //
-// DIR is the other tree's root (its mod.ts is imported). Each slice runs one
+// DIR is the other tree's root (its mod.ts is imported). Which tree is
+// imported and built first matters, by some 5% on Bun: `--swap` makes this
+// one first (else the other is), and a comparison runs both ways and takes
+// the geometric mean of the two (`scripts/bench-compare.sh`). Each slice runs one
 // tree's check loop for SLICE_OPS checks; a round runs A B B A and takes the
 // ratio of B's time to A's. The median ratio over the rounds is the figure:
 // above 1, this tree is slower. Each tree's loop is compiled from the same
@@ -15,7 +18,7 @@
 import process from "node:process";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { Guard, Limit } from "../mod.ts";
+import type { Guard, Limit } from "../mod.ts";
 
 const SLICE_OPS = 250_000;
 
@@ -55,6 +58,7 @@ const { values } = parseArgs({
     against: { type: "string" },
     case: { type: "string", default: "hot" },
     rounds: { type: "string", default: "41" },
+    swap: { type: "boolean", default: false },
     json: { type: "boolean", default: false },
   },
 });
@@ -67,11 +71,15 @@ if (!Number.isInteger(rounds) || rounds < 1) {
   console.error(`--rounds must be a whole number above 0, not ${values.rounds}`);
   process.exit(2);
 }
-const before = await import(pathToFileURL(`${values.against}/mod.ts`).href);
-const guards = [await spawnFrom(before), await spawnFrom({ Guard, Limit })];
+const roots = [values.against, new URL("..", import.meta.url).pathname];
+const order = values.swap ? [1, 0] : [0, 1];
+const guards: AnyGuard[] = [];
+for (const t of order) {
+  guards[t] = await spawnFrom(await import(pathToFileURL(`${roots[t]}/mod.ts`).href));
+}
 const loops = [compile(values.case!), compile(values.case!)];
 const keys = Array.from({ length: 4096 }, (_, i) => `tenant:${i}`);
-for (let w = 0; w < 8; w++) for (const t of [0, 1]) timeMs(loops[t], guards[t], keys); // warm-up
+for (let w = 0; w < 8; w++) for (const t of order) timeMs(loops[t], guards[t], keys); // warm-up
 const ratios: number[] = [];
 const ns: [number[], number[]] = [[], []];
 for (let r = 0; r < rounds; r++) {
