@@ -66,16 +66,6 @@ export const RELAY_FRESH_PERIODS = 10;
  */
 export const REPORT_BELIEVED_PERIODS = 15;
 
-/**
- * A report that names no key is relayed only while its origin named some
- * this recently, in protocol periods: it is news only to a peer that still
- * holds the origin's last hot set. An idle fleet of 50 relayed some 1100
- * bytes of such reports on every probe and ack. A peer that missed every
- * relay in that time keeps the old figures until the origin's own report
- * reaches it on a probe or an ack between the two, within a round of probes.
- */
-export const RELAY_EMPTY_PERIODS = 4 * REPORT_BELIEVED_PERIODS;
-
 // A report must be dead everywhere before anyone could hear it again: nobody
 // relays one older than RELAY_FRESH_PERIODS, and the margin covers transit.
 if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
@@ -110,8 +100,6 @@ type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardRepor
   demands: Demand[];
   /** Its place in `#inTurn`. */
   turn: number;
-  /** When the last report of its origin held that named a key was made, in this node's time. */
-  namedMs: number;
   /** Its origin, as the members know it: a report is held only of a member known. */
   readonly peer: Standing;
 };
@@ -166,7 +154,6 @@ export class HeardReports {
   readonly #members: CountedMembers;
   readonly #believedMs: number;
   readonly #freshMs: number;
-  readonly #emptyMs: number;
   #relayCursor = 0;
 
   /** Reports checked against `members`, with times in periods of `periodMs`. */
@@ -174,7 +161,6 @@ export class HeardReports {
     this.#members = members;
     this.#believedMs = REPORT_BELIEVED_PERIODS * periodMs;
     this.#freshMs = RELAY_FRESH_PERIODS * periodMs;
-    this.#emptyMs = RELAY_EMPTY_PERIODS * periodMs;
   }
 
   /** Every origin's report, by the origin's ID string. */
@@ -230,7 +216,6 @@ export class HeardReports {
       bytes: group.bytes(),
       demands: [],
       turn: this.#inTurn.length,
-      namedMs: -Infinity,
       peer: peer!,
     };
     if (known) {
@@ -246,7 +231,6 @@ export class HeardReports {
       if (indexed === undefined) this.#byLo.set(lo | 0, report);
     }
     this.#replaceDemands(report, group);
-    if (group.records > 0) report.namedMs = madeMsOf(report);
     if (report.turn >= this.#staleAtMs.length) {
       const grown = new Float64Array(2 * this.#staleAtMs.length);
       grown.set(this.#staleAtMs);
@@ -351,7 +335,6 @@ export class HeardReports {
       const size = o.bytes.length;
       const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
       if (ageMs > this.#freshMs || o.key === toKey) continue;
-      if (o.demands.length === 0 && nowMs - o.namedMs > this.#emptyMs) continue;
       // The first that does not fit is the first of the next call.
       if (size > budgetBytes) break;
       groups.push({ bytes: o.bytes, ageMs });
