@@ -15,8 +15,8 @@ import { PUBLIC_HASH_KEY } from "../core/hash.ts";
 import { Limit } from "../core/limit.ts";
 import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/options.ts";
 import { LimitBook } from "../core/rules.ts";
-import { applyRule } from "../core/rules_sync/mod.ts";
-import type { Address } from "../proto/mod.ts";
+import { applyRule, decodeRules } from "../core/rules_sync/mod.ts";
+import { type Address, decode } from "../proto/mod.ts";
 import { Driver } from "./driver.ts";
 import type { Decision } from "../core/decision.ts";
 import type { SimOptions } from "./face.ts";
@@ -34,6 +34,8 @@ export interface RulesFleetOptions extends SimOptions {
   readonly wallSkewMs?: (index: number) => number;
   /** Whether node `index` shares rules: off, for a baseline of today's traffic or a rollout. @default {all do} */
   readonly fleetRules?: boolean | ((index: number) => boolean);
+  /** Whether to decode every datagram sent and count those carrying a page (`pages()`). @default {false} */
+  readonly countPages?: boolean;
 }
 
 /** The fleet's limit before any change. */
@@ -46,6 +48,7 @@ export class RulesFleet {
   readonly #books: LimitBook[] = [];
   readonly #enforcers: Enforcer[] = [];
   readonly #refused: { badTag: number; unsigned: number }[] = [];
+  #pages = { datagrams: 0, bytes: 0 };
 
   /** @param options The seed, size, signing, bounds and faults. */
   constructor(options: RulesFleetOptions) {
@@ -53,7 +56,10 @@ export class RulesFleet {
     const auth = options.auth ?? authConfig("off");
     this.driver = new Driver<FleetNode>(options, {
       start: (index, address, seeds, seed) => this.#start(index, address, seeds, seed),
-      send: (_index, bytes) => seal(auth, bytes, syncMac) as Uint8Array,
+      send: (_index, bytes) => {
+        if (options.countPages) this.#countPage(bytes);
+        return seal(auth, bytes, syncMac) as Uint8Array;
+      },
       receive: (index, _from, bytes) => {
         const verdict = judge(auth, bytes, syncMac) as Verdict;
         if (verdict.accept) return verdict.bytes as Uint8Array;
@@ -177,6 +183,28 @@ export class RulesFleet {
       bytes += t.bytes;
     }
     return { datagrams, bytes };
+  }
+
+  /**
+   * Datagrams carrying a page of a table, and their bytes, sent by every
+   * node since the last `resetPages()` (with `countPages` only): what
+   * transfers cost.
+   */
+  pages(): { datagrams: number; bytes: number } {
+    return { ...this.#pages };
+  }
+
+  /** Zeroes the counts of `pages()`. */
+  resetPages(): void {
+    this.#pages = { datagrams: 0, bytes: 0 };
+  }
+
+  #countPage(bytes: Uint8Array): void {
+    const message = decode(bytes);
+    if (!message.ok || !("rules" in message.value) || !message.value.rules) return;
+    if (!decodeRules(message.value.rules)?.page) return;
+    this.#pages.datagrams++;
+    this.#pages.bytes += bytes.length;
   }
 
   #start(index: number, address: Address, seeds: string[], seed: number): FleetNode {

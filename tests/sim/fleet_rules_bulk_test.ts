@@ -31,3 +31,33 @@ test("so do 500, which fit in gossip's outbox but would take it many periods to 
   const ms = spreadMs(500);
   assert.ok(ms !== undefined && ms <= 400, `every node held them after ${ms} ms`);
 });
+
+test("once every digest agrees after a bulk change, no member pulls a table again", () => {
+  // Members pulling the change hear each other partway; what they heard then must not
+  // start a transfer once all agree, nor keep one going.
+  const nodes = 30, count = 2_000;
+  const fleet = new RulesFleet({ seed: 17, size: nodes, maxKeyLimits: count, countPages: true });
+  assert.notEqual(fleet.runUntilConverged(10_000), undefined, "the fleet formed");
+  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  for (let i = 0; i < count; i++) fleet.setKeyLimit(0, "", `user:${i}`, Limit.perSecond(1 + i));
+  assert.notEqual(fleet.runUntilConverged(60_000), undefined, "every member holds the change");
+  const spread = fleet.pages();
+  const transfers = () =>
+    Array.from({ length: nodes }, (_, i) => fleet.stats(i)!.rulesTransfers).reduce((a, b) => a + b);
+  const before = transfers();
+  fleet.resetPages();
+  fleet.driver.runUntil(fleet.driver.nowMs + 30_000);
+  const after = fleet.pages();
+  assert.equal(fleet.converged(), true);
+  assert.equal(
+    transfers() - before,
+    0,
+    `transfers in the 30 s after all agreed (pages: ${after.datagrams}, ${after.bytes} bytes; the spread ${spread.datagrams}, ${spread.bytes})`,
+  );
+  // A pull under way as the last member caught up may take one more answer (four pages)
+  // before its puller hears the agreement: a page or so a member at most, nothing like a table.
+  assert.ok(
+    after.bytes <= spread.bytes / nodes / 4,
+    `${after.datagrams} pages, ${after.bytes} bytes in the 30 s after all agreed; the spread took ${spread.datagrams}, ${spread.bytes}`,
+  );
+});

@@ -58,8 +58,9 @@
  * for its address: `serve.ts`), and allocation holds it at the floor until
  * that ends.
  * Two members whose digests disagree for five periods (longer than gossip
- * takes) pull one from the other the same way, in the background, backing
- * off while a transfer does not end the disagreement. A bulk change does
+ * takes), by fresh evidence (`peer.ts`), pull one from the other the same
+ * way, in the background, until the digests agree, backing off while a
+ * transfer does not end the disagreement. A bulk change does
  * not wait out those periods: a member that made or took more changes
  * than gossip passes on in a few periods says it is ahead, and a peer
  * whose digest differs pulls from it at once; the member that made them

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Address, Peer, Sender } from "../../proto/mod.ts";
+import type { Peer, Sender } from "../../proto/mod.ts";
 import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
 import type { MemberChange } from "../membership/extension.ts";
 import {
@@ -21,6 +21,7 @@ import {
   versionMs,
 } from "./entry.ts";
 import { ChangeGossip } from "./gossip.ts";
+import { differs, hear, type PeerState, sameDigest, unheard } from "./peer.ts";
 import { Pull } from "./pull.ts";
 import { PageServer, type RulesSend } from "./serve.ts";
 import type { HashKey } from "../hash.ts";
@@ -66,20 +67,6 @@ export interface RulesSyncOptions {
   readonly wallOffsetMs: number;
   /** A change from a peer that is newer than what the table held: make it so here, at `nowMs`. */
   readonly apply: (entry: RuleEntry, nowMs: number) => void;
-}
-
-interface PeerState {
-  readonly address: Address;
-  /** Whether it ever sent a rules section: a member of an earlier release, or without fleet rules, never does. */
-  speaks: boolean;
-  learning: boolean;
-  /** Live rules its last digest counted. */
-  live: number;
-  disagreeSinceMs: number | undefined;
-  /** Whether it said it is ahead while it disagreed: pull from it without waiting. */
-  ahead: boolean;
-  /** When a transfer from it last gave up, if one did. */
-  failedAtMs?: number;
 }
 
 /** See the module doc. */
@@ -197,16 +184,7 @@ export class RulesSync {
     const { member } = change;
     const key = member.address.toString();
     if (member.state === "alive" || member.state === "suspect") {
-      if (!this.#peers.has(key)) {
-        this.#peers.set(key, {
-          address: member.address,
-          speaks: false,
-          learning: true,
-          live: 0,
-          disagreeSinceMs: undefined,
-          ahead: false,
-        });
-      }
+      if (!this.#peers.has(key)) this.#peers.set(key, unheard(member.address));
       return;
     }
     this.#peers.delete(key);
@@ -243,22 +221,17 @@ export class RulesSync {
       if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#gossip.enqueue(entry);
     }
     if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
-    const pull = this.#pull;
-    if (section.page && pull && pull.peer.toString() === key) {
+    const pull = this.#pull?.peer.toString() === key ? this.#pull : undefined;
+    if (section.page && pull) {
       for (const entry of section.page.entries) this.#take(nowMs, entry, wallMs, pull.learning);
       pull.arrived(section.page);
-      if (pull.done) this.#finish(nowMs, pull);
-      else if (pull.answered) this.#ask(nowMs, pull);
     }
-    peer.speaks = true;
-    peer.learning = section.learning;
-    peer.live = section.digest.live;
     const mine = this.#table.digest();
-    const same = mine.live === section.digest.live && mine.hi === section.digest.hi &&
-      mine.lo === section.digest.lo;
-    if (same || section.learning || this.#learning) peer.disagreeSinceMs = undefined;
-    else peer.disagreeSinceMs ??= nowMs;
-    peer.ahead = section.ahead && peer.disagreeSinceMs !== undefined;
+    hear(peer, nowMs, section, mine, this.#learning);
+    // A background transfer is over once the tables agree, wherever it is in the peer's table.
+    if (pull && (pull.done || (!pull.learning && sameDigest(peer.digest, mine)))) {
+      this.#finish(nowMs, pull);
+    } else if (section.page && pull?.answered) this.#ask(nowMs, pull);
     this.#server.answer(this.#table, this.#learning, mine, (send) => this.#sends.push(send));
   }
 
@@ -293,14 +266,21 @@ export class RulesSync {
         this.#pickPeer((p) => p.speaks);
       if (peer) this.#pull = new Pull(peer.address, true);
     }
+    const mine = this.#table.digest();
+    const window = DISAGREE_PERIODS * periodMs;
+    if (this.#pull && !this.#pull.learning) {
+      // Gossip may have brought the rest: nothing left to pull.
+      const peer = this.#peers.get(this.#pull.peer.toString());
+      if (peer && sameDigest(peer.digest, mine)) this.#finish(nowMs, this.#pull);
+    }
     if (!this.#pull && !this.#learning && nowMs >= this.#nextBackgroundMs) {
       let peer: PeerState | undefined;
-      // Of those it has long disagreed with, the one holding the most
+      // Of those it differs from by fresh evidence, the one holding the most
       // rules: after a bulk change, likely the one that made it.
       for (const p of this.#peers.values()) {
-        const long = p.disagreeSinceMs !== undefined &&
-          (p.ahead || nowMs - p.disagreeSinceMs >= DISAGREE_PERIODS * periodMs);
-        if (long && (!peer || p.live > peer.live)) peer = p;
+        if (differs(p, nowMs, mine, window) && (!peer || p.digest.live > peer.digest.live)) {
+          peer = p;
+        }
       }
       if (peer) this.#pull = new Pull(peer.address, false);
     }
@@ -414,7 +394,7 @@ export class RulesSync {
       return;
     }
     const peer = this.#peers.get(pull.peer.toString());
-    const stillApart = peer?.disagreeSinceMs !== undefined;
+    const stillApart = peer !== undefined && !sameDigest(peer.digest, this.#table.digest());
     this.#backoffPeriods = stillApart
       ? Math.min(this.#backoffPeriods * 2, TOMBSTONE_MS / 4 / this.#options.protocolPeriodMs)
       : BACKOFF_PERIODS;
