@@ -166,9 +166,10 @@ function roomFor(owed: number, rate: Rate): number {
  * before now): {@link allowedByArithmetic}'s, looked up where it can be.
  * After an admission the debt is as of now unless the key is blocked, and a
  * key that owed nothing, or a hot key checked again in the same
- * microsecond, owes a whole number of requests: the rule has that
- * decision's `resetMs`, and `remaining` is what is left of the burst.
- * Kept this small so that the JITs inline it into the request path.
+ * microsecond, owes a whole number of requests: the rule keeps the one
+ * decision for each such debt ({@link Rate.allowedOwing}), made the first
+ * time by the arithmetic. Kept this small so that the JITs inline it into
+ * the request path.
  */
 export function allowedDecision(next: number, atUs: number, rate: Rate, nowUs: number): Decision {
   // `>>> 0`: a count past 2^32 wraps, never to an index of the table.
