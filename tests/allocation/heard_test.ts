@@ -215,9 +215,32 @@ describe("the summed demand of the counted peers", () => {
             reports++;
           }
           const asOfMs = others > 0 ? Math.min(nowMs, madeMs / reports) : nowMs;
-          const got = heard.demandOf(id, view, nowMs);
+          // This node's own demand as a function of time, and the time the key
+          // turned hot here: the walk the held reports' times are summed for.
+          const ownAt = (ms: number) => 3 + ms / 7;
+          const hotSinceMs = 10 * next(step + 1);
+          const sinceMs = Math.max(nowMs - REPORT_BELIEVED_PERIODS * PERIOD_MS, hotSinceMs);
+          let ownSum = 0, ownN = 0, unknown = 0, held = 0;
+          for (const [k, o] of heard.entries()) {
+            if (!view.counts(k) && m.peer(k)?.state !== "alive") continue;
+            held++;
+            const made = o.receivedMs - o.ageMs;
+            if (demandIn(o, id) !== undefined) {
+              ownSum += ownAt(made);
+              ownN++;
+            } else if (made < sinceMs) unknown++;
+          }
+          const got = heard.demandOf(id, view, nowMs, { hotSinceMs, ownAt });
           assert.ok(Math.abs(got.others - others) < 1e-9, `${policy}: ${got.others} vs ${others}`);
           assert.ok(Math.abs(got.asOfMs - asOfMs) < 1e-6, `${policy}: ${got.asOfMs} vs ${asOfMs}`);
+          if (reports === 0 || others <= 0) continue;
+          const own = ownN > 0 ? ownSum / ownN : undefined;
+          assert.ok(
+            own === undefined ? got.own === undefined : Math.abs(got.own! - own) < 1e-6,
+            `${policy}, step ${step}: own ${got.own} vs ${own}`,
+          );
+          assert.equal(got.known, held - unknown, `${policy}, step ${step}: known`);
+          assert.equal(got.unknown, held - unknown > 0 ? unknown : 0, `${policy}: unknown`);
         }
       }
     }

@@ -74,14 +74,22 @@ if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
 
 /**
  * A key's demand summed over every report held that names it, how many
- * reports name it, and the sum of the times they were made (for the mean
- * time the sum is as of).
+ * reports name it, the sum of the times they were made (for the mean
+ * time the sum is as of), and the demands themselves with those times,
+ * for the walk that weighs this node's own demand against theirs.
  */
 interface Total {
   readonly id: number;
   sum: number;
   reports: number;
   madeMs: number;
+  readonly named: Demand[];
+  /**
+   * By place in `named`, when the report was made: the walk reads these
+   * numbers, side by side in memory, not the demands and reports, which a
+   * large fleet scatters over its heap.
+   */
+  madeAtMs: Float64Array<ArrayBuffer>;
 }
 
 /** One report's demand of one key, as counted in the key's total. */
@@ -93,6 +101,8 @@ interface Demand {
   /** The count of the report that last named it, to tell what a new one left out. */
   stamp: number;
   readonly total: Total;
+  /** Its place in its total's `named`. */
+  at: number;
 }
 
 /** A report held: what {@link HeardReport} shows, updated in place. */
@@ -139,6 +149,8 @@ export class HeardReports {
    * these numbers, not the reports.
    */
   #staleAtMs = new Float64Array(16);
+  /** By place in `#inTurn`, when the report there was made (see `demandOf`). */
+  #madeAtMs = new Float64Array(16);
   /**
    * By key hash's number, the sum over all reports held, kept as they come
    * and go: summing a thousand peers' reports at every tick of every node
@@ -177,6 +189,7 @@ export class HeardReports {
       this.#inTurn.forEach((o, turn) => {
         o.turn = turn;
         this.#staleAtMs[turn] = this.#staleAt(o);
+        this.#madeAtMs[turn] = madeMsOf(o);
       });
       if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
     }
@@ -232,11 +245,11 @@ export class HeardReports {
     }
     this.#replaceDemands(report, group);
     if (report.turn >= this.#staleAtMs.length) {
-      const grown = new Float64Array(2 * this.#staleAtMs.length);
-      grown.set(this.#staleAtMs);
-      this.#staleAtMs = grown;
+      this.#staleAtMs = grown(this.#staleAtMs);
+      this.#madeAtMs = grown(this.#madeAtMs);
     }
     this.#staleAtMs[report.turn] = this.#staleAt(report);
+    this.#madeAtMs[report.turn] = madeMsOf(report);
     return report;
   }
 
@@ -257,7 +270,8 @@ export class HeardReports {
    * started, reports from before it of a third of its peers, counted them
    * as wanting nothing, took a share too large, and the fleet admitted 4 R,
    * still 1.1 R twenty seconds on. The caller counts those for the mean.
-   * Costs the members not alive, a few, and a walk over the reports held.
+   * Costs the members not alive, a few, and a walk over the times the
+   * reports held were made.
    */
   demandOf(
     id: number,
@@ -267,44 +281,51 @@ export class HeardReports {
   ): Heard {
     const total = this.#totals.get(id);
     if (total === undefined) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
-    let others = total.sum;
-    let madeMs = total.madeMs;
-    let reports = total.reports;
-    let held = this.#inTurn.length;
-    for (const key of this.#members.notAlive()) {
-      const known = this.#reports.get(key);
-      if (known === undefined || view.counts(key)) continue;
-      held--;
-      const d = demandIn(known, id);
-      if (d === undefined) continue;
-      others -= d;
-      madeMs -= madeMsOf(known);
-      reports--;
-    }
-    // Rounding of the running sum must not leave a trace when nobody counts.
-    if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
     // Counted members whose reports say nothing of the key now: they do
     // not name it, and were made before it turned hot here or are past
     // belief. They count for the mean of the others (see the allocator).
     // A member of which no report is held counts for nothing: a stranger
     // that pinged once would otherwise hold the fleet down.
     const sinceMs = Math.max(nowMs - this.#believedMs, here.hotSinceMs);
-    let unknown = 0;
-    let ownSum = 0, ownN = 0;
-    for (const o of this.#inTurn) {
-      // The alive count, and need no look-up by ID (most of a large fleet).
-      if (o.peer.state !== "alive" && !view.counts(o.key)) continue;
-      const made = madeMsOf(o);
-      if (demandIn(o, id) !== undefined) {
-        ownSum += here.ownAt(made);
-        ownN++;
-      } else if (made < sinceMs) unknown++;
+    // Every sum is over all reports held, less those of the members the
+    // view does not count: a few of the members not alive.
+    let others = total.sum;
+    let madeMs = total.madeMs;
+    let reports = total.reports;
+    let held = this.#inTurn.length;
+    let ownSum = 0, namedBefore = 0, before = 0;
+    for (const key of this.#members.notAlive()) {
+      const known = this.#reports.get(key);
+      if (known === undefined || view.counts(key)) continue;
+      held--;
+      const made = madeMsOf(known);
+      if (made < sinceMs) before--;
+      const d = demandIn(known, id);
+      if (d === undefined) continue;
+      others -= d;
+      madeMs -= made;
+      reports--;
+      ownSum -= here.ownAt(made);
+      if (made < sinceMs) namedBefore--;
     }
+    // Rounding of the running sum must not leave a trace when nobody counts.
+    if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
+    // Walked by the times alone: the reports themselves, walked for each
+    // key at every tick, were most of a 200-node fleet's time.
+    const namedAtMs = total.madeAtMs;
+    for (let i = 0; i < total.reports; i++) {
+      const made = namedAtMs[i];
+      ownSum += here.ownAt(made);
+      if (made < sinceMs) namedBefore++;
+    }
+    const madeAtMs = this.#madeAtMs;
+    for (let turn = 0; turn < this.#inTurn.length; turn++) if (madeAtMs[turn] < sinceMs) before++;
+    const unknown = before - namedBefore;
     const known = held - unknown;
     return {
       others,
       asOfMs: Math.min(nowMs, madeMs / reports),
-      own: ownN > 0 ? ownSum / ownN : undefined,
+      own: ownSum / reports,
       unknown: known > 0 ? unknown : 0,
       known,
     };
@@ -385,10 +406,13 @@ export class HeardReports {
       } else {
         let total = this.#totals.get(id);
         if (total === undefined) {
-          total = { id, sum: 0, reports: 0, madeMs: 0 };
+          total = { id, sum: 0, reports: 0, madeMs: 0, named: [], madeAtMs: new Float64Array(8) };
           this.#totals.set(id, total);
         }
-        d = { id, demand: value, madeMs, stamp, total };
+        d = { id, demand: value, madeMs, stamp, total, at: total.named.length };
+        total.named.push(d);
+        if (d.at >= total.madeAtMs.length) total.madeAtMs = grown(total.madeAtMs);
+        total.madeAtMs[d.at] = madeMs;
         total.reports++;
         total.sum += value;
         total.madeMs += madeMs;
@@ -414,6 +438,12 @@ export class HeardReports {
   /** Takes one report's demand of a key out of the key's total. */
   #remove(d: Demand): void {
     const total = d.total;
+    const last = total.named.pop()!;
+    if (last !== d) {
+      total.named[d.at] = last;
+      total.madeAtMs[d.at] = last.madeMs;
+      last.at = d.at;
+    }
     total.reports--;
     total.sum = total.reports === 0 ? 0 : total.sum - d.demand;
     total.madeMs = total.reports === 0 ? 0 : total.madeMs - d.madeMs;
@@ -454,6 +484,14 @@ function recount(d: Demand, demand: number, madeMs: number): void {
   d.total.madeMs += madeMs - d.madeMs;
   d.demand = demand;
   d.madeMs = madeMs;
+  d.total.madeAtMs[d.at] = madeMs;
+}
+
+/** `a` in an array twice its length. */
+function grown(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(2 * a.length);
+  b.set(a);
+  return b;
 }
 
 /** When a report held was made, in this node's time: when it came, less its age then. */
