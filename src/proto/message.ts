@@ -95,7 +95,8 @@ export interface Envelope {
   readonly records: readonly MemberRecord[];
   /**
    * Opaque bytes of a layer above membership (demand reports), carried by
-   * probes and acks. Absent when there are none.
+   * probes and acks and by requests and nacks of indirect probes. Absent
+   * when there are none.
    */
   readonly extension?: Uint8Array;
   /**

@@ -52,6 +52,43 @@ describe("the extension seam", () => {
     );
   });
 
+  it("carries them on a nack of an indirect probe too, after the records; never to a stranger", () => {
+    // A helper asked by a seed to probe a member it cannot reach: its nack
+    // to the seed carries the demand (a forming fleet sends most of its
+    // datagrams to proven members as such requests and nacks).
+    const helper = new Node(addr(1), {
+      seed: 1,
+      seeds: [addr(2).toString()],
+      extension: { outgoing: () => new TextEncoder().encode("demand") },
+    });
+    helper.handleTimeout(0);
+    drain(helper);
+    const request = (from: Address, seq: number) => {
+      const sender = { address: from, id: from.id, incarnation: 0 };
+      const target = { id: addr(3).id, address: addr(3) };
+      helper.handleDatagram(
+        10,
+        from,
+        encode({ type: "pingReq", seq, sender, records: [], target }),
+      );
+    };
+    request(addr(2), 7);
+    const stranger = Address.parse("192.0.2.9:7946");
+    request(stranger, 8);
+    drain(helper);
+    helper.handleTimeout(1_000);
+    const nacks = drain(helper).flatMap((t) => {
+      const m = decode(t.bytes);
+      return m.ok && m.value.type === "nack" ? [{ to: t.to.toString(), m: m.value }] : [];
+    });
+    const toSeed = nacks.find((n) => n.to === addr(2).toString());
+    assert.ok(toSeed, "the seed gets its nack");
+    assert.equal(new TextDecoder().decode(toSeed.m.extension), "demand");
+    for (const n of nacks.filter((n) => n.to === stranger.toString())) {
+      assert.equal(n.m.extension, undefined, "a stranger's nack is lean");
+    }
+  });
+
   it("leaves room for membership: an extension asking for too much is left out", () => {
     const greedy = new Node(addr(1), {
       seed: 1,

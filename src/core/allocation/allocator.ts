@@ -1,8 +1,9 @@
 /**
  * Allocation: each node's share of every hot key's limit, from the demand
  * the nodes gossip. It plugs into membership as its extension (demand
- * reports ride on probes and acks, no datagram of their own) and into the
- * enforcer through the slots of hot keys and the book's cold scale.
+ * reports ride on the datagrams of membership's probes, no datagram of
+ * their own) and into the enforcer through the slots of hot keys and the
+ * book's cold scale.
  *
  * A hot key's share on node i: a floor R·β/N reserved for every counted
  * member, plus R·(1 − β)·d_i/Σd. Cold keys run at R·α/N and cost no
@@ -259,7 +260,7 @@ export class Allocator implements MembershipExtension {
     }
   }
 
-  /** The demand section for a probe or ack to `to`, within `maxBytes`. */
+  /** The demand section for a datagram to `to`, within `maxBytes`. */
   outgoing(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined {
     // The own group goes first and whole if it can; cut to what fits if not,
     // counted, rather than sent as nothing (or thrown) at all.

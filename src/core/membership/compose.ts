@@ -52,8 +52,9 @@ export class Composer {
   }
 
   /**
-   * Encodes a message to `to`: the extension's bytes on probes and acks,
-   * then as many records as fit.
+   * Encodes a message to `to`: the extensions' bytes on probes and acks,
+   * then as many records as fit; the demand extension's also on requests
+   * and nacks of indirect probes, after the records.
    *
    * @param limits `peer`, what `to` claimed of itself, when answering
    *   it; `maxBytes`, the most the datagram may take (an address
@@ -90,15 +91,35 @@ export class Composer {
       if (rules && rules.length > share) rules = undefined;
       if (rules) room -= MESSAGE_SECTION_HEADER_BYTES + rules.length;
     }
-    if (extension?.outgoing && probe && !limits.lean) {
-      const maxBytes = room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES;
-      payload = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
-      if (payload && payload.length > maxBytes) payload = undefined;
+    // Demand rides on the probe's datagrams to a member proven: first on
+    // probes and acks, within what membership keeps for its records; on
+    // requests and nacks of indirect probes in what the records leave (not
+    // on joins and gossip, whose room is the rule transfer's). On probes and
+    // acks alone, a fleet forming under 30% loss, which sends most of its
+    // datagrams to proven members as requests and nacks of probes through
+    // the seed, heard one or two sections of demand a node a second, and at
+    // 50 nodes admitted 1.5 R for seconds after traffic started; taken
+    // first on those too, the demand crowded out refutations, and at 200
+    // nodes more members were falsely declared dead, each leaving a share
+    // too large for someone.
+    const demand = (roomBytes: number) => {
+      if (!extension?.outgoing || limits.lean) return;
+      const maxBytes = roomBytes - MESSAGE_SECTION_HEADER_BYTES;
+      if (maxBytes <= 0) return;
+      const bytes = extension.outgoing(nowMs, { id: to.id, address: to }, maxBytes);
+      if (bytes && bytes.length <= maxBytes) payload = bytes;
+    };
+    if (probe) {
+      demand(room - MEMBERSHIP_RESERVE_BYTES);
       if (payload) room -= MESSAGE_SECTION_HEADER_BYTES + payload.length;
     }
     const records = limits.lean
       ? this.#leanRecords(to, room, limits.peer)
       : this.#piggyback(to, room, limits.peer);
+    if (fields.type === "pingReq" || fields.type === "nack") {
+      for (const record of records) room -= recordSize(record);
+      demand(room);
+    }
     // `base` is this call's own: filled in place rather than copied.
     const message = base as Message & {
       records: MemberRecord[];

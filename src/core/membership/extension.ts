@@ -1,6 +1,6 @@
 /**
  * The seam between membership and the layer above it (allocation): extra
- * bytes on probes and acks, and news of members as it happens.
+ * bytes on the datagrams membership sends, and news of members as it happens.
  *
  * @module
  */
@@ -38,11 +38,13 @@ export interface MemberChange {
  */
 export interface MembershipExtension {
   /**
-   * Bytes to carry on a probe or an ack to `to`, at most `maxBytes`, or
-   * undefined for none. Membership keeps some room of each datagram for itself.
+   * Bytes to carry to `to`, a member proven (or a seed), at most
+   * `maxBytes`, or undefined for none: on a probe or an ack, where
+   * membership keeps some room for itself, and on a request or a nack of
+   * an indirect probe, in the room its records leave.
    */
   outgoing?(nowMs: number, to: Peer, maxBytes: number): Uint8Array | undefined;
-  /** Bytes another node's extension put on a probe or an ack it sent here. */
+  /** Bytes another node's extension put on a message it sent here. */
   incoming?(nowMs: number, from: Sender, bytes: Uint8Array): void;
   /**
    * Bytes of the fleet's rule sharing to carry on a probe or an ack to
