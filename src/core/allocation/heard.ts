@@ -74,15 +74,14 @@ if (RELAY_FRESH_PERIODS + 3 > REPORT_BELIEVED_PERIODS) {
 
 /**
  * A key's demand summed over every report held that names it, how many
- * reports name it, the sum of the times they were made (for the mean
- * time the sum is as of), and the demands themselves with those times,
- * for the walk that weighs this node's own demand against theirs.
+ * reports name it, and the demands themselves with the times their
+ * reports were made, for the walk that weighs this node's own demand
+ * against theirs.
  */
 interface Total {
   readonly id: number;
   sum: number;
   reports: number;
-  madeMs: number;
   readonly named: Demand[];
   /**
    * By place in `named`, when the report was made: the walk reads these
@@ -118,8 +117,6 @@ type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardRepor
 export interface Heard {
   /** The demand summed over the counted peers' reports that name it. */
   readonly others: number;
-  /** The mean time those reports were made. */
-  readonly asOfMs: number;
   /** This node's own demand, averaged over the times those reports were made. */
   readonly own?: number;
   /** Counted peers of whom nothing is known of the key (see `demandOf`). */
@@ -255,10 +252,9 @@ export class HeardReports {
 
   /**
    * The demand for the key hash's number `id` summed over the reports of
-   * the members `view` counts; the mean time they were made; this node's
-   * own demand (`here.ownAt`) as it was when each was made, averaged, to
-   * weigh against them like for like; and how many counted peers say
-   * nothing of the key now. Weighed against the oldest report's time, one
+   * the members `view` counts; this node's own demand (`here.ownAt`) as it
+   * was when each was made, averaged, to weigh against them like for like;
+   * and how many counted peers say nothing of the key now. Weighed against the oldest report's time, one
    * stale report of a thousand set a node's own figure from before a jump
    * against the others' from after it, and the fleet starved; against their
    * mean time, its own figure was biased wherever demand bends (0.43 R for
@@ -280,7 +276,7 @@ export class HeardReports {
     here: { readonly hotSinceMs: number; readonly ownAt: (ms: number) => number } = NOWHERE,
   ): Heard {
     const total = this.#totals.get(id);
-    if (total === undefined) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
+    if (total === undefined) return { others: 0, unknown: 0, known: 0 };
     // Counted members whose reports say nothing of the key now: they do
     // not name it, and were made before it turned hot here or are past
     // belief. They count for the mean of the others (see the allocator).
@@ -290,7 +286,6 @@ export class HeardReports {
     // Every sum is over all reports held, less those of the members the
     // view does not count: a few of the members not alive.
     let others = total.sum;
-    let madeMs = total.madeMs;
     let reports = total.reports;
     let held = this.#inTurn.length;
     let ownSum = 0, namedBefore = 0, before = 0;
@@ -303,13 +298,12 @@ export class HeardReports {
       const d = demandIn(known, id);
       if (d === undefined) continue;
       others -= d;
-      madeMs -= made;
       reports--;
       ownSum -= here.ownAt(made);
       if (made < sinceMs) namedBefore--;
     }
     // Rounding of the running sum must not leave a trace when nobody counts.
-    if (reports === 0 || others <= 0) return { others: 0, asOfMs: nowMs, unknown: 0, known: 0 };
+    if (reports === 0 || others <= 0) return { others: 0, unknown: 0, known: 0 };
     // Walked by the times alone: the reports themselves, walked for each
     // key at every tick, were most of a 200-node fleet's time.
     const namedAtMs = total.madeAtMs;
@@ -324,7 +318,6 @@ export class HeardReports {
     const known = held - unknown;
     return {
       others,
-      asOfMs: Math.min(nowMs, madeMs / reports),
       own: ownSum / reports,
       unknown: known > 0 ? unknown : 0,
       known,
@@ -406,7 +399,7 @@ export class HeardReports {
       } else {
         let total = this.#totals.get(id);
         if (total === undefined) {
-          total = { id, sum: 0, reports: 0, madeMs: 0, named: [], madeAtMs: new Float64Array(8) };
+          total = { id, sum: 0, reports: 0, named: [], madeAtMs: new Float64Array(8) };
           this.#totals.set(id, total);
         }
         d = { id, demand: value, madeMs, stamp, total, at: total.named.length };
@@ -415,7 +408,6 @@ export class HeardReports {
         total.madeAtMs[d.at] = madeMs;
         total.reports++;
         total.sum += value;
-        total.madeMs += madeMs;
       }
       fresh.push(d);
     }
@@ -446,7 +438,6 @@ export class HeardReports {
     }
     total.reports--;
     total.sum = total.reports === 0 ? 0 : total.sum - d.demand;
-    total.madeMs = total.reports === 0 ? 0 : total.madeMs - d.madeMs;
     if (total.reports === 0) this.#totals.delete(total.id);
   }
 
@@ -481,7 +472,6 @@ export class HeardReports {
 /** A demand's new figure, of a report made at `madeMs`, in its key's total. */
 function recount(d: Demand, demand: number, madeMs: number): void {
   d.total.sum += demand - d.demand;
-  d.total.madeMs += madeMs - d.madeMs;
   d.demand = demand;
   d.madeMs = madeMs;
   d.total.madeAtMs[d.at] = madeMs;
