@@ -212,9 +212,18 @@ describe("the summed demand of the counted peers", () => {
             others += d;
             reports++;
           }
-          // This node's own demand as a function of time, and the time the key
-          // turned hot here: the walk the held reports' times are summed for.
-          const ownAt = (ms: number) => 3 + ms / 7;
+          // This node's own demand as a function of time, linear between the
+          // breaks (newest first), and the time the key turned hot here: the
+          // walk the held reports' times are summed for.
+          const breaksMs = [nowMs - 40, nowMs - 400, nowMs - 1_000, -Infinity];
+          const ownAt = (ms: number) =>
+            ms >= breaksMs[0]
+              ? 3 + ms / 7
+              : ms >= breaksMs[1]
+              ? 50 - ms / 3
+              : ms >= breaksMs[2]
+              ? 2 * ms
+              : 11;
           const hotSinceMs = 10 * next(step + 1);
           const sinceMs = Math.max(nowMs - REPORT_BELIEVED_PERIODS * PERIOD_MS, hotSinceMs);
           let ownSum = 0, ownN = 0, unknown = 0, held = 0;
@@ -227,7 +236,7 @@ describe("the summed demand of the counted peers", () => {
               ownN++;
             } else if (made < sinceMs) unknown++;
           }
-          const got = heard.demandOf(id, view, nowMs, { hotSinceMs, ownAt });
+          const got = heard.demandOf(id, view, nowMs, { hotSinceMs, ownAt, breaksMs });
           assert.ok(Math.abs(got.others - others) < 1e-9, `${policy}: ${got.others} vs ${others}`);
           if (reports === 0 || others <= 0) continue;
           const own = ownN > 0 ? ownSum / ownN : undefined;

@@ -202,8 +202,8 @@ export class Allocator implements MembershipExtension {
   readonly #relay: boolean;
   #round = 0;
   #lastRoundMs = -Infinity;
-  /** When each of the last rounds started, by round modulo its length. */
-  readonly #roundAtMs = new Float64Array(HISTORY_ROUNDS).fill(-Infinity);
+  /** When each of the last rounds started, the current one first. */
+  readonly #roundsAtMs = new Float64Array(HISTORY_ROUNDS).fill(-Infinity);
   #lastTickMs: number | undefined;
   #joinedAtMs: number | undefined;
   #quorumAtMs = -Infinity;
@@ -298,7 +298,8 @@ export class Allocator implements MembershipExtension {
     if (nowMs - this.#lastRoundMs >= this.#periodMs) {
       this.#round = (this.#round + 1) >>> 0;
       this.#lastRoundMs = nowMs;
-      this.#roundAtMs[this.#round % HISTORY_ROUNDS] = nowMs;
+      this.#roundsAtMs.copyWithin(1, 0, HISTORY_ROUNDS - 1);
+      this.#roundsAtMs[0] = nowMs;
       for (const hot of this.#hot.values()) hot.history[this.#round % HISTORY_ROUNDS] = hot.demand;
     }
     this.#view = this.#members.view(nowMs);
@@ -423,6 +424,7 @@ export class Allocator implements MembershipExtension {
     const heard = this.#reports.demandOf(id, this.#view, nowMs, {
       hotSinceMs: hot.hotSinceMs,
       ownAt: (ms) => this.#demandAt(hot, ms),
+      breaksMs: this.#roundsAtMs,
     });
     const floor = (limitPerSec * this.#beta) / n;
     // The peers' figures are as of when their reports were made, each at
@@ -480,7 +482,9 @@ export class Allocator implements MembershipExtension {
     let later = hot.demand, laterMs = this.#lastTickMs ?? atMs;
     for (let k = 0; k < HISTORY_ROUNDS; k++) {
       const i = (this.#round - k + HISTORY_ROUNDS) % HISTORY_ROUNDS;
-      const d = hot.history[i], ms = this.#roundAtMs[i];
+      const d = hot.history[i], ms = this.#roundsAtMs[k];
+      // Before the first round there is nothing to go between.
+      if (ms === -Infinity) return later;
       if (ms <= atMs) {
         return laterMs > ms ? d + ((later - d) * (atMs - ms)) / (laterMs - ms) : d;
       }
