@@ -13,7 +13,9 @@
  * ```
  *
  * Sections: records 1, extension 2, padding 3 (zeros, skipped), lives 4,
- * rules 5 (the fleet's rule changes, opaque here: see `core/rules_sync`).
+ * rules 5 (the fleet's rule changes, opaque here: see `core/rules_sync`),
+ * requester 6 (a helper's ping: `id u64 | address` of whom it probes for;
+ * skipped on other types).
  * A life of 0 is no life: a sender that does not send lives (a node of an
  * earlier release) leaves the section out, and a decoder leaves `life` out
  * of what it says.
@@ -54,6 +56,8 @@ const SECTION_PADDING = 3;
 const SECTION_LIVES = 4;
 /** Rule changes and their transfer, on any message type; opaque bytes to this layer. */
 const SECTION_RULES = 5;
+/** On a helper's ping, the member it probes for. */
+const SECTION_REQUESTER = 6;
 /** Bytes of one life in the lives section. */
 const LIFE_BYTES = 4;
 
@@ -124,6 +128,8 @@ export function encodedSize(message: Message): number {
     size += MESSAGE_SECTION_HEADER_BYTES + LIFE_BYTES * (1 + message.records.length);
   }
   if (message.padding) size += MESSAGE_SECTION_HEADER_BYTES + message.padding;
+  const requester = requesterOf(message);
+  if (requester) size += MESSAGE_SECTION_HEADER_BYTES + ID_BYTES + requester.address.byteLength;
   return size;
 }
 
@@ -202,6 +208,12 @@ export function encode(message: Message): Uint8Array {
     for (const record of message.records) w.u32(record.life ?? 0, "record.life");
     w.endSection(start);
   }
+  const requester = requesterOf(message);
+  if (requester) {
+    const start = w.section(SECTION_REQUESTER);
+    w.peer(requester);
+    w.endSection(start);
+  }
   if (message.padding) {
     // The buffer starts zeroed: the padding is only its length.
     const start = w.section(SECTION_PADDING);
@@ -254,6 +266,7 @@ function readSections(r: Reader, message: Message): DecodeResult {
   let extension: Uint8Array | undefined;
   let lives: Uint8Array | undefined;
   let rules: Uint8Array | undefined;
+  let requester: Peer | undefined;
   while (!r.error && r.remaining > 0) {
     const kind = r.u8();
     const length = r.u16();
@@ -273,6 +286,12 @@ function readSections(r: Reader, message: Message): DecodeResult {
     } else if (kind === SECTION_RULES) {
       if (rules) return fail("section");
       rules = body.slice();
+    } else if (kind === SECTION_REQUESTER && message.type === "ping") {
+      if (requester) return fail("section");
+      const inner = new Reader(body, 0);
+      requester = inner.peer();
+      if (inner.error) return fail(inner.error);
+      if (inner.remaining > 0) return fail("section");
     }
   }
   if (r.error) return fail(r.error);
@@ -282,11 +301,18 @@ function readSections(r: Reader, message: Message): DecodeResult {
   const value = message as { -readonly [K in keyof Message]: Message[K] } & {
     extension?: Uint8Array;
     rules?: Uint8Array;
+    requester?: Peer;
   };
   value.records = all;
+  if (requester) value.requester = requester;
   if (extension) value.extension = extension;
   if (rules) value.rules = rules;
   return { ok: true, value: value as Message };
+}
+
+/** The member a helper's ping probes for, if `message` is one. */
+function requesterOf(message: Message): Peer | undefined {
+  return message.type === "ping" ? message.requester : undefined;
 }
 
 /**

@@ -118,6 +118,12 @@ export interface SequencedMessage extends Envelope {
   readonly type: "ping" | "ack" | "nack";
   /** The probe's sequence number, a u32. */
   readonly seq: number;
+  /**
+   * On a helper's ping: the member it probes for. The target, which may not
+   * have proven that member's address, challenges it on the bytes this
+   * datagram brought in its name (see `core/membership/gate.ts`).
+   */
+  readonly requester?: Peer;
 }
 
 /** A request to probe `target` on the sender's behalf. */

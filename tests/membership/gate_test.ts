@@ -104,6 +104,48 @@ describe("the reflection gate", () => {
     assert.ok(sent(node)[0].message.records.length > 0, "member 9 is proven");
   });
 
+  it("a helper's ping names whom it probes for", () => {
+    const node = withMembers();
+    const target = { id: addr(3).id, address: addr(3) };
+    node.handleDatagram(
+      0,
+      addr(2),
+      encode({ type: "pingReq", seq: 5, target, sender: member(2), records: [] }),
+    );
+    const [relayed] = sent(node);
+    assert.equal(relayed.to, addr(3).toString());
+    assert.ok(relayed.message.type === "ping");
+    assert.ok(relayed.message.requester?.address.equals(addr(2)), "it names member 2");
+    assert.ok(relayed.message.requester?.id.equals(addr(2).id));
+  });
+
+  it("a target challenges the member a helper probes for, in the bytes the ping brought", () => {
+    const node = withMembers();
+    const forRequester = (
+      requester: { id: ReturnType<typeof addr>["id"]; address: ReturnType<typeof addr> },
+    ) => encode({ type: "ping", seq: 11, sender: member(2), records: [], requester, padding: 40 });
+    const bytes = forRequester({ id: addr(9).id, address: addr(9) });
+    node.handleDatagram(0, addr(2), bytes);
+    const out = sent(node);
+    assert.deepEqual(out.map((s) => [indexOf(s.to), s.message.type]), [[2, "ack"], [9, "ping"]]);
+    const challenge = out[1].message;
+    assert.ok(challenge.records.length <= 1, "lean: at most what it believes of member 9");
+    const sentTo9 = encode(challenge).length;
+    assert.ok(
+      sentTo9 <= bytes.length,
+      `${sentTo9} bytes to member 9 for a ping of ${bytes.length}`,
+    );
+    // Its ack proves member 9 here: news rides along from then on.
+    node.handleDatagram(1, addr(9), ack(9, seqOf(challenge)));
+    node.handleDatagram(2, addr(9), ping(9, 3));
+    assert.ok(sent(node)[0].message.records.length > 0, "member 9 is proven");
+    // A requester whose ID is not its address's is counted, not challenged.
+    const mismatched = node.stats(3).mismatchedRecords;
+    node.handleDatagram(3, addr(2), forRequester({ id: addr(8).id, address: addr(10) }));
+    assert.deepEqual(sent(node).map((s) => indexOf(s.to)), [2]);
+    assert.equal(node.stats(3).mismatchedRecords, mismatched + 1);
+  });
+
   it("suspects a member nobody could reach only once it is past suspicionMaxMs", () => {
     const node = withMembers();
     node.handleDatagram(1_000, addr(2), gossip(2, [record(9, "alive")]));
@@ -156,7 +198,7 @@ describe("the reflection gate", () => {
     assert.equal(gate.room("k0"), 0, "the oldest credit went first");
     assert.equal(gate.room(`k${MAX_UNPROVEN + 9}`), 100);
     for (let i = 0; i < 6; i++) {
-      gate.challenge(i, `p${i}`);
+      gate.challenge(i, `p${i}`, 0);
       gate.acked(i, `p${i}`);
     }
     assert.equal(gate.isProven("p0"), false);

@@ -49,7 +49,8 @@ export const message: fc.Arbitrary<Message> = fc.tuple(
   u32,
   peer,
   fc.tuple(fc.nat({ max: 0xffff }), fc.nat({ max: 0xffff })),
-).map(([e, type, seq, target, [page, pages]]): Message => {
+  fc.option(peer, { nil: undefined }),
+).map(([e, type, seq, target, [page, pages], requester]): Message => {
   const base = {
     sender: e.sender,
     records: e.records,
@@ -59,5 +60,6 @@ export const message: fc.Arbitrary<Message> = fc.tuple(
   if (type === "join") return { ...base, type, page };
   if (type === "state") return { ...base, type, page, pages };
   if (type === "gossip") return { ...base, type };
+  if (type === "ping" && requester) return { ...base, type, seq, requester };
   return { ...base, type, seq };
 });

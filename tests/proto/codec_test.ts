@@ -122,6 +122,30 @@ describe("encode and decode", () => {
     assert.deepEqual(decode(short), { ok: false, error: "section" });
   });
 
+  it("names on a helper's ping whom it probes for, in a section other types skip", () => {
+    const requester = Address.parse("[2001:db8::7]:7946");
+    const forOther: Message = { ...ping, requester: { id: requester.id, address: requester } };
+    const bytes = encode(forOther);
+    assert.equal(bytes.length, encodedSize(ping) + 3 + 8 + 19);
+    assert.equal(encodedSize(forOther), bytes.length);
+    assert.deepEqual(decode(bytes), { ok: true, value: forOther });
+    // A node of an earlier release skips the section, as any kind it does
+    // not know; on an ack it means nothing, and is skipped too.
+    const section = bytes.subarray(encode(ping).length);
+    const ack = { ...ping, type: "ack" as const };
+    assert.deepEqual(decode(new Uint8Array([...encode(ack), ...section])), {
+      ok: true,
+      value: ack,
+    });
+    // Twice, cut short, or with bytes left over, it is refused.
+    const twice = new Uint8Array([...bytes, ...section]);
+    assert.deepEqual(decode(twice), { ok: false, error: "section" });
+    const cut = new Uint8Array([...encode(ping), 6, 0, 5, ...section.subarray(3, 8)]);
+    assert.deepEqual(decode(cut), { ok: false, error: "truncated" });
+    const long = new Uint8Array([...encode(ping), 6, 0, 28, ...section.subarray(3), 0]);
+    assert.deepEqual(decode(long), { ok: false, error: "section" });
+  });
+
   it("names the number that is not a u32", () => {
     assert.throws(() => encode({ ...ping, seq: -1 }), /seq/);
     assert.throws(

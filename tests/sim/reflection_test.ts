@@ -90,6 +90,32 @@ describe("no reflection", () => {
     assert.equal(reflected.bytes, 0, `the stranger got ${reflected.datagrams} datagrams`);
     assert.ok(cluster.converged());
   });
+
+  it("requests to probe members, in a stranger's name, get it no more than they took", () => {
+    // A helper's ping names whom it probes for, and the target challenges
+    // that member on the ping's bytes: named unproven, the stranger would get
+    // the helper's answer and the target's challenge for one forged request.
+    const cluster = settledCluster(13, 5);
+    const requests: Message[] = [];
+    for (let i = 0; i < 10; i++) {
+      const target = Cluster.addressOf((i + 1) % cluster.size);
+      requests.push({
+        type: "pingReq",
+        seq: i,
+        target: peer(target),
+        sender: as(VICTIM),
+        records: [],
+      });
+    }
+    const spoofedBytes = spray(cluster, VICTIM, requests);
+    cluster.runFor(20_000);
+    const reflected = cluster.trafficTo(VICTIM);
+    assert.ok(
+      reflected.bytes <= spoofedBytes,
+      `the stranger got ${reflected.datagrams} datagrams, ${reflected.bytes} bytes, for ${spoofedBytes}`,
+    );
+    assert.ok(cluster.converged());
+  });
 });
 
 describe("a real cluster under the gate", () => {

@@ -10,11 +10,15 @@
  * number, drawn at random, from that address. A proven helper's relayed ack
  * for a probe of it counts as bytes sent in its name (the helper spent them),
  * so members that only heard of each other by rumour can start talking; the
- * direct probe that follows proves the address.
+ * direct probe that follows proves the address. The other way round, a
+ * helper's ping names the member it probes for, and counts as bytes sent in
+ * that member's name too: the target challenges it at once, and the two
+ * prove each other a round of probes sooner. One datagram so pays for as
+ * much to its sender and to the member it names, never more to either.
  *
  * Bounded: `maxProven` proven addresses, `MAX_UNPROVEN` credits and
- * `MAX_CHALLENGES` pings awaiting their ack, each dropping its oldest entry
- * when full. A forgotten credit only withholds more.
+ * `MAX_CHALLENGES` pings awaiting their ack (and as many times they went),
+ * each dropping its oldest entry when full. A forgotten credit only withholds more.
  *
  * @module
  */
@@ -32,6 +36,8 @@ export class Gate {
   readonly #credit = new Map<string, number>();
   /** Ping sequence number → the unproven address it went to. */
   readonly #challenges = new Map<number, string>();
+  /** Unproven address → when the last ping that would prove it went. */
+  readonly #challengedAtMs = new Map<string, number>();
   readonly #maxProven: number;
   #withheldDatagrams = 0;
   #withheldBytes = 0;
@@ -91,18 +97,27 @@ export class Gate {
     this.#withheldBytes += bytes;
   }
 
-  /** A ping with sequence number `seq` goes to unproven `key`: its ack would prove it. */
-  challenge(seq: number, key: string): void {
+  /** A ping with sequence number `seq` goes to unproven `key` at `nowMs`: its ack would prove it. */
+  challenge(seq: number, key: string, nowMs: number): void {
     if (this.#proven.has(key)) return;
     this.#challenges.delete(seq);
     keepRoom(this.#challenges, MAX_CHALLENGES);
     this.#challenges.set(seq, key);
+    this.#challengedAtMs.delete(key);
+    keepRoom(this.#challengedAtMs, MAX_CHALLENGES);
+    this.#challengedAtMs.set(key, nowMs);
+  }
+
+  /** When the last ping that would prove unproven `key` went, if one is remembered. */
+  challengedAtMs(key: string): number | undefined {
+    return this.#challengedAtMs.get(key);
   }
 
   /** An ack of `seq` came from `key`: proven, if that is where the ping went. */
   acked(seq: number, key: string): void {
     if (this.#challenges.get(seq) !== key) return;
     this.#challenges.delete(seq);
+    this.#challengedAtMs.delete(key);
     this.#credit.delete(key);
     this.#proven.delete(key);
     keepRoom(this.#proven, this.#maxProven);
@@ -112,6 +127,7 @@ export class Gate {
   /** `key` is gone (dead, departed, forgotten): whoever is there next proves itself anew. */
   forget(key: string): void {
     this.#proven.delete(key);
+    this.#challengedAtMs.delete(key);
   }
 }
 

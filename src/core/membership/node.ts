@@ -165,6 +165,7 @@ export class Node {
       composer: this.#composer,
       isSeed: (address) => this.#seeds.has(address),
       nextSeq: () => this.#prober.nextSeq(),
+      probeTimeoutMs: this.#config.probeTimeoutMs,
     });
   }
 
@@ -268,9 +269,28 @@ export class Node {
     }
     if (message.extension) this.#extension?.incoming?.(nowMs, sender, message.extension);
     if (message.rules) this.#extension?.incomingRules?.(nowMs, sender, message.rules);
+    const requester = this.#requesterOf(message);
+    if (requester) this.#gate.credit(requester.toString(), bytes.length);
     this.#dispatch(nowMs, message, bytes.length);
     this.#outbox.challenge(nowMs, sender.address);
+    if (requester) this.#outbox.challenge(nowMs, requester);
     if (refuted) this.#spreadRefutation(nowMs, message);
+  }
+
+  /**
+   * The address a helper's ping probes for, if it is one and names another
+   * member's own address: the datagram brought its bytes in that member's
+   * name too (see `gate.ts`).
+   */
+  #requesterOf(message: Message): Address | undefined {
+    if (message.type !== "ping" || !message.requester) return undefined;
+    const { id, address } = message.requester;
+    if (!id.equals(address.id)) {
+      this.#mismatched++;
+      return undefined;
+    }
+    if (address.equals(this.#self) || address.equals(message.sender.address)) return undefined;
+    return address;
   }
 
   /**
@@ -318,7 +338,8 @@ export class Node {
         if (!message.target.id.equals(message.target.address.id)) this.#mismatched++;
         else if (!message.target.address.equals(this.#self)) {
           this.#prober.relay(nowMs, {
-            requester: to,
+            requester: { id: peer.id, address: to },
+            proven: this.#gate.isProven(to.toString()),
             seq: message.seq,
             target: message.target.address,
           });

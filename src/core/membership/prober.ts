@@ -15,7 +15,8 @@ import type { Member } from "./table.ts";
 
 /** What the node sends on the prober's behalf: a message's type and fields. */
 export type SendFields =
-  | { readonly type: "ping" | "ack" | "nack"; readonly seq: number }
+  | { readonly type: "ping"; readonly seq: number; readonly requester?: Peer }
+  | { readonly type: "ack" | "nack"; readonly seq: number }
   | { readonly type: "pingReq"; readonly seq: number; readonly target: Peer }
   | { readonly type: "join"; readonly page: number }
   | { readonly type: "gossip"; readonly rules?: Uint8Array };
@@ -55,7 +56,7 @@ interface Probe {
 }
 
 interface Relay {
-  readonly requester: Address;
+  readonly requester: Peer;
   readonly seq: number;
   readonly nackAtMs: number;
 }
@@ -185,7 +186,7 @@ export class Prober {
     const relay = this.#relays.get(seq);
     if (!relay) return undefined;
     this.#relays.delete(seq);
-    this.#host.send(nowMs, relay.requester, { type: "ack", seq: relay.seq });
+    this.#host.send(nowMs, relay.requester.address, { type: "ack", seq: relay.seq });
     return undefined;
   }
 
@@ -194,8 +195,19 @@ export class Prober {
     if (this.#probe?.seq === seq) this.#probe.nacks++;
   }
 
-  /** Probes `target` for `requester`, who will hear an ack or, failing it, a nack. */
-  relay(nowMs: number, request: { requester: Address; seq: number; target: Address }): void {
+  /**
+   * Probes `target` for `requester`, who will hear an ack or, failing it, a
+   * nack. The ping names a requester this node has proven: a target that
+   * has not challenges it at once, so the two may prove each other without
+   * waiting for their next probes, a round apart (under 30% loss at 200
+   * nodes, most pairs had not 30 s after the start). One not proven is not
+   * named: a forged request in a stranger's name would get the stranger
+   * this node's answer and the target's challenge, twice what it took.
+   */
+  relay(
+    nowMs: number,
+    request: { requester: Peer; proven: boolean; seq: number; target: Address },
+  ): void {
     // As many as there are members: each may have its probe running here at
     // once. A fleet's seed is every member's first helper, and when it
     // forms a thousand probes of members only heard of ask it at once; a
@@ -206,7 +218,9 @@ export class Prober {
     // asking: the nack must reach it before then to count, so it leaves early.
     const nackAtMs = nowMs + this.#config.probeTimeoutMs * NACK_AT;
     this.#relays.set(seq, { requester: request.requester, seq: request.seq, nackAtMs });
-    this.#host.send(nowMs, request.target, { type: "ping", seq });
+    const { requester, target } = request;
+    const named = request.proven && !requester.address.equals(target) ? { requester } : {};
+    this.#host.send(nowMs, target, { type: "ping", seq, ...named });
   }
 
   /** Sends indirect probes, fails probes and sends nacks that are due. */
@@ -231,7 +245,7 @@ export class Prober {
     for (const [seq, relay] of this.#relays) {
       if (relay.nackAtMs > nowMs) break;
       this.#relays.delete(seq);
-      this.#host.send(nowMs, relay.requester, { type: "nack", seq: relay.seq });
+      this.#host.send(nowMs, relay.requester.address, { type: "nack", seq: relay.seq });
     }
   }
 
