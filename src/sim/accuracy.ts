@@ -23,6 +23,8 @@ export const LIMIT: Limit = Limit.perSecond(R).burst(50);
 export const TRAFFIC_AT_MS = 5_000;
 /** When a scenario's event comes. */
 export const EVENT_AT_MS = 20_000;
+/** How long a run lasts, unless its scenario says. */
+export const DEFAULT_END_MS = 50_000;
 
 /** One row of the table. */
 export interface Scenario {
@@ -54,7 +56,7 @@ export interface Scenario {
   readonly script?: ReadonlyArray<readonly [atMs: number, act: (fleet: Fleet) => void]>;
   /** The steady window, [from, to) ms. Default: the last 10 s. */
   readonly steady?: readonly [number, number];
-  /** How long the run lasts (50 s). */
+  /** How long the run lasts (default {@link DEFAULT_END_MS}). */
   readonly endMs?: number;
   /** Whether the nodes share rules (default: no). */
   readonly fleetRules?: boolean;
@@ -95,7 +97,7 @@ export function run(s: Scenario, seed: number, options: { relay?: boolean } = {}
     fleetRules: s.fleetRules,
     sharedBurst: s.sharedBurst,
   });
-  const endMs = s.endMs ?? 50_000;
+  const endMs = s.endMs ?? DEFAULT_END_MS;
   const script = [
     [TRAFFIC_AT_MS, (f: Fleet) => {
       for (let i = 0; i < f.size; i++) f.setDemand(i, s.demand(i));

@@ -7,7 +7,16 @@
  * @module
  */
 
-import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, skewed } from "./accuracy.ts";
+import {
+  DEFAULT_END_MS,
+  EVENT_AT_MS,
+  LIMIT,
+  type Outcome,
+  R,
+  type Scenario,
+  skewed,
+  TRAFFIC_AT_MS,
+} from "./accuracy.ts";
 import type { Fleet } from "./fleet.ts";
 
 /** The burst each node starts with. */
@@ -24,12 +33,26 @@ function perNodeBurst(n: number): { bound: string; holds: (r: Outcome) => boolea
   };
 }
 
+/**
+ * The steady window of a row of even demand whose load starts at `loadAtMs`
+ * (at the event, for the nodes that join and bring their own bursts):
+ * the last 10 s of the run, once every node's burst is spent. Offered 2 R/n
+ * against a share of about R/n, a node spends its burst at R/n a second at
+ * the slowest, so in B·n/R seconds: 10 at 200 nodes, inside the usual run;
+ * 50 at 1000, where a window of 40 to 50 s measured bursts, not allocation.
+ */
+function afterBursts(n: number, loadAtMs: number): Pick<Scenario, "steady" | "endMs"> {
+  const fromMs = Math.max(DEFAULT_END_MS - 10_000, loadAtMs + (BURST * n * 1_000) / R + 5_000);
+  return { steady: [fromMs, fromMs + 10_000], endMs: fromMs + 10_000 };
+}
+
 /** The rows of a fleet of `n` nodes, `n` ≥ 200. */
 export function largeRows(n: number): Scenario[] {
   const even = () => (2 * R) / n;
   const last = n - 1;
   const others = (i: number) => i !== last;
   const within = perNodeBurst(n);
+  const evenFromStart = afterBursts(n, TRAFFIC_AT_MS);
   const splitAt = Math.round(n * 0.6);
   return [
     {
@@ -51,6 +74,7 @@ export function largeRows(n: number): Scenario[] {
       id: `crash-${n}`,
       label: `${n} nodes: node ${last} crashes for good (the other ${n - 1})`,
       ...within,
+      ...evenFromStart,
       nodes: n,
       demand: even,
       measured: others,
@@ -61,6 +85,7 @@ export function largeRows(n: number): Scenario[] {
       id: `leave-${n}`,
       label: `${n} nodes: node ${last} leaves for good (the other ${n - 1})`,
       ...within,
+      ...evenFromStart,
       nodes: n,
       demand: even,
       measured: others,
@@ -71,6 +96,7 @@ export function largeRows(n: number): Scenario[] {
       id: `jump-${n}`,
       label: `${n} nodes: traffic jumps 100×, cold to hot`,
       ...within,
+      ...afterBursts(n, EVENT_AT_MS),
       nodes: n,
       demand: () => even() / 100,
       eventAtMs: EVENT_AT_MS,
@@ -80,6 +106,7 @@ export function largeRows(n: number): Scenario[] {
       id: `late-join-${n}`,
       label: `${n} nodes: a node joins 10 s late`,
       ...within,
+      ...afterBursts(n, EVENT_AT_MS),
       nodes: n - 1,
       demand: even,
       eventAtMs: EVENT_AT_MS,
@@ -89,6 +116,7 @@ export function largeRows(n: number): Scenario[] {
       id: `scale-up-${n}`,
       label: `${n} nodes: 100 join at once, 10 s late`,
       ...within,
+      ...afterBursts(n, EVENT_AT_MS),
       nodes: n - 100,
       demand: even,
       eventAtMs: EVENT_AT_MS,
