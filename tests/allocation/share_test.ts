@@ -21,3 +21,24 @@ describe("readers see the rule the request path uses", () => {
     assert.ok(read > 900, `a reader sees the hot share, not the cold ${(R * 0.5) / 5}: ${read}`);
   });
 });
+
+describe("a fleet whose instances each see a few requests a second", () => {
+  // Each request lifts an instance's smoothed demand by a step (1 a second at
+  // the default time constant) that sinks until the next: at 2 requests a
+  // second the figure swings between about 1.5 and 2.5. Each instance took
+  // the lower of it and its figure as of its peers' reports, so the low side
+  // of the swing, and 20 instances shared 0.95 of their limit (1000, 0.94).
+  it("shares the whole limit, not the low side of each instance's swing", () => {
+    const n = 20;
+    const fleet = new Fleet({ seed: 5, size: n, limit: Limit.perSecond(n).burst(50) });
+    for (let i = 0; i < n; i++) fleet.setDemand(i, 2);
+    // Each instance is offered twice its share: its burst is spent by 55 s.
+    fleet.runUntil(90_000);
+    for (let i = 0; i < n; i++) fleet.take(i);
+    fleet.runUntil(120_000);
+    let admitted = 0;
+    for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
+    const ofLimit = admitted / 30 / n;
+    assert.ok(ofLimit >= 0.98 && ofLimit <= 1.02, `admitted ${ofLimit.toFixed(3)} of the limit`);
+  });
+});

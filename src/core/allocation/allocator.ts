@@ -197,6 +197,8 @@ export class Allocator implements MembershipExtension {
   readonly #beta: number;
   readonly #cooldownMs: number;
   readonly #tauMs: number;
+  /** Half the step one request puts in a key's smoothed demand, requests a second. */
+  readonly #halfStep: number;
   readonly #maxHot: number;
   readonly #periodMs: number;
   readonly #relay: boolean;
@@ -238,6 +240,7 @@ export class Allocator implements MembershipExtension {
     this.#beta = options.beta ?? FLOOR_FRACTION;
     this.#cooldownMs = options.cooldownMs ?? COOLDOWN_MS;
     this.#tauMs = options.demandTauMs ?? DEMAND_TAU_MS;
+    this.#halfStep = 500 / this.#tauMs;
     this.#maxHot = checkHotKeys(options.hotKeys);
     this.#periodMs = options.protocolPeriodMs;
     this.#relay = options.relay ?? true;
@@ -436,7 +439,13 @@ export class Allocator implements MembershipExtension {
     // as of their mean time, right after a 100× jump, its own was still
     // from before it while their sum was mostly after, and a fleet of 100
     // with shared bursts fell to 0.43 R for a second.
-    const own = Math.min(hot.demand, heard.own ?? hot.demand);
+    //
+    // "Lower" means lower by more than half the step one request puts in
+    // the smoothed figure, which rises by that step at each request and
+    // sinks between: at a few requests a second that swing is as large as
+    // the figure, the lower of the two took the low side of it, and a
+    // fleet of 1000 offered 2 requests a second an instance admitted 0.94 R.
+    const own = Math.min(hot.demand + this.#halfStep, heard.own ?? hot.demand);
     // Peers of whom nothing is known of the key count for the mean of those
     // whose reports say something (heard.ts, demandOf).
     const others = heard.others + (heard.unknown * heard.others) / Math.max(1, heard.known);
