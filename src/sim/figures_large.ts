@@ -25,11 +25,16 @@ export const LARGE_MARKERS = {
 } as const;
 
 /**
- * Live members declared dead by some node over a minute under `lossRate`,
- * once the cluster has formed: each (observer, member) pair counted once.
+ * Live members declared dead by some node over a minute (or `durationMs`)
+ * under `lossRate`, once the cluster has formed: each (observer, member)
+ * pair counted once.
  */
-export function falseDeaths(size: number, lossRate: number, seed = 1): number {
-  const cluster = new Cluster({ seed, size });
+export function falseDeaths(
+  size: number,
+  lossRate: number,
+  options: { seed?: number; durationMs?: number } = {},
+): number {
+  const cluster = new Cluster({ seed: options.seed ?? 1, size });
   waitFor(cluster, () => cluster.converged(), 20_000);
   cluster.setFaults({ lossRate });
   const dead = new Set<string>();
@@ -37,7 +42,7 @@ export function falseDeaths(size: number, lossRate: number, seed = 1): number {
   cluster.onChange(({ observer, change }) => {
     if (change.member.state === "dead") dead.add(`${observer} ${change.member.address}`);
   });
-  cluster.runFor(LOSSY_MS);
+  cluster.runFor(options.durationMs ?? LOSSY_MS);
   return dead.size;
 }
 

@@ -7,6 +7,7 @@
 
 import { GUARD_BOUNDS } from "../core/options.ts";
 import { Address, encode, type MemberRecord } from "../core/membership/mod.ts";
+import { resolveConfig, suspicionBoundsMs } from "../core/membership/config.ts";
 import { Cluster, type Observed } from "./cluster.ts";
 import { Report, type ScenarioResult, waitFor } from "./report.ts";
 
@@ -21,8 +22,13 @@ export interface Scenario {
 }
 
 const PERIOD_MS = GUARD_BOUNDS.protocolPeriodMs.default;
-/** Six seconds of suspicion plus a second to notice and spread the news. */
-const DETECTION_BOUND_MS = 30 * PERIOD_MS + 5 * PERIOD_MS;
+/**
+ * A lone accuser's suspicion timeout at `size` members (6 s up to ten, see
+ * `suspicionBoundsMs`), plus a second to notice and spread the news.
+ */
+function detectionBoundMs(size: number): number {
+  return suspicionBoundsMs(resolveConfig({}), size).maxMs + 5 * PERIOD_MS;
+}
 
 function converge(size: number, limitMs: number): Scenario {
   return {
@@ -42,18 +48,19 @@ function converge(size: number, limitMs: number): Scenario {
 }
 
 function crash(size: number): Scenario {
+  const boundMs = detectionBoundMs(size);
   return {
     name: `crash-${size}`,
     description: `one of ${size} nodes crashes; every other node declares it dead within ` +
-      `${DETECTION_BOUND_MS} ms`,
+      `${Math.round(boundMs)} ms`,
     run(seed) {
       const report = new Report(this.name, seed);
       const cluster = settled(seed, size, report);
       const victim = size - 1;
-      const { firstMs, allMs } = detect(cluster, victim, DETECTION_BOUND_MS + 5_000);
+      const { firstMs, allMs } = detect(cluster, victim, boundMs + 5_000);
       report.metric("firstDeadMs", firstMs);
       report.metric("allDeadMs", allMs);
-      report.expect(allMs <= DETECTION_BOUND_MS, `all saw the crash only after ${allMs} ms`);
+      report.expect(allMs <= boundMs, `all saw the crash only after ${allMs} ms`);
       return report.done();
     },
   };
@@ -202,7 +209,7 @@ const restart: Scenario = {
     const report = new Report(this.name, seed);
     const cluster = settled(seed, 5, report);
     cluster.crash(3);
-    cluster.runFor(DETECTION_BOUND_MS);
+    cluster.runFor(detectionBoundMs(5));
     cluster.restart(3);
     const back = waitFor(cluster, () => cluster.converged(), 3_000);
     report.expect(back !== undefined, "the restarted node was not taken back");

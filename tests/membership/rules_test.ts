@@ -1,8 +1,13 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { type MemberChange, type MemberRecord, Prng } from "../../src/core/membership/mod.ts";
-import { resolveConfig } from "../../src/core/membership/config.ts";
+import {
+  Address,
+  type MemberChange,
+  type MemberRecord,
+  Prng,
+} from "../../src/core/membership/mod.ts";
+import { resolveConfig, suspicionBoundsMs } from "../../src/core/membership/config.ts";
 import { MemberTable } from "../../src/core/membership/table.ts";
 import { Broadcasts, retransmitLimit } from "../../src/core/membership/broadcasts.ts";
 import { suspicionTimeoutMs } from "../../src/core/membership/suspicion.ts";
@@ -78,6 +83,37 @@ describe("MemberTable", () => {
     assert.equal(t.get("10.0.0.2:7946")?.state, "dead");
   });
 
+  it("gives a suspect longer in a large fleet: the bounds times log10 of the live members", () => {
+    // Member i at 10.0.x.y, so that a table may hold a thousand.
+    const at = (i: number) => Address.parse(`10.0.${i >> 8}.${i & 255}:7946`);
+    const alive = (i: number): MemberRecord => ({
+      state: "alive",
+      address: at(i),
+      id: at(i).id,
+      incarnation: 0,
+    });
+    const suspectOf = (i: number, by: number): MemberRecord => ({
+      ...alive(i),
+      state: "suspect",
+      from: at(by).id,
+    });
+    // 999 others and this node: a suspicion of 1000 members, with three
+    // witnesses, is given 3 × 2 s; a lone accuser's, 3 × 6 s.
+    const { table: t } = table();
+    for (let i = 2; i <= 1_000; i++) t.apply(alive(i), 0);
+    t.apply(suspectOf(2, 3), 1_000);
+    assert.equal(t.nextDeadlineMs(), 1_000 + 18_000);
+    for (const by of [4, 5, 6]) assert.equal(t.apply(suspectOf(2, by), 1_000), "confirmed");
+    assert.equal(t.nextDeadlineMs(), 1_000 + 6_000);
+    assert.deepEqual(t.expire(6_999), []);
+    assert.deepEqual(t.expire(7_000).map((m) => m.key), [at(2).toString()]);
+    // Up to ten members, the configured bounds as they are.
+    const { table: small } = table();
+    for (let i = 2; i <= 10; i++) small.apply(alive(i), 0);
+    small.apply(suspectOf(2, 3), 0);
+    assert.equal(small.nextDeadlineMs(), 6_000);
+  });
+
   it("forgets a tombstone after tombstoneMs, and says so", () => {
     const { table: t, changes } = table({ tombstoneMs: 1_000 });
     t.apply(record(2, "alive", 0), 0);
@@ -105,6 +141,17 @@ describe("suspicionTimeoutMs", () => {
     for (let c = 0; c < 10; c++) {
       assert.ok(suspicionTimeoutMs(c + 1, bounds) <= suspicionTimeoutMs(c, bounds));
     }
+  });
+});
+
+describe("suspicionBoundsMs", () => {
+  it("keeps the configured bounds up to 10 live members and scales both by log10 beyond", () => {
+    const config = resolveConfig({ protocolPeriodMs: 100 });
+    const at = (n: number) => suspicionBoundsMs(config, n);
+    assert.deepEqual([0, 1, 10].map(at), Array(3).fill({ minMs: 1_000, maxMs: 3_000 }));
+    assert.deepEqual(at(100), { minMs: 2_000, maxMs: 6_000 });
+    assert.deepEqual(at(10_000), { minMs: 4_000, maxMs: 12_000 });
+    assert.ok(at(200).minMs > at(100).minMs && at(200).minMs < at(1_000).minMs);
   });
 });
 

@@ -49,13 +49,20 @@ export interface MembershipOptions {
    */
   readonly indirectProbes?: number;
   /**
-   * Suspicion timeout with no confirmation.
+   * Suspicion timeout with no confirmation, in a fleet of at most 10
+   * members; larger fleets scale it as they do `suspicionMinMs` (see
+   * `suspicionBoundsMs`).
    *
    * @default {30 periods (6 s at 200 ms)}
    */
   readonly suspicionMaxMs?: number;
   /**
-   * Suspicion timeout once `suspicionConfirmations` are in.
+   * Suspicion timeout once `suspicionConfirmations` are in, in a fleet of
+   * at most 10 members. A suspicion must reach its suspect and the
+   * refutation spread back, each about log N rounds of gossip, so when a
+   * suspicion starts both bounds are multiplied by max(1, log10 N), N the
+   * live members this node knows, itself included: at 200 ms, 2 s up to 10
+   * members, 4 s at 100, 6 s at 1000 (Lifeguard's and memberlist's rule).
    *
    * @default {10 periods (2 s at 200 ms)}
    */
@@ -159,6 +166,32 @@ export function resolveConfig(options: MembershipOptions): MembershipConfig {
   integer("maxAwareness", config.maxAwareness, 0, 64);
   integer("antiEntropyRecords", config.antiEntropyRecords, 0, 64);
   return config;
+}
+
+/**
+ * The suspicion timeout's bounds for a suspicion that starts while this
+ * node knows `liveMembers` live members, itself included: the configured
+ * ones up to 10 members, times log10 of the count beyond.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { resolveConfig, suspicionBoundsMs } from "./config.ts";
+ * const config = resolveConfig({});
+ * assert.deepEqual(suspicionBoundsMs(config, 5), { minMs: 2_000, maxMs: 6_000 });
+ * assert.deepEqual(suspicionBoundsMs(config, 1_000), { minMs: 6_000, maxMs: 18_000 });
+ * ```
+ *
+ * @param config The node's configuration.
+ * @param liveMembers Alive and suspect members known, this node included.
+ * @returns The least and the most time a suspect is given to refute, ms.
+ */
+export function suspicionBoundsMs(
+  config: Pick<MembershipConfig, "suspicionMinMs" | "suspicionMaxMs">,
+  liveMembers: number,
+): { minMs: number; maxMs: number } {
+  const scale = Math.max(1, Math.log10(Math.max(1, liveMembers)));
+  return { minMs: config.suspicionMinMs * scale, maxMs: config.suspicionMaxMs * scale };
 }
 
 function positive(name: string, value: number): void {

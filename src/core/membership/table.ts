@@ -17,7 +17,7 @@
  */
 
 import type { Address, MemberId, MemberRecord, MemberState } from "../../proto/mod.ts";
-import type { MembershipConfig } from "./config.ts";
+import { type MembershipConfig, suspicionBoundsMs } from "./config.ts";
 import type { MemberChange } from "./extension.ts";
 import { Suspicion } from "./suspicion.ts";
 
@@ -240,8 +240,8 @@ export class MemberTable {
       member.suspectedBy = record.from;
       member.suspicion = new Suspicion(nowMs, {
         from: record.from.toString(),
-        minMs: this.#config.suspicionMinMs,
-        maxMs: this.#config.suspicionMaxMs,
+        // The live members with this node, which `live` leaves out.
+        ...suspicionBoundsMs(this.#config, this.#live + 1),
         // Who could confirm: the live members but this one (this node is not in `live`).
         expected: Math.min(this.#config.suspicionConfirmations, Math.max(0, this.#live - 1)),
       });
