@@ -164,6 +164,32 @@ describe("the reflection gate", () => {
     );
   });
 
+  it("leaves its health score alone when a probe through helpers alone fails", () => {
+    // Member 9 is only heard of: its probes go through helpers, which here
+    // neither reach it nor nack. Four datagrams must all arrive for such a
+    // probe to succeed, so on a lossy network it fails however healthy this
+    // node is; counted against it, as a failed direct probe is, every node of
+    // a large fleet under 30% loss had its probes slowed ninefold.
+    const node = withMembers();
+    node.handleDatagram(1_000, addr(2), gossip(2, [record(9, "alive")]));
+    drain(node);
+    let probedNine = 0;
+    let highest = 0;
+    for (let nowMs = 1_000; nowMs < 12_000; nowMs += 100) {
+      node.handleTimeout(nowMs);
+      const out = sent(node);
+      if (
+        out.some((s) => s.message.type === "pingReq" && s.message.target.address.equals(addr(9)))
+      ) {
+        probedNine++;
+      }
+      answer(node, nowMs, out);
+      highest = Math.max(highest, node.stats(nowMs).awareness);
+    }
+    assert.ok(probedNine >= 3, `member 9 was probed ${probedNine} times`);
+    assert.equal(highest, 0);
+  });
+
   it("takes no forged ack as proof, whatever sequence number the forger saw last", () => {
     const node = withMembers();
     // The forger learns a sequence number: it asks the node to probe its own address.

@@ -53,6 +53,8 @@ interface Probe {
   readonly asked: Member[];
   helpers: number;
   nacks: number;
+  /** Whether this node pinged the target itself, not only through helpers. */
+  direct: boolean;
 }
 
 interface Relay {
@@ -153,6 +155,7 @@ export class Prober {
       asked: [],
       helpers: 0,
       nacks: 0,
+      direct: false,
     };
     this.#probe = probe;
     // A member only heard of, that has sent nothing to pay for a ping, is
@@ -164,8 +167,10 @@ export class Prober {
     // helpers but the seeds have not proven the target either. While news
     // waits, all are asked at once: their requests are what carries it to
     // members at random before the pairs have proven each other.
-    if (this.#host.reachable(target)) this.#host.send(nowMs, target.address, { type: "ping", seq });
-    else {
+    if (this.#host.reachable(target)) {
+      probe.direct = true;
+      this.#host.send(nowMs, target.address, { type: "ping", seq });
+    } else {
       const first = this.#host.newsPending() ? this.#config.indirectProbes : 1;
       this.#askHelpers(nowMs, probe, first);
     }
@@ -232,14 +237,22 @@ export class Prober {
       // A second direct try, as memberlist's fallback: on a lossy link it
       // halves the probes that fail, at one datagram only when one went missing.
       if (this.#host.reachable(probe.target)) {
+        probe.direct = true;
         this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
       }
     }
     if (probe && nowMs >= probe.deadlineMs) {
       this.#probe = undefined;
       // Lifeguard: a helper's nack shows this node's link works; each missing
-      // one, or a failure with nobody to ask, counts against this node.
-      this.worse(probe.helpers > 0 ? probe.helpers - probe.nacks : 1);
+      // one, or a failure with nobody to ask, counts against this node. Only
+      // for a probe whose target it pinged itself: one through helpers alone
+      // (a member it has not proven) needs four datagrams where a ping needs
+      // two, and under 30% loss failed half the time however healthy the
+      // node, so in a large fleet, whose pairs are mostly unproven for a
+      // round, every node's score rose to the top and its probes, and all
+      // the news they carry, slowed ninefold. Its success still counts for
+      // this node: the four datagrams came through.
+      if (probe.direct) this.worse(probe.helpers > 0 ? probe.helpers - probe.nacks : 1);
       this.#host.suspect(nowMs, probe.target);
     }
     for (const [seq, relay] of this.#relays) {
