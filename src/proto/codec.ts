@@ -243,7 +243,8 @@ export function decode(datagram: Uint8Array): DecodeResult {
   if (end < HEADER_BYTES) return fail("truncated");
   const r = new Reader(datagram.subarray(0, end), HEADER_BYTES);
   const incarnation = r.u32();
-  const sender: Sender = { ...r.peer(), incarnation };
+  const { id, address } = r.peer();
+  const sender: Sender = { id, address, incarnation };
   let message: Message;
   if (type === "pingReq") {
     const seq = r.u32();
@@ -340,9 +341,9 @@ function readRecords(r: Reader): MemberRecord[] | DecodeError {
     const state = STATE_BY_NUMBER.get(r.u8());
     if (!state) return r.error ?? "state";
     const incarnation = r.u32();
-    const peer = r.peer();
-    if (state === "suspect") records.push({ state, incarnation, ...peer, from: r.id() });
-    else records.push({ state, incarnation, ...peer });
+    const { id, address } = r.peer();
+    if (state === "suspect") records.push({ state, incarnation, id, address, from: r.id() });
+    else records.push({ state, incarnation, id, address });
   }
   return r.error ?? records;
 }
@@ -495,8 +496,15 @@ export class Reader {
   }
 
   peer(): Peer {
-    const id = this.id();
-    return { id, address: this.#address() };
+    const at = this.#claim(ID_BYTES);
+    const hi = at < 0 ? 0 : this.#view.getUint32(at);
+    const lo = at < 0 ? 0 : this.#view.getUint32(at + 4);
+    const address = this.#address();
+    // Most IDs are their address's (a mismatch is refused later): that
+    // one's object, kept with the address, rather than one more a record.
+    const own = address.id;
+    const id = own.hi === hi && own.lo === lo ? own : new MemberId(hi, lo);
+    return { id, address };
   }
 
   #address(): Address {
