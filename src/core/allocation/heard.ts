@@ -17,6 +17,7 @@
 
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
+import { HeldRows } from "./held_rows.ts";
 import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
 import {
   groupBytes,
@@ -147,12 +148,13 @@ export interface Here {
 export class HeardReports {
   readonly #reports = new Map<string, Held>();
   /**
-   * The same reports by their origin ID's low half, one each: a relayed
-   * group names its origin by number, and most are copies of what is held,
-   * dropped without the cost of the ID's text. An origin that shares its
-   * low half with another held is looked up by text.
+   * The same reports by their origin ID's low half, one each, and what
+   * tells a copy, by place in `#inTurn`: a relayed group names its origin
+   * by number, and most are copies of what is held, dropped without the
+   * cost of the ID's text or a look at the report. An origin that shares
+   * its low half with another held is looked up by text.
    */
-  readonly #byLo = new Map<number, Held>();
+  readonly #rows = new HeldRows();
   /** The same reports in the order they were first taken, for the relay's round-robin. */
   readonly #inTurn: Held[] = [];
   /**
@@ -205,8 +207,9 @@ export class HeardReports {
         o.turn = turn;
         this.#staleAtMs[turn] = this.#staleAt(o);
         this.#madeAtMs[turn] = madeMsOf(o);
+        this.#rows.set(turn, o);
       });
-      if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
+      this.#rows.reindex(this.#inTurn.map((o) => o.originLo));
     }
     this.#reports.delete(key);
     this.#spent.delete(key);
@@ -220,7 +223,13 @@ export class HeardReports {
   take(group: GroupReader, nowMs: number): HeardReport | undefined {
     const hi = group.originHi;
     const lo = group.originLo;
-    const indexed = this.#byLo.get(lo | 0);
+    const place = this.#rows.find(lo);
+    if (place >= 0 && this.#rows.hiAt(place) === hi) {
+      // A copy of the report held is dropped here, as `#takes` would.
+      if (group.ageMs > this.#believedMs) return undefined;
+      if (this.#rows.holdsNewer(place, group, nowMs, this.#believedMs)) return undefined;
+    }
+    const indexed = place >= 0 ? this.#inTurn[place] : undefined;
     const key = indexed !== undefined && indexed.originHi === hi
       ? indexed.key
       : memberIdText({ hi, lo });
@@ -256,7 +265,7 @@ export class HeardReports {
     } else {
       this.#reports.set(key, report);
       this.#inTurn.push(report);
-      if (indexed === undefined) this.#byLo.set(lo | 0, report);
+      if (indexed === undefined) this.#rows.index(lo, report.turn);
     }
     this.#replaceDemands(report, group);
     if (report.turn >= this.#staleAtMs.length) {
@@ -265,6 +274,7 @@ export class HeardReports {
     }
     this.#staleAtMs[report.turn] = this.#staleAt(report);
     this.#madeAtMs[report.turn] = madeMsOf(report);
+    this.#rows.set(report.turn, report);
     return report;
   }
 
