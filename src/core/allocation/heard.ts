@@ -155,6 +155,8 @@ export class HeardReports {
    * its low half with another held is looked up by text.
    */
   readonly #rows = new HeldRows();
+  /** By place in `#inTurn`, the bytes of the report there, for the relay. */
+  readonly #bytesAt: Uint8Array[] = [];
   /** The same reports in the order they were first taken, for the relay's round-robin. */
   readonly #inTurn: Held[] = [];
   /**
@@ -208,7 +210,9 @@ export class HeardReports {
         this.#staleAtMs[turn] = this.#staleAt(o);
         this.#madeAtMs[turn] = madeMsOf(o);
         this.#rows.set(turn, o);
+        this.#bytesAt[turn] = o.bytes;
       });
+      this.#bytesAt.length = this.#inTurn.length;
       this.#rows.reindex(this.#inTurn.map((o) => o.originLo));
     }
     this.#reports.delete(key);
@@ -275,6 +279,7 @@ export class HeardReports {
     this.#staleAtMs[report.turn] = this.#staleAt(report);
     this.#madeAtMs[report.turn] = madeMsOf(report);
     this.#rows.set(report.turn, report);
+    this.#bytesAt[report.turn] = report.bytes;
     return report;
   }
 
@@ -380,6 +385,7 @@ export class HeardReports {
     const groups: RelayedGroup[] = [];
     const inTurn = this.#inTurn;
     const n = inTurn.length;
+    const to = { hi: parseInt(toKey.slice(0, 8), 16), lo: parseInt(toKey.slice(8), 16) };
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
     let i = 0;
@@ -390,14 +396,16 @@ export class HeardReports {
     ) {
       const turn = (this.#relayCursor + i) % n;
       if (nowMs > this.#staleAtMs[turn] + 1) continue;
-      const o = inTurn[turn];
-      const size = o.bytes.length;
-      const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
-      if (ageMs > this.#freshMs || o.key === toKey) continue;
+      // Read from the rows and the bytes alone, not the reports (see `held_rows.ts`).
+      const bytes = this.#bytesAt[turn];
+      const ageMs = this.#rows.relayAgeMs(turn, nowMs);
+      if (ageMs > this.#freshMs || this.#rows.isOrigin(turn, to) && inTurn[turn].key === toKey) {
+        continue;
+      }
       // The first that does not fit is the first of the next call.
-      if (size > budgetBytes) break;
-      groups.push({ bytes: o.bytes, ageMs });
-      budgetBytes -= size;
+      if (bytes.length > budgetBytes) break;
+      groups.push({ bytes, ageMs });
+      budgetBytes -= bytes.length;
     }
     // The next call starts past what this one looked at: a fleet larger
     // than a datagram holds gets every origin passed on in turn, rather than

@@ -16,6 +16,7 @@ import type { HeardReport } from "./heard.ts";
 /** Numbers in a row: origin hi, origin lo, life, round, age, when it came; two spare. */
 const ROW = 8;
 const HI = 0;
+const LO = 1;
 const LIFE = 2;
 const ROUND = 3;
 const AGE = 4;
@@ -70,7 +71,7 @@ export class HeldRows {
     const rows = this.#rows;
     const at = place * ROW;
     rows[at + HI] = report.originHi;
-    rows[at + 1] = report.originLo;
+    rows[at + LO] = report.originLo;
     rows[at + LIFE] = report.life;
     rows[at + ROUND] = report.round;
     rows[at + AGE] = report.ageMs;
@@ -80,6 +81,19 @@ export class HeldRows {
   /** The origin's high half of the report at `place`. */
   hiAt(place: number): number {
     return this.#rows[place * ROW + HI];
+  }
+
+  /** Whether the report at `place` is of the origin `id`. */
+  isOrigin(place: number, id: { readonly hi: number; readonly lo: number }): boolean {
+    const at = place * ROW;
+    return this.#rows[at + HI] === id.hi && this.#rows[at + LO] === id.lo;
+  }
+
+  /** How old the report at `place` is at `nowMs`, a ms older than it came at least: its age when relayed. */
+  relayAgeMs(place: number, nowMs: number): number {
+    const rows = this.#rows;
+    const at = place * ROW;
+    return Math.max(rows[at + AGE] + (nowMs - rows[at + RECEIVED]), rows[at + AGE] + 1);
   }
 
   /**
