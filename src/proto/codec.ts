@@ -28,7 +28,7 @@
  * @module
  */
 
-import { Address, FAMILY_IPV4, FAMILY_IPV6 } from "./address.ts";
+import { Address, addressV4, FAMILY_IPV4, FAMILY_IPV6 } from "./address.ts";
 import { MemberId } from "./member_id.ts";
 import {
   MAX_DATAGRAM_BYTES,
@@ -506,6 +506,12 @@ export class Reader {
     const family = this.u8();
     const ipLength = family === FAMILY_IPV4 ? 4 : family === FAMILY_IPV6 ? 16 : 0;
     if (ipLength === 0) this.error ??= "address";
+    if (ipLength === 4) {
+      // Read in place: a view of its four bytes for each address was most of its cost.
+      const ip = this.u32();
+      const port = this.u16();
+      return this.error ? PLACEHOLDER_ADDRESS : addressV4(ip, port);
+    }
     const ip = this.take(ipLength);
     const port = this.u16();
     if (this.error) return PLACEHOLDER_ADDRESS;
