@@ -24,36 +24,36 @@ const RECEIVED = 5;
 
 /** Reports by their origin's low half, one each, and a row of each by place. */
 export class HeldRows {
-  /** Open addressing, linear probing: an origin's low half, by slot. */
-  #keys = new Int32Array(32);
-  /** By slot, the place of the report there, plus one: 0 is an empty slot. */
-  #places = new Int32Array(32);
+  /**
+   * Open addressing, linear probing, two numbers a slot side by side: an
+   * origin's low half, and the place of the report there plus one (0: an
+   * empty slot).
+   */
+  #slots = new Int32Array(2 * 32);
   #indexed = 0;
   #rows = new Float64Array(16 * ROW);
 
   /** The place of the report indexed under low half `lo`, or -1. */
   find(lo: number): number {
-    const keys = this.#keys;
-    const places = this.#places;
-    const mask = keys.length - 1;
+    const slots = this.#slots;
+    const mask = slots.length / 2 - 1;
     for (let slot = hashOf(lo) & mask;; slot = (slot + 1) & mask) {
-      const place = places[slot];
+      const place = slots[2 * slot + 1];
       if (place === 0) return -1;
-      if (keys[slot] === (lo | 0)) return place - 1;
+      if (slots[2 * slot] === (lo | 0)) return place - 1;
     }
   }
 
   /** Indexes the report at `place` under `lo`, unless one is indexed there already. */
   index(lo: number, place: number): void {
     if (this.find(lo) >= 0) return;
-    if (2 * (this.#indexed + 1) > this.#keys.length) this.#grow();
+    if (4 * (this.#indexed + 1) > this.#slots.length) this.#grow();
     this.#put(lo, place);
   }
 
   /** Indexes again, from nothing: each place's low half in order, the first of a low half kept. */
   reindex(lows: readonly number[]): void {
-    this.#keys.fill(0);
-    this.#places.fill(0);
+    this.#slots.fill(0);
     this.#indexed = 0;
     lows.forEach((lo, place) => this.index(lo, place));
   }
@@ -115,22 +115,21 @@ export class HeldRows {
   }
 
   #put(lo: number, place: number): void {
-    const mask = this.#keys.length - 1;
+    const slots = this.#slots;
+    const mask = slots.length / 2 - 1;
     let slot = hashOf(lo) & mask;
-    while (this.#places[slot] !== 0) slot = (slot + 1) & mask;
-    this.#keys[slot] = lo;
-    this.#places[slot] = place + 1;
+    while (slots[2 * slot + 1] !== 0) slot = (slot + 1) & mask;
+    slots[2 * slot] = lo;
+    slots[2 * slot + 1] = place + 1;
     this.#indexed++;
   }
 
   #grow(): void {
-    const keys = this.#keys;
-    const places = this.#places;
-    this.#keys = new Int32Array(2 * keys.length);
-    this.#places = new Int32Array(2 * keys.length);
+    const old = this.#slots;
+    this.#slots = new Int32Array(2 * old.length);
     this.#indexed = 0;
-    for (let slot = 0; slot < keys.length; slot++) {
-      if (places[slot] !== 0) this.#put(keys[slot], places[slot] - 1);
+    for (let slot = 0; 2 * slot < old.length; slot++) {
+      if (old[2 * slot + 1] !== 0) this.#put(old[2 * slot], old[2 * slot + 1] - 1);
     }
   }
 }
