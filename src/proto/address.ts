@@ -176,10 +176,16 @@ export class Address {
    * @param target Where to write.
    * @param offset Where in `target` to start.
    * @returns The offset after the bytes written.
+   * @throws {RangeError} if they do not fit in `target` from `offset`.
    */
   writeTo(target: Uint8Array, offset: number): number {
-    target.set(this.#bytes, offset);
-    return offset + this.#bytes.length;
+    // 7 or 19 bytes, written for every record encoded: a loop costs less than `set`'s call.
+    const bytes = this.#bytes;
+    if (!(offset >= 0 && offset + bytes.length <= target.length)) {
+      throw new RangeError(`no room for ${bytes.length} bytes at ${offset} of ${target.length}`);
+    }
+    for (let i = 0; i < bytes.length; i++) target[offset + i] = bytes[i];
+    return offset + bytes.length;
   }
 
   /**
