@@ -512,7 +512,8 @@ export class HeardReports {
     }
     const live = lifeIfLive(peer);
     if (live === undefined || (live !== 0 && live !== life)) return false;
-    const spent = this.#spent.get(key);
+    // Mostly empty: a look-up by text only when it holds something.
+    const spent = this.#spent.size === 0 ? undefined : this.#spent.get(key);
     if (spent && spent.life === life && spent.round === round) return false;
     if (!known || known.life !== life || round > known.round) return true;
     // An earlier round, relayed late or replayed, changes nothing while the
