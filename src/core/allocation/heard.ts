@@ -17,6 +17,7 @@
 
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
+import { HeldRows } from "./held_rows.ts";
 import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
 import {
   groupBytes,
@@ -147,12 +148,15 @@ export interface Here {
 export class HeardReports {
   readonly #reports = new Map<string, Held>();
   /**
-   * The same reports by their origin ID's low half, one each: a relayed
-   * group names its origin by number, and most are copies of what is held,
-   * dropped without the cost of the ID's text. An origin that shares its
-   * low half with another held is looked up by text.
+   * The same reports by their origin ID's low half, one each, and what
+   * tells a copy, by place in `#inTurn`: a relayed group names its origin
+   * by number, and most are copies of what is held, dropped without the
+   * cost of the ID's text or a look at the report. An origin that shares
+   * its low half with another held is looked up by text.
    */
-  readonly #byLo = new Map<number, Held>();
+  readonly #rows = new HeldRows();
+  /** By place in `#inTurn`, the bytes of the report there, for the relay. */
+  readonly #bytesAt: Uint8Array[] = [];
   /** The same reports in the order they were first taken, for the relay's round-robin. */
   readonly #inTurn: Held[] = [];
   /**
@@ -205,8 +209,11 @@ export class HeardReports {
         o.turn = turn;
         this.#staleAtMs[turn] = this.#staleAt(o);
         this.#madeAtMs[turn] = madeMsOf(o);
+        this.#rows.set(turn, o);
+        this.#bytesAt[turn] = o.bytes;
       });
-      if (this.#byLo.get(known.originLo | 0) === known) this.#byLo.delete(known.originLo | 0);
+      this.#bytesAt.length = this.#inTurn.length;
+      this.#rows.reindex(this.#inTurn.map((o) => o.originLo));
     }
     this.#reports.delete(key);
     this.#spent.delete(key);
@@ -220,7 +227,13 @@ export class HeardReports {
   take(group: GroupReader, nowMs: number): HeardReport | undefined {
     const hi = group.originHi;
     const lo = group.originLo;
-    const indexed = this.#byLo.get(lo | 0);
+    const place = this.#rows.find(lo);
+    if (place >= 0 && this.#rows.hiAt(place) === hi) {
+      // A copy of the report held is dropped here, as `#takes` would.
+      if (group.ageMs > this.#believedMs) return undefined;
+      if (this.#rows.holdsNewer(place, group, nowMs, this.#believedMs)) return undefined;
+    }
+    const indexed = place >= 0 ? this.#inTurn[place] : undefined;
     const key = indexed !== undefined && indexed.originHi === hi
       ? indexed.key
       : memberIdText({ hi, lo });
@@ -256,7 +269,7 @@ export class HeardReports {
     } else {
       this.#reports.set(key, report);
       this.#inTurn.push(report);
-      if (indexed === undefined) this.#byLo.set(lo | 0, report);
+      if (indexed === undefined) this.#rows.index(lo, report.turn);
     }
     this.#replaceDemands(report, group);
     if (report.turn >= this.#staleAtMs.length) {
@@ -265,6 +278,8 @@ export class HeardReports {
     }
     this.#staleAtMs[report.turn] = this.#staleAt(report);
     this.#madeAtMs[report.turn] = madeMsOf(report);
+    this.#rows.set(report.turn, report);
+    this.#bytesAt[report.turn] = report.bytes;
     return report;
   }
 
@@ -370,6 +385,7 @@ export class HeardReports {
     const groups: RelayedGroup[] = [];
     const inTurn = this.#inTurn;
     const n = inTurn.length;
+    const to = { hi: parseInt(toKey.slice(0, 8), 16), lo: parseInt(toKey.slice(8), 16) };
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
     let i = 0;
@@ -380,14 +396,16 @@ export class HeardReports {
     ) {
       const turn = (this.#relayCursor + i) % n;
       if (nowMs > this.#staleAtMs[turn] + 1) continue;
-      const o = inTurn[turn];
-      const size = o.bytes.length;
-      const ageMs = Math.max(ageOf(o, nowMs), o.ageMs + 1);
-      if (ageMs > this.#freshMs || o.key === toKey) continue;
+      // Read from the rows and the bytes alone, not the reports (see `held_rows.ts`).
+      const bytes = this.#bytesAt[turn];
+      const ageMs = this.#rows.relayAgeMs(turn, nowMs);
+      if (ageMs > this.#freshMs || this.#rows.isOrigin(turn, to) && inTurn[turn].key === toKey) {
+        continue;
+      }
       // The first that does not fit is the first of the next call.
-      if (size > budgetBytes) break;
-      groups.push({ bytes: o.bytes, ageMs });
-      budgetBytes -= size;
+      if (bytes.length > budgetBytes) break;
+      groups.push({ bytes, ageMs });
+      budgetBytes -= bytes.length;
     }
     // The next call starts past what this one looked at: a fleet larger
     // than a datagram holds gets every origin passed on in turn, rather than
@@ -494,7 +512,8 @@ export class HeardReports {
     }
     const live = lifeIfLive(peer);
     if (live === undefined || (live !== 0 && live !== life)) return false;
-    const spent = this.#spent.get(key);
+    // Mostly empty: a look-up by text only when it holds something.
+    const spent = this.#spent.size === 0 ? undefined : this.#spent.get(key);
     if (spent && spent.life === life && spent.round === round) return false;
     if (!known || known.life !== life || round > known.round) return true;
     // An earlier round, relayed late or replayed, changes nothing while the

@@ -62,6 +62,11 @@ export class Gate {
     return this.#proven.has(key);
   }
 
+  /** Every address proven, as its key. */
+  proven(): IterableIterator<string> {
+    return this.#proven.keys();
+  }
+
   /** Bytes this node may still send `key`: Infinity once proven. */
   room(key: string): number {
     return this.#proven.has(key) ? Infinity : this.#credit.get(key) ?? 0;

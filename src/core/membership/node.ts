@@ -146,6 +146,7 @@ export class Node {
       send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
+      proven: () => this.#provenMembers(),
       seeds: () => this.#seedMembers(),
       newsPending: () => this.#broadcasts.size > 0,
       reachable: (member) => this.#outbox.reachable(member),
@@ -575,6 +576,16 @@ export class Node {
       if (change.member.state === "alive") this.#joined = true;
     }
     this.#extension?.memberChanged?.(change);
+  }
+
+  /** The members whose address is proven, in the table's order. */
+  #provenMembers(): Member[] {
+    const proven: Member[] = [];
+    for (const key of this.#gate.proven()) {
+      const member = this.#table.get(key);
+      if (member) proven.push(member);
+    }
+    return proven.sort((a, b) => a.admitted - b.admitted);
   }
 
   /** The seeds this node holds as members. */

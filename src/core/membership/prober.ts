@@ -29,6 +29,8 @@ export interface ProberHost {
   suspect(nowMs: number, member: Member): void;
   /** Every member held. */
   live(): Iterable<Member>;
+  /** The members held whose address is proven (see `gate.ts`), in the order of `live()`. */
+  proven(): Member[];
   /** The members the operator named seeds, as held (few: read whole at every indirect probe). */
   seeds(): Iterable<Member>;
   /** Whether news of members waits to be piggybacked. */
@@ -293,7 +295,9 @@ export class Prober {
       if (fit(m, 1)) picked.push(m);
     }
     if (picked.length < wanted) {
-      const rest = [...this.#host.live()].filter((m) => fit(m, 1));
+      // Only proven members rank 1: read those, not a fleet's whole table,
+      // which while a thousand form is mostly members not yet proven.
+      const rest = this.#host.proven().filter((m) => fit(m, 1));
       picked.push(...this.#prng.shuffle(rest).slice(0, wanted - picked.length));
     }
     return picked;

@@ -41,6 +41,8 @@ export interface Member {
   suspicion: Suspicion | undefined;
   /** The suspect record's `from`, to pass on while suspect. */
   suspectedBy: MemberId | undefined;
+  /** Counts the members admitted before it: the table gives its members in this order. */
+  readonly admitted: number;
 }
 
 /** How the table took a record. */
@@ -71,6 +73,7 @@ export class MemberTable {
   readonly #config: MembershipConfig;
   readonly #onChange: (change: MemberChange, member: Member) => void;
   #live = 0;
+  #admitted = 0;
   #refused = 0;
   #lastRefusedAtMs = -Infinity;
 
@@ -217,6 +220,7 @@ export class MemberTable {
       changedAtMs: nowMs,
       suspicion: undefined,
       suspectedBy: undefined,
+      admitted: this.#admitted++,
     };
     this.#members.set(key, member);
     this.#live++;
