@@ -27,6 +27,7 @@ import type { LimitBook } from "../rules.ts";
 import { type Rule, ruleOf } from "../rule.ts";
 import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
+import { paced, split } from "./split.ts";
 import { type Phase, phaseOf, spreadPhase } from "./phase.ts";
 import {
   checkHotKeys,
@@ -133,7 +134,7 @@ interface HotKey extends HotShare {
   demand: number;
   /** The demand at the start of each of the last rounds, by round modulo its length. */
   readonly history: Float64Array;
-  /** The least share the split gave in each of the last rounds, by round modulo its length. */
+  /** The least share the split gave in each of the last rounds since it settled (split.ts, paced). */
   readonly least: Float64Array;
   /** When the key turned hot here. */
   readonly hotSinceMs: number;
@@ -463,7 +464,10 @@ export class Allocator implements MembershipExtension {
     // sums say little (alone in them, it would take nearly all), and it runs
     // at a settling share instead (#settling); once settled, it is paced.
     if (nowMs < hot.settlingUntilMs) share = this.#settling(share, limitPerSec, n);
-    else if (!this.#held) share = this.#paced(hot, share, limitPerSec / n);
+    else if (!this.#held) {
+      const rounds = Math.min(HISTORY_ROUNDS, Math.ceil(this.#settleMs() / this.#periodMs));
+      share = paced(hot.least, this.#round, rounds, share, limitPerSec / n);
+    }
     // Cool everywhere for the cooldown: back to the cold share.
     const threshold = COOL_FRACTION * (limitPerSec * this.#alpha) / n;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
@@ -501,34 +505,6 @@ export class Allocator implements MembershipExtension {
   }
 
   /**
-   * A settled key's share, above the fair R/N only as far as the split has
-   * given it since it settled, for as long as news takes to cross the fleet
-   * (#settleMs): a node whose share rises has taken its peers' part before
-   * they have heard why. When a hot key's demand jumps everywhere at once,
-   * the nodes that had it hot before see their own demand rise at once, and
-   * their peers' only as the peers' reports come (a peer whose key was cold
-   * names nothing, and counts for none); the split gave them several times
-   * R/N for a second or two, and a fleet of 100 offered a request a second
-   * an instance held shares adding up to 1.39 R. A share that falls is taken
-   * at once: the strict side. The rounds while the key settled do not count:
-   * its split then rose with its demand estimate, and a node far above R/N
-   * held back at its end admitted less while its peers took their lower
-   * shares at once.
-   */
-  #paced(hot: HotKey, share: number, fair: number): number {
-    const round = this.#round % HISTORY_ROUNDS;
-    if (share < hot.least[round]) hot.least[round] = share;
-    if (share <= fair) return share;
-    const rounds = Math.min(HISTORY_ROUNDS, Math.ceil(this.#settleMs() / this.#periodMs));
-    let least = share;
-    for (let k = 1; k < rounds; k++) {
-      const x = hot.least[(this.#round - k + HISTORY_ROUNDS) % HISTORY_ROUNDS];
-      if (x < least) least = x;
-    }
-    return Math.max(fair, least);
-  }
-
-  /**
    * A hot key's own demand as of `atMs`, between the figures kept at the
    * starts of the last rounds (and the current one after the last start);
    * the oldest kept before those.
@@ -549,18 +525,9 @@ export class Allocator implements MembershipExtension {
     return later;
   }
 
-  /**
-   * What is left above the floors goes by demand where demand takes it all;
-   * where it does not, each node gets its demand and an even part of the
-   * rest (all of it evenly when there is none). Split by demand alone, the
-   * part nobody asks for went to whoever asked most, so a node whose
-   * smoothed figure had just been lifted by a single request took most of a
-   * quiet key's limit, and spent it when the key's demand rose everywhere.
-   */
+  /** This node's split of a key's limit, or a peer's by the same rule (split.ts). */
   #split(limitPerSec: number, floor: number, demand: number, total: number, n: number): number {
-    const spare = limitPerSec * (1 - this.#beta);
-    if (total < spare) return floor + demand + (spare - total) / n;
-    return floor + spare * (total > 0 ? demand / total : 1 / n);
+    return split(limitPerSec * (1 - this.#beta), floor, demand, total, n);
   }
 
   /**
