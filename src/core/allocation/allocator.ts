@@ -7,9 +7,9 @@
  *
  * A hot key's share on node i: a floor R·β/N reserved for every counted
  * member, plus R·(1 − β)·d_i/Σd, or, where the key is offered less than
- * R·(1 − β), its demand d_i and an even part of the rest. Above the fair
- * share R/N, a share rises only as fast as news crosses the fleet. Cold
- * keys run at R·α/N and cost no network. While the node is held (joining, learning, without quorum,
+ * R·(1 − β), its demand d_i and an even part of the rest. A key that
+ * has just turned hot here, or woken here, settles first (#settling,
+ * #wake). Cold keys run at R·α/N and cost no network. While the node is held (joining, learning, without quorum,
  * members full) every key runs at the floor.
  *
  * @module
@@ -27,7 +27,7 @@ import type { LimitBook } from "../rules.ts";
 import { type Rule, ruleOf } from "../rule.ts";
 import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
-import { paced, split } from "./split.ts";
+import { split } from "./split.ts";
 import { type Phase, phaseOf, spreadPhase } from "./phase.ts";
 import {
   checkHotKeys,
@@ -134,12 +134,15 @@ interface HotKey extends HotShare {
   demand: number;
   /** The demand at the start of each of the last rounds, by round modulo its length. */
   readonly history: Float64Array;
-  /** The least share the split gave in each of the last rounds since it settled (split.ts, paced). */
-  readonly least: Float64Array;
-  /** When the key turned hot here. */
-  readonly hotSinceMs: number;
-  /** Until when the key keeps its cold share, while the peers' reports of it arrive. */
+  /**
+   * Until when the key runs at its settling share, while the peers' reports
+   * of it arrive: from when it turned hot here, or woke here (`quiet`).
+   */
   settlingUntilMs: number;
+  /** Whether this node's own demand of the key has sunk below the cool point. */
+  quiet: boolean;
+  /** Whether the key settles having woken here, rather than having just turned hot. */
+  woke: boolean;
   /** The last reshare's figures, for {@link Allocator.hotKeys}: share, and the split's inputs. */
   last: { share: number; limitPerSec: number; floor: number; total: number; n: number };
   /** Since when the key has been cool everywhere; undefined while busy. */
@@ -308,10 +311,7 @@ export class Allocator implements MembershipExtension {
       this.#lastRoundMs = nowMs;
       this.#roundsAtMs.copyWithin(1, 0, HISTORY_ROUNDS - 1);
       this.#roundsAtMs[0] = nowMs;
-      for (const hot of this.#hot.values()) {
-        hot.history[this.#round % HISTORY_ROUNDS] = hot.demand;
-        hot.least[this.#round % HISTORY_ROUNDS] = Infinity;
-      }
+      for (const hot of this.#hot.values()) hot.history[this.#round % HISTORY_ROUNDS] = hot.demand;
     }
     this.#view = this.#members.view(nowMs);
     this.#updateHolds(nowMs, holds);
@@ -417,9 +417,9 @@ export class Allocator implements MembershipExtension {
       hash: slot.hash!,
       demand,
       history: new Float64Array(HISTORY_ROUNDS).fill(demand),
-      least: new Float64Array(HISTORY_ROUNDS).fill(Infinity),
-      hotSinceMs: nowMs,
       settlingUntilMs: nowMs + settleMs,
+      quiet: false,
+      woke: false,
       coolSinceMs: undefined,
       phase: phaseOf(this.#selfId, slot.hash!),
       last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
@@ -433,8 +433,12 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
+    const coldShare = (limitPerSec * this.#alpha) / n;
+    this.#wake(hot, coldShare, nowMs);
+    // A peer's report that does not name the key, made before the key's
+    // news has had time to reach it, says nothing of the key (heard.ts).
     const heard = this.#reports.demandOf(id, this.#view, nowMs, {
-      hotSinceMs: hot.hotSinceMs,
+      settledMs: hot.settlingUntilMs,
       ownAt: (ms) => this.#demandAt(hot, ms),
       breaksMs: this.#roundsAtMs,
     });
@@ -462,14 +466,10 @@ export class Allocator implements MembershipExtension {
     let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
     // Until the peers' reports of a new hot key have had time to arrive, its
     // sums say little (alone in them, it would take nearly all), and it runs
-    // at a settling share instead (#settling); once settled, it is paced.
-    if (nowMs < hot.settlingUntilMs) share = this.#settling(share, limitPerSec, n);
-    else if (!this.#held) {
-      const rounds = Math.min(HISTORY_ROUNDS, Math.ceil(this.#settleMs() / this.#periodMs));
-      share = paced(hot.least, this.#round, rounds, share, limitPerSec / n);
-    }
+    // at a settling share instead (#settling).
+    if (nowMs < hot.settlingUntilMs) share = this.#settling(hot, share, limitPerSec, n);
     // Cool everywhere for the cooldown: back to the cold share.
-    const threshold = COOL_FRACTION * (limitPerSec * this.#alpha) / n;
+    const threshold = COOL_FRACTION * coldShare;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
     else hot.coolSinceMs = undefined;
     if (hot.coolSinceMs !== undefined && nowMs - hot.coolSinceMs >= this.#cooldownMs) {
@@ -489,19 +489,39 @@ export class Allocator implements MembershipExtension {
   }
 
   /**
-   * A settling hot key's share, given the split's: at most its cold share,
-   * whose headroom below R takes the bursts every node spends when traffic
-   * starts. With a shared burst there are none to take, and the key runs at
-   * the fair share R/N, which N nodes cannot pass between them, whatever
-   * the split says: in a fleet forming its sums, a node's own figure and its
-   * peers' are of different moments, the split of a node whose demand is
-   * far above R/N fell below it, and a fleet of 200 admitted 0.91 R in the
-   * second after traffic started.
+   * A settling hot key's share, given the split's. With a shared burst, the
+   * fair share R/N, which N nodes cannot pass between them, whatever the
+   * split says: in a fleet forming its sums, a node's own figure and its
+   * peers' are of different moments, the split of a node whose demand is far
+   * above R/N fell below it, and a fleet of 200 admitted 0.91 R in the
+   * second after traffic started. With a burst on each node, at most the
+   * cold share for a key new here, whose headroom below R takes the bursts
+   * every node spends when traffic starts; at most R/N for a key that woke,
+   * whose peers hold it hot already and do not all wake at once: held at
+   * its cold share, a fleet of 20 fell to 0.55 R after a jump.
    */
-  #settling(share: number, limitPerSec: number, n: number): number {
-    return this.#book.sharedBurst
-      ? limitPerSec / n
-      : Math.min(share, (limitPerSec * this.#alpha) / n);
+  #settling(hot: HotKey, share: number, limitPerSec: number, n: number): number {
+    if (this.#book.sharedBurst) return limitPerSec / n;
+    return Math.min(share, (limitPerSec * (hot.woke ? 1 : this.#alpha)) / n);
+  }
+
+  /**
+   * A hot key whose demand here sank below the cool point (hot only for its
+   * peers' demand) and has risen to its cold share again settles afresh, as
+   * a key that has just turned hot: its own figure rises at once, its peers'
+   * only as their reports come, and a peer whose key was cold names nothing
+   * and counts for none. When a key hot at 1% of its load jumps 100×, the
+   * nodes that held it hot before took several times R/N for a second or
+   * two, and a fleet of 100 offered a request a second an instance held
+   * shares adding up to 1.39 R.
+   */
+  #wake(hot: HotKey, coldShare: number, nowMs: number): void {
+    if (hot.demand < COOL_FRACTION * coldShare) hot.quiet = true;
+    else if (hot.quiet && hot.demand >= coldShare) {
+      hot.quiet = false;
+      hot.woke = true;
+      hot.settlingUntilMs = Math.max(hot.settlingUntilMs, nowMs + this.#settleMs());
+    }
   }
 
   /**
