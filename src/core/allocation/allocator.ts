@@ -151,8 +151,15 @@ interface HotKey extends HotShare {
   readonly phase: Phase;
 }
 
-/** Rounds of a hot key's own demand kept, to compare like with like. */
-const HISTORY_ROUNDS = 16;
+/**
+ * Rounds of a hot key's own demand kept, to compare like with like: as far
+ * back as the reports held can have been made. At 1000 nodes a datagram
+ * relays some 40 of them, so each origin's news comes every 2 to 3 s and a
+ * report held is often older than that; with 16 rounds (3.2 s) this node's
+ * figure for those older times was the oldest kept, too high while demand
+ * rose, and four seconds after a jump the fleet's shares added up to 1.1 R.
+ */
+const HISTORY_ROUNDS = 64;
 
 /**
  * How long a hot key must stay cool, here and at every peer, before it is
