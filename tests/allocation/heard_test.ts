@@ -224,8 +224,8 @@ describe("the summed demand of the counted peers", () => {
               : ms >= breaksMs[2]
               ? 2 * ms
               : 11;
-          const hotSinceMs = 10 * next(step + 1);
-          const sinceMs = Math.max(nowMs - REPORT_BELIEVED_PERIODS * PERIOD_MS, hotSinceMs);
+          const settledMs = 10 * next(step + 1);
+          const sinceMs = Math.max(nowMs - REPORT_BELIEVED_PERIODS * PERIOD_MS, settledMs);
           let ownSum = 0, ownN = 0, unknown = 0, held = 0;
           for (const [k, o] of heard.entries()) {
             if (!view.counts(k) && m.peer(k)?.state !== "alive") continue;
@@ -236,7 +236,7 @@ describe("the summed demand of the counted peers", () => {
               ownN++;
             } else if (made < sinceMs) unknown++;
           }
-          const got = heard.demandOf(id, view, nowMs, { hotSinceMs, ownAt, breaksMs });
+          const got = heard.demandOf(id, view, nowMs, { settledMs, ownAt, breaksMs });
           assert.ok(Math.abs(got.others - others) < 1e-9, `${policy}: ${got.others} vs ${others}`);
           if (reports === 0 || others <= 0) continue;
           const own = ownN > 0 ? ownSum / ownN : undefined;

@@ -17,8 +17,15 @@ describe("readers see the rule the request path uses", () => {
     fleet.runUntil(12_000);
     assert.equal(fleet.stats(3)!.countedSize, 5);
     assert.equal(fleet.stats(3)!.hotKeys, 1, "still hot, within its cooldown");
+    // Its demand has sunk, and the spare part of the limit goes evenly: its
+    // hot share is lower now, and still far above the cold one.
     const read = fleet.share(3, KEY);
-    assert.ok(read > 900, `a reader sees the hot share, not the cold ${(R * 0.5) / 5}: ${read}`);
+    const hotShare = fleet.hotKeys(3)![0].members[0].share;
+    const cold = (R * 0.5) / 5;
+    assert.ok(
+      read === hotShare && read > 2 * cold,
+      `a reader sees the hot share ${hotShare}, not the cold ${cold}: ${read}`,
+    );
   });
 });
 
@@ -40,5 +47,27 @@ describe("a fleet whose instances each see a few requests a second", () => {
     for (let i = 0; i < n; i++) admitted += fleet.take(i).admitted;
     const ofLimit = admitted / 30 / n;
     assert.ok(ofLimit >= 0.98 && ofLimit <= 1.02, `admitted ${ofLimit.toFixed(3)} of the limit`);
+  });
+});
+
+describe("a key offered less than its limit", () => {
+  // Split by demand alone, the part of the limit nobody asks for went to
+  // whoever asked most: a node offered 100 of a key no other node asks more
+  // than 10 of took 73% of the limit, and when the key's demand rose
+  // everywhere at once it spent that until its peers' reports caught up.
+  it("gives each node its demand and an even part of what is left", () => {
+    const n = 5;
+    const fleet = new Fleet({ seed: 2, size: n, limit: Limit.perSecond(R).burst(50) });
+    fleet.setDemand(0, 100);
+    for (let i = 1; i < n; i++) fleet.setDemand(i, 10);
+    fleet.runUntil(20_000);
+    const shares = Array.from({ length: n }, (_, i) => fleet.share(i, KEY));
+    const sum = shares.reduce((a, b) => a + b, 0);
+    // The floor R·β/N = 10, the demand 100, a fifth of the 810 left: 272.
+    assert.ok(Math.abs(shares[0] - 272) < 15, `node 0: ${shares[0].toFixed(1)}`);
+    for (let i = 1; i < n; i++) {
+      assert.ok(Math.abs(shares[i] - 182) < 15, `node ${i}: ${shares[i].toFixed(1)}`);
+    }
+    assert.ok(Math.abs(sum - R) < 0.02 * R, `the shares add up to ${sum.toFixed(1)}`);
   });
 });

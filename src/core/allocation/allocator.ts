@@ -6,8 +6,10 @@
  * book's cold scale.
  *
  * A hot key's share on node i: a floor R·β/N reserved for every counted
- * member, plus R·(1 − β)·d_i/Σd. Cold keys run at R·α/N and cost no
- * network. While the node is held (joining, learning, without quorum,
+ * member, plus R·(1 − β)·d_i/Σd, or, where the key is offered less than
+ * R·(1 − β), its demand d_i and an even part of the rest. A key that
+ * has just turned hot here, or woken here, settles first (#settling,
+ * #wake). Cold keys run at R·α/N and cost no network. While the node is held (joining, learning, without quorum,
  * members full) every key runs at the floor.
  *
  * @module
@@ -25,6 +27,7 @@ import type { LimitBook } from "../rules.ts";
 import { type Rule, ruleOf } from "../rule.ts";
 import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
+import { split } from "./split.ts";
 import { type Phase, phaseOf, spreadPhase } from "./phase.ts";
 import {
   checkHotKeys,
@@ -131,10 +134,15 @@ interface HotKey extends HotShare {
   demand: number;
   /** The demand at the start of each of the last rounds, by round modulo its length. */
   readonly history: Float64Array;
-  /** When the key turned hot here. */
-  readonly hotSinceMs: number;
-  /** Until when the key keeps its cold share, while the peers' reports of it arrive. */
+  /**
+   * Until when the key runs at its settling share, while the peers' reports
+   * of it arrive: from when it turned hot here, or woke here (`quiet`).
+   */
   settlingUntilMs: number;
+  /** Whether this node's own demand of the key has sunk below the cool point. */
+  quiet: boolean;
+  /** Whether the key settles having woken here, rather than having just turned hot. */
+  woke: boolean;
   /** The last reshare's figures, for {@link Allocator.hotKeys}: share, and the split's inputs. */
   last: { share: number; limitPerSec: number; floor: number; total: number; n: number };
   /** Since when the key has been cool everywhere; undefined while busy. */
@@ -143,8 +151,15 @@ interface HotKey extends HotShare {
   readonly phase: Phase;
 }
 
-/** Rounds of a hot key's own demand kept, to compare like with like. */
-const HISTORY_ROUNDS = 16;
+/**
+ * Rounds of a hot key's own demand kept, to compare like with like: as far
+ * back as the reports held can have been made. At 1000 nodes a datagram
+ * relays some 40 of them, so each origin's news comes every 2 to 3 s and a
+ * report held is often older than that; with 16 rounds (3.2 s) this node's
+ * figure for those older times was the oldest kept, too high while demand
+ * rose, and four seconds after a jump the fleet's shares added up to 1.1 R.
+ */
+const HISTORY_ROUNDS = 64;
 
 /**
  * How long a hot key must stay cool, here and at every peer, before it is
@@ -409,8 +424,9 @@ export class Allocator implements MembershipExtension {
       hash: slot.hash!,
       demand,
       history: new Float64Array(HISTORY_ROUNDS).fill(demand),
-      hotSinceMs: nowMs,
       settlingUntilMs: nowMs + settleMs,
+      quiet: false,
+      woke: false,
       coolSinceMs: undefined,
       phase: phaseOf(this.#selfId, slot.hash!),
       last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
@@ -424,8 +440,12 @@ export class Allocator implements MembershipExtension {
     const resolved = this.#book.resolve(slot.className, slot.key);
     const limitPerSec = resolved.limit.ratePerSec();
     const id = hashId(hot.hash);
+    const coldShare = (limitPerSec * this.#alpha) / n;
+    this.#wake(hot, coldShare, nowMs);
+    // A peer's report that does not name the key, made before the key's
+    // news has had time to reach it, says nothing of the key (heard.ts).
     const heard = this.#reports.demandOf(id, this.#view, nowMs, {
-      hotSinceMs: hot.hotSinceMs,
+      settledMs: hot.settlingUntilMs,
       ownAt: (ms) => this.#demandAt(hot, ms),
       breaksMs: this.#roundsAtMs,
     });
@@ -451,14 +471,12 @@ export class Allocator implements MembershipExtension {
     const others = heard.others + (heard.unknown * heard.others) / Math.max(1, heard.known);
     const total = own + others;
     let share = this.#held ? floor : this.#split(limitPerSec, floor, own, total, n);
-    // Until the peers' reports of a new hot key have had time to arrive, it
-    // is capped (alone in its sums, it would take nearly all): at its cold
-    // share, whose headroom below R takes the bursts every node spends when
-    // traffic starts; with a shared burst there are none to take, and the
-    // cap is the fair share R/N, which N nodes cannot pass between them.
-    if (nowMs < hot.settlingUntilMs) share = Math.min(share, this.#settlingCap(limitPerSec, n));
+    // Until the peers' reports of a new hot key have had time to arrive, its
+    // sums say little (alone in them, it would take nearly all), and it runs
+    // at a settling share instead (#settling).
+    if (nowMs < hot.settlingUntilMs) share = this.#settling(hot, share, limitPerSec, n);
     // Cool everywhere for the cooldown: back to the cold share.
-    const threshold = COOL_FRACTION * (limitPerSec * this.#alpha) / n;
+    const threshold = COOL_FRACTION * coldShare;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
     else hot.coolSinceMs = undefined;
     if (hot.coolSinceMs !== undefined && nowMs - hot.coolSinceMs >= this.#cooldownMs) {
@@ -477,9 +495,40 @@ export class Allocator implements MembershipExtension {
     spreadPhase(hot.phase, slot, this.#enforcer, nowMs);
   }
 
-  /** What a settling hot key's share is capped at, requests a second. */
-  #settlingCap(limitPerSec: number, n: number): number {
-    return this.#book.sharedBurst ? limitPerSec / n : (limitPerSec * this.#alpha) / n;
+  /**
+   * A settling hot key's share, given the split's. With a shared burst, the
+   * fair share R/N, which N nodes cannot pass between them, whatever the
+   * split says: in a fleet forming its sums, a node's own figure and its
+   * peers' are of different moments, the split of a node whose demand is far
+   * above R/N fell below it, and a fleet of 200 admitted 0.91 R in the
+   * second after traffic started. With a burst on each node, at most the
+   * cold share for a key new here, whose headroom below R takes the bursts
+   * every node spends when traffic starts; at most R/N for a key that woke,
+   * whose peers hold it hot already and do not all wake at once: held at
+   * its cold share, a fleet of 20 fell to 0.55 R after a jump.
+   */
+  #settling(hot: HotKey, share: number, limitPerSec: number, n: number): number {
+    if (this.#book.sharedBurst) return limitPerSec / n;
+    return Math.min(share, (limitPerSec * (hot.woke ? 1 : this.#alpha)) / n);
+  }
+
+  /**
+   * A hot key whose demand here sank below the cool point (hot only for its
+   * peers' demand) and has risen to its cold share again settles afresh, as
+   * a key that has just turned hot: its own figure rises at once, its peers'
+   * only as their reports come, and a peer whose key was cold names nothing
+   * and counts for none. When a key hot at 1% of its load jumps 100×, the
+   * nodes that held it hot before took several times R/N for a second or
+   * two, and a fleet of 100 offered a request a second an instance held
+   * shares adding up to 1.39 R.
+   */
+  #wake(hot: HotKey, coldShare: number, nowMs: number): void {
+    if (hot.demand < COOL_FRACTION * coldShare) hot.quiet = true;
+    else if (hot.quiet && hot.demand >= coldShare) {
+      hot.quiet = false;
+      hot.woke = true;
+      hot.settlingUntilMs = Math.max(hot.settlingUntilMs, nowMs + this.#settleMs());
+    }
   }
 
   /**
@@ -503,9 +552,9 @@ export class Allocator implements MembershipExtension {
     return later;
   }
 
-  /** What is left above the floors goes by demand: evenly when there is none. */
+  /** This node's split of a key's limit, or a peer's by the same rule (split.ts). */
   #split(limitPerSec: number, floor: number, demand: number, total: number, n: number): number {
-    return floor + limitPerSec * (1 - this.#beta) * (total > 0 ? demand / total : 1 / n);
+    return split(limitPerSec * (1 - this.#beta), floor, demand, total, n);
   }
 
   /**

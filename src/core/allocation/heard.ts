@@ -129,12 +129,16 @@ export interface Heard {
 const NO_BREAKS: ArrayLike<number> = [];
 
 /** A key's standing here for {@link HeardReports.demandOf}, when the caller has none. */
-const NOWHERE: Here = { hotSinceMs: -Infinity, ownAt: () => 0 };
+const NOWHERE: Here = { settledMs: -Infinity, ownAt: () => 0 };
 
 /** A key's standing here, for {@link HeardReports.demandOf}. */
 export interface Here {
-  /** When the key turned hot here. */
-  readonly hotSinceMs: number;
+  /**
+   * When the key's news has had time to reach every peer, from when it
+   * turned hot (or woke) here: a report made before then that does not
+   * name the key says nothing of it.
+   */
+  readonly settledMs: number;
   /** This node's own demand of the key as of a time. */
   readonly ownAt: (ms: number) => number;
   /**
@@ -293,8 +297,10 @@ export class HeardReports {
    * mean time, its own figure was biased wherever demand bends (0.43 R for
    * a second after a 100× jump at 100 nodes with shared bursts).
    *
-   * A counted peer whose report does not name the key, made before the key
-   * turned hot here (`here.hotSinceMs`) or past belief, says nothing of it:
+   * A counted peer whose report does not name the key, made before the
+   * key's news had time to reach it (`here.settledMs`) or past belief, says
+   * nothing of it (a peer that heard of the key before it had a request of
+   * it has nothing to name):
    * under 30% loss at 100 nodes a node held, ten seconds after traffic
    * started, reports from before it of a third of its peers, counted them
    * as wanting nothing, took a share too large, and the fleet admitted 4 R,
@@ -315,7 +321,7 @@ export class HeardReports {
     // belief. They count for the mean of the others (see the allocator).
     // A member of which no report is held counts for nothing: a stranger
     // that pinged once would otherwise hold the fleet down.
-    const sinceMs = Math.max(nowMs - this.#believedMs, here.hotSinceMs);
+    const sinceMs = Math.max(nowMs - this.#believedMs, here.settledMs);
     // Every sum is over all reports held, less those of the members the
     // view does not count: a few of the members not alive.
     let others = total.sum;
