@@ -7,10 +7,11 @@
  *
  * A hot key's share on node i: a floor R·β/N reserved for every counted
  * member, plus R·(1 − β)·d_i/Σd, or, where the key is offered less than
- * R·(1 − β), its demand d_i and an even part of the rest. A key that
- * has just turned hot here, or woken here, settles first (#settling,
- * #wake). Cold keys run at R·α/N and cost no network. While the node is held (joining, learning, without quorum,
- * members full) every key runs at the floor.
+ * R·(1 − β), its demand d_i and an even part of the rest (split.ts). A key
+ * that has just turned hot here, or woken here, settles first (#settling,
+ * #wake). Cold keys run at R·α/N and cost no network. While the node is
+ * held (joining, learning, without quorum, members full) every key runs at
+ * the floor.
  *
  * @module
  */
