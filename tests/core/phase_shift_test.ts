@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { Slot } from "../../src/core/keytable.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { ruleOf } from "../../src/core/rule.ts";
-import { phaseOf } from "../../src/core/allocation/phase.ts";
+import { phaseOf, spreadPhase } from "../../src/core/allocation/phase.ts";
+import type { Enforcer } from "../../src/core/enforcer.ts";
 
 // 10 a second, burst 4: one request's interval is 100 ms.
 const rule = ruleOf(Limit.perSecond(10).burst(4), undefined, false, 1);
@@ -51,5 +52,41 @@ describe("phaseOf", () => {
       const inBin = offsets.filter((x) => Math.floor((x + 0.5) * 10) === b).length;
       assert.ok(inBin > 320 && inBin < 480, `tenth ${b}: ${inBin} of 4000`);
     }
+  });
+});
+
+describe("spreadPhase", () => {
+  // What the phase needs of an enforcer: shifts on a time base in ms.
+  const enforcer = {
+    shiftSlot: (slot: Slot, requests: number, nowMs: number) => slot.shift(requests, nowMs * 1_000),
+    slotRefilled: (slot: Slot, nowMs: number) => slot.owed(nowMs * 1_000) === 0,
+  } as unknown as Enforcer;
+
+  /** How far each of `n` nodes moves a key's grid when it first runs dry, in intervals. */
+  function moves(n: number, settling: boolean): number[] {
+    const key = { hi: 0xabc, lo: 0xdef };
+    return Array.from({ length: n }, (_, i) => {
+      const slot = new Slot("", "k", rule, 0);
+      slot.debt = u; // a request owed: room for three more either way
+      slot.atUs = 0;
+      const phase = phaseOf({ hi: i * 13, lo: i }, key);
+      slot.denied = 1; // ran dry since last seen
+      spreadPhase(phase, slot, enforcer, 0, settling);
+      return slot.owed(0) / u - 1;
+    });
+  }
+
+  it("moves a key's grid half an interval either way, cancelling out across the fleet", () => {
+    const m = moves(1_000, false);
+    assert.ok(m.every((x) => x >= -0.5 && x < 0.5));
+    const mean = m.reduce((a, b) => a + b) / m.length;
+    assert.ok(Math.abs(mean) < 0.03, `mean move ${mean}`);
+  });
+
+  it("moves a key settling at the fair share only later, by most of the least burst's slack", () => {
+    const m = moves(1_000, true);
+    const shown = `${Math.min(...m)} to ${Math.max(...m)}`;
+    assert.ok(m.every((x) => x >= 0.4 - 1e-9 && x < 0.5), shown);
+    assert.ok(Math.max(...m) - Math.min(...m) > 0.09, `spread by node: ${shown}`);
   });
 });

@@ -31,6 +31,33 @@ describe("settling at a request a second an instance (shared burst)", () => {
     assert.ok(sums.every((x) => x <= 1.05), shown);
   });
 
+  it("after a 100× jump, leaving the settling share admits no second above R by more than 8%", () => {
+    // At R/N, a request a second against two offered, each admission found
+    // the debt just paid off: every instance kept half a request of slack,
+    // and when the shares left R/N those whose share rose spent it at once
+    // while those whose share fell spent theirs only seconds later. The
+    // fleet admitted 1.18 R in the third second after the jump (1.29 R at
+    // 1000 instances). A settling key's phase now moves only later, which
+    // leaves each instance a part of its slack (phase.ts).
+    const fleet = new Fleet({ seed: 1, size: N, limit: LOW, sharedBurst: true });
+    const even = (2 * RATE) / N;
+    fleet.runUntil(5_000);
+    for (let i = 0; i < N; i++) fleet.setDemand(i, even / 100);
+    fleet.runUntil(20_000);
+    for (let i = 0; i < N; i++) fleet.setDemand(i, even);
+    fleet.runUntil(21_000); // the first second: the instances' own bursts
+    for (let i = 0; i < N; i++) fleet.take(i);
+    const seconds: number[] = [];
+    for (let t = 22_000; t <= 27_000; t += 1_000) {
+      fleet.runUntil(t);
+      let admitted = 0;
+      for (let i = 0; i < N; i++) admitted += fleet.take(i).admitted;
+      seconds.push(admitted / RATE);
+    }
+    const shown = seconds.map((x) => x.toFixed(2)).join(" ");
+    assert.ok(seconds.every((x) => x <= 1.08 && x >= 0.8), shown);
+  });
+
   it("weighs its own demand at the times of reports several seconds old", () => {
     // Each node kept 3.2 s of its own demand's history and took the oldest
     // kept for reports older than that, too high while demand rose: where
