@@ -56,37 +56,54 @@ describe("phaseOf", () => {
 });
 
 describe("spreadPhase", () => {
-  // What the phase needs of an enforcer: shifts on a time base in ms.
+  // What the phase needs of an enforcer, on a time base in ms.
   const enforcer = {
     shiftSlot: (slot: Slot, requests: number, nowMs: number) => slot.shift(requests, nowMs * 1_000),
     slotRefilled: (slot: Slot, nowMs: number) => slot.owed(nowMs * 1_000) === 0,
+    slotOwed: (slot: Slot, nowMs: number) => slot.owed(nowMs * 1_000) / u,
   } as unknown as Enforcer;
+  const key = { hi: 0xabc, lo: 0xdef };
 
-  /** How far each of `n` nodes moves a key's grid when it first runs dry, in intervals. */
-  function moves(n: number, settling: boolean): number[] {
-    const key = { hi: 0xabc, lo: 0xdef };
-    return Array.from({ length: n }, (_, i) => {
-      const slot = new Slot("", "k", rule, 0);
-      slot.debt = u; // a request owed: room for three more either way
-      slot.atUs = 0;
-      const phase = phaseOf({ hi: i * 13, lo: i }, key);
-      slot.denied = 1; // ran dry since last seen
-      spreadPhase(phase, slot, enforcer, 0, settling);
-      return slot.owed(0) / u - 1;
-    });
+  /** A slot owing `requests`, at time 0. */
+  function owing(requests: number): Slot {
+    const slot = new Slot("", "k", rule, 0);
+    slot.debt = Math.round(requests * u);
+    slot.atUs = 0;
+    return slot;
   }
 
-  it("moves a key's grid half an interval either way, cancelling out across the fleet", () => {
-    const m = moves(1_000, false);
-    assert.ok(m.every((x) => x >= -0.5 && x < 0.5));
-    const mean = m.reduce((a, b) => a + b) / m.length;
+  it("moves a key's grid half an interval either way when it runs dry, cancelling out", () => {
+    const moves = Array.from({ length: 1_000 }, (_, i) => {
+      const slot = owing(1);
+      slot.denied = 1; // ran dry since last seen
+      spreadPhase(phaseOf({ hi: i * 13, lo: i }, key), slot, enforcer, 0);
+      return slot.owed(0) / u - 1;
+    });
+    assert.ok(moves.every((x) => x >= -0.5 && x < 0.5));
+    const mean = moves.reduce((a, b) => a + b) / moves.length;
     assert.ok(Math.abs(mean) < 0.03, `mean move ${mean}`);
   });
 
-  it("moves a key settling at the fair share only later, by most of the least burst's slack", () => {
-    const m = moves(1_000, true);
-    const shown = `${Math.min(...m)} to ${Math.max(...m)}`;
-    assert.ok(m.every((x) => x >= 0.4 - 1e-9 && x < 0.5), shown);
-    assert.ok(Math.max(...m) - Math.min(...m) > 0.09, `spread by node: ${shown}`);
+  /** What each of `n` nodes owes after leaving the fair share, having owed `least` at its ticks. */
+  function leaving(n: number, least: number): number[] {
+    return Array.from({ length: n }, (_, i) => {
+      const phase = phaseOf({ hi: i * 13, lo: i }, key);
+      phase.armed = false; // its grid moved when it ran dry
+      const slot = owing(least);
+      spreadPhase(phase, slot, enforcer, 0, true);
+      spreadPhase(phase, slot, enforcer, 0, false);
+      return slot.owed(0) / u;
+    });
+  }
+
+  it("leaving the fair share, spends most of the slack a node's admissions left unspent", () => {
+    const owed = leaving(1_000, 0.1);
+    const shown = `${Math.min(...owed)} to ${Math.max(...owed)}`;
+    assert.ok(owed.every((x) => x >= 0.4 - 1e-6 && x < 0.5), shown);
+    assert.ok(Math.max(...owed) - Math.min(...owed) > 0.09, `spread by node: ${shown}`);
+  });
+
+  it("leaves a node whose requests left no slack unspent where it is", () => {
+    assert.ok(leaving(100, 0.5).every((x) => Math.abs(x - 0.5) < 1e-6));
   });
 });

@@ -493,8 +493,7 @@ export class Allocator implements MembershipExtension {
       ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
-    const atFairShare = shared && nowMs < hot.settlingUntilMs;
-    spreadPhase(hot.phase, slot, this.#enforcer, nowMs, atFairShare);
+    spreadPhase(hot.phase, slot, this.#enforcer, nowMs, shared && nowMs < hot.settlingUntilMs);
   }
 
   /**

@@ -20,19 +20,21 @@
  * interval, and the moves cancel out in the fleet's sum. A move later
  * waits for room under the burst, a tick or two.
  *
- * A key settling at the fair share R/N with a shared burst moves later
- * only, by most of its slack. There every node's part of the burst
- * is about a request and a half and its requests come on a grid of their
- * own: at two a second against a share of one, each admission finds the
- * debt just paid off, a move earlier is lost in a full bucket, and the node
- * keeps half a request of slack unspent. When the settling ends and shares
- * leave R/N, a little above on some nodes and a little below on others,
- * every node whose share rose spent that slack on its next request, while
- * a node whose share fell lived on its own for seconds: a fleet of 1000
- * admitted 1.29 R in that second. Moved later by most of its slack, which
- * costs a node whose slack lay unspent nothing, each node meets its new
- * share with a tenth of a request to spare, and the fleet admits what the
- * shares add up to (moved by up to half, 1.06 R for two seconds).
+ * A key that settles at the fair share R/N with a shared burst spends, as
+ * it leaves it, the slack its admissions left unspent. There each node's
+ * part of the burst is about a request and a half, and requests that come
+ * on a grid of their own can leave the slack whole: at two a second
+ * against a share of one, each admission finds the debt just paid off, and
+ * a move earlier is lost in a full bucket. When the shares then leave R/N,
+ * a little above on some nodes and a little below on others, each node
+ * whose share rose spent its slack on its next request while each whose
+ * share fell lived on its own for seconds, and a fleet of 1000 admitted
+ * 1.29 R in that second. So while it settles, a node watches the least its
+ * key owes at its ticks (about what the next admission finds), and as it
+ * leaves, moves its grid later to leave four fifths to all of the slack
+ * owed, by its offset: a node whose slack lay unspent loses no admission
+ * to it, and one whose requests come too often to leave any (it owes
+ * about the slack at every tick) does not move.
  *
  * @module
  */
@@ -42,12 +44,7 @@ import type { Hash64 } from "../hash.ts";
 import type { Slot } from "../keytable.ts";
 import { MIN_SHARED_BURST } from "../rule.ts";
 
-/**
- * The slack of the least shared burst, in intervals: what a node settling
- * at the fair share keeps unspent (see the module doc). A settling key's
- * move takes from four fifths of it to all of it, spread by the node's
- * offset, and so never costs a node whose slack lay unspent an admission.
- */
+/** The slack of the least shared burst, in requests: what a node at R/N may leave unspent. */
 const SLACK = MIN_SHARED_BURST - 1;
 
 /** A hot key's phase, as {@link spreadPhase} keeps it. */
@@ -60,6 +57,11 @@ export interface Phase {
   armed: boolean;
   /** The part of the move still to make, in intervals (a move later waits for room). */
   pending: number;
+  /**
+   * While the key settles at the fair share, the least it has owed at a
+   * tick with no move under way, in requests; `Infinity` when not watched.
+   */
+  leastOwed: number;
 }
 
 /** A key's phase on the node `self`: its offset drawn from both. */
@@ -68,7 +70,13 @@ export function phaseOf(self: { readonly hi: number; readonly lo: number }, key:
   let x = Math.imul(self.lo ^ key.lo, 0x9e3779b1) ^ Math.imul(self.hi ^ key.hi, 0x85ebca77);
   x = Math.imul(x ^ (x >>> 15), 0xc2b2ae3d);
   x ^= x >>> 13;
-  return { offset: (x >>> 0) / 2 ** 32 - 0.5, seenDenied: 0, armed: true, pending: 0 };
+  return {
+    offset: (x >>> 0) / 2 ** 32 - 0.5,
+    seenDenied: 0,
+    armed: true,
+    pending: 0,
+    leastOwed: Infinity,
+  };
 }
 
 /**
@@ -86,12 +94,23 @@ export function spreadPhase(
   phase.seenDenied = slot.denied;
   if (phase.armed && ranDry) {
     phase.armed = false;
-    phase.pending = settling ? SLACK * (0.8 + 0.2 * (phase.offset + 0.5)) : phase.offset;
+    phase.pending = phase.offset;
   } else if (!phase.armed && !ranDry && enforcer.slotRefilled(slot, nowMs)) {
     phase.armed = true;
     phase.pending = 0;
   }
+  if (!settling && phase.leastOwed !== Infinity) {
+    // Leaving the fair share: down to four fifths to all of the slack left.
+    const keep = SLACK * (0.8 + 0.2 * (phase.offset + 0.5));
+    phase.pending += Math.max(0, keep - phase.leastOwed);
+    phase.leastOwed = Infinity;
+  }
   if (phase.pending !== 0) phase.pending -= enforcer.shiftSlot(slot, phase.pending, nowMs);
   // What rounding to whole units leaves is no move at all.
   if (Math.abs(phase.pending) < 1e-9) phase.pending = 0;
+  if (settling) {
+    phase.leastOwed = phase.pending === 0
+      ? Math.min(phase.leastOwed, enforcer.slotOwed(slot, nowMs))
+      : Infinity;
+  }
 }
