@@ -376,15 +376,6 @@ export class Enforcer {
   }
 
   /**
-   * What a key owes now, in requests of its rule.
-   *
-   * @internal For the allocator.
-   */
-  slotOwed(slot: Slot, nowMs: number): number {
-    return slot.owed(toUs(nowMs, this.#originMs)) / slot.rule.unitsPerRequest;
-  }
-
-  /**
    * A key's slot, with its rule current, and the time in the core's base,
    * for the operations off the request path (refund, reset, block, see
    * `operations.ts`); with `create`, a key with no state is given a slot.

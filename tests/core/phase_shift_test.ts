@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Slot } from "../../src/core/keytable.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { ruleOf } from "../../src/core/rule.ts";
-import { phaseOf, spreadPhase } from "../../src/core/allocation/phase.ts";
+import { phaseOf, spreadPhase, watchPhase } from "../../src/core/allocation/phase.ts";
 import type { Enforcer } from "../../src/core/enforcer.ts";
 
 // 10 a second, burst 4: one request's interval is 100 ms.
@@ -60,7 +60,6 @@ describe("spreadPhase", () => {
   const enforcer = {
     shiftSlot: (slot: Slot, requests: number, nowMs: number) => slot.shift(requests, nowMs * 1_000),
     slotRefilled: (slot: Slot, nowMs: number) => slot.owed(nowMs * 1_000) === 0,
-    slotOwed: (slot: Slot, nowMs: number) => slot.owed(nowMs * 1_000) / u,
   } as unknown as Enforcer;
   const key = { hi: 0xabc, lo: 0xdef };
 
@@ -84,15 +83,24 @@ describe("spreadPhase", () => {
     assert.ok(Math.abs(mean) < 0.03, `mean move ${mean}`);
   });
 
-  /** What each of `n` nodes owes after leaving the fair share, having owed `least` at its ticks. */
-  function leaving(n: number, least: number): number[] {
+  /**
+   * What each of `n` nodes owes, beyond the request it has just admitted,
+   * after leaving the fair share, its admissions there having found `found`.
+   */
+  function leaving(n: number, found: number): number[] {
     return Array.from({ length: n }, (_, i) => {
       const phase = phaseOf({ hi: i * 13, lo: i }, key);
-      phase.armed = false; // its grid moved when it ran dry
-      const slot = owing(least);
+      phase.armed = false; // its grid has moved already
+      const slot = owing(1);
+      slot.denied = 1; // it ran dry at the fair share: the phase watches from now
       spreadPhase(phase, slot, enforcer, 0, true);
-      spreadPhase(phase, slot, enforcer, 0, false);
-      return slot.owed(0) / u;
+      // An admission at 1 ms that found `found` owed.
+      slot.requests = 2;
+      slot.debt = Math.round((1 + found) * u);
+      slot.atUs = 1_000;
+      watchPhase(phase, slot);
+      spreadPhase(phase, slot, enforcer, 1, false); // the key leaves the fair share
+      return slot.owed(1_000) / u - 1;
     });
   }
 
@@ -103,7 +111,34 @@ describe("spreadPhase", () => {
     assert.ok(Math.max(...owed) - Math.min(...owed) > 0.09, `spread by node: ${shown}`);
   });
 
-  it("leaves a node whose requests left no slack unspent where it is", () => {
+  it("leaves a node whose admissions found no slack to spend where it is", () => {
     assert.ok(leaving(100, 0.5).every((x) => Math.abs(x - 0.5) < 1e-6));
+  });
+
+  it("moves the grid no more while it watches a key at the fair share", () => {
+    const rearms = (settling: boolean) => {
+      const phase = phaseOf({ hi: 3, lo: 4 }, key);
+      phase.armed = false; // its grid has moved already
+      const slot = owing(1);
+      slot.denied = 1;
+      spreadPhase(phase, slot, enforcer, 0, settling);
+      spreadPhase(phase, slot, enforcer, 200, settling); // refilled at 100 ms, no denial since
+      return phase.armed;
+    };
+    assert.equal(rearms(false), true, "a refilled bucket arms the next move");
+    assert.equal(rearms(true), false, "not while watching");
+  });
+
+  it("does not count what a burst found before the key ran dry", () => {
+    const phase = phaseOf({ hi: 1, lo: 2 }, key);
+    phase.armed = false;
+    const slot = owing(0); // a burst's first admission found a full bucket
+    slot.requests = 1;
+    slot.atUs = 1_000;
+    slot.debt = u;
+    spreadPhase(phase, slot, enforcer, 0, true); // not yet dry: not watched
+    watchPhase(phase, slot);
+    spreadPhase(phase, slot, enforcer, 1, false);
+    assert.equal(slot.owed(1_000), u, "no move");
   });
 });

@@ -29,7 +29,7 @@ import { type Rule, ruleOf } from "../rule.ts";
 import { demandIn, HeardReports } from "./heard.ts";
 import { CountedMembers, type CountedView } from "./members.ts";
 import { split } from "./split.ts";
-import { type Phase, phaseOf, spreadPhase } from "./phase.ts";
+import { type Phase, phaseOf, spreadPhase, watchPhase } from "./phase.ts";
 import {
   checkHotKeys,
   checkReports,
@@ -492,6 +492,7 @@ export class Allocator implements MembershipExtension {
     const shadow = resolved.shadow &&
       ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
+    watchPhase(hot.phase, slot);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
     spreadPhase(hot.phase, slot, this.#enforcer, nowMs, shared && nowMs < hot.settlingUntilMs);
   }

@@ -28,13 +28,14 @@
  * a move earlier is lost in a full bucket. When the shares then leave R/N,
  * a little above on some nodes and a little below on others, each node
  * whose share rose spent its slack on its next request while each whose
- * share fell lived on its own for seconds, and a fleet of 1000 admitted
- * 1.29 R in that second. So while it settles, a node watches the least its
- * key owes at its ticks (about what the next admission finds), and as it
- * leaves, moves its grid later to leave four fifths to all of the slack
- * owed, by its offset: a node whose slack lay unspent loses no admission
- * to it, and one whose requests come too often to leave any (it owes
- * about the slack at every tick) does not move.
+ * share fell lived on its own for seconds: a fleet of 1000 admitted 1.29 R
+ * in that second. So from when such a key first runs dry, a node notes the
+ * least its admissions find owed (read at its ticks, from the debt the last
+ * one left) and moves its grid no more; as the key leaves the fair share,
+ * it moves the grid later to leave four fifths to all of the slack owed,
+ * by its offset. A node whose slack lay unspent loses no admission to it,
+ * and one whose requests come too often to leave any (its admissions find
+ * about the slack owed) does not move.
  *
  * @module
  */
@@ -58,10 +59,16 @@ export interface Phase {
   /** The part of the move still to make, in intervals (a move later waits for room). */
   pending: number;
   /**
-   * While the key settles at the fair share, the least it has owed at a
-   * tick with no move under way, in requests; `Infinity` when not watched.
+   * Whether the key settles at the fair share and has run dry there since:
+   * from then on, what its admissions find is noted (see the module doc).
    */
+  watching: boolean;
+  /** While watching, the least an admission found owed, in requests; `Infinity` before any. */
   leastOwed: number;
+  /** The slot's admissions (requests less denials) when last looked at. */
+  seenAdmitted: number;
+  /** The slot's instant when last looked at: one moved since is an admission's. */
+  seenAtUs: number;
 }
 
 /** A key's phase on the node `self`: its offset drawn from both. */
@@ -75,7 +82,10 @@ export function phaseOf(self: { readonly hi: number; readonly lo: number }, key:
     seenDenied: 0,
     armed: true,
     pending: 0,
+    watching: false,
     leastOwed: Infinity,
+    seenAdmitted: 0,
+    seenAtUs: -Infinity,
   };
 }
 
@@ -92,25 +102,54 @@ export function spreadPhase(
 ): void {
   const ranDry = slot.denied !== phase.seenDenied;
   phase.seenDenied = slot.denied;
+  if (settling && ranDry && !phase.watching) {
+    // What a burst's admissions found, from a full bucket, says nothing of
+    // what the grid's will.
+    phase.watching = true;
+    phase.leastOwed = Infinity;
+  }
   if (phase.armed && ranDry) {
     phase.armed = false;
     phase.pending = phase.offset;
-  } else if (!phase.armed && !ranDry && enforcer.slotRefilled(slot, nowMs)) {
+  } else if (!phase.armed && !ranDry && !phase.watching && enforcer.slotRefilled(slot, nowMs)) {
+    // Not while watching: there a bucket that refills before each admission
+    // is a grid earlier than its requests, and moved again it would change
+    // what the next admission finds, not when it comes.
     phase.armed = true;
     phase.pending = 0;
   }
-  if (!settling && phase.leastOwed !== Infinity) {
+  if (!settling && phase.watching) {
     // Leaving the fair share: down to four fifths to all of the slack left.
     const keep = SLACK * (0.8 + 0.2 * (phase.offset + 0.5));
-    phase.pending += Math.max(0, keep - phase.leastOwed);
-    phase.leastOwed = Infinity;
+    // A move earlier still pending is one a full bucket kept from being
+    // made: made now, it would give back the slack this move spends.
+    if (phase.leastOwed !== Infinity) {
+      phase.pending = Math.max(0, phase.pending) + Math.max(0, keep - phase.leastOwed);
+    }
+    phase.watching = false;
   }
-  if (phase.pending !== 0) phase.pending -= enforcer.shiftSlot(slot, phase.pending, nowMs);
+  if (phase.pending !== 0) {
+    const moved = enforcer.shiftSlot(slot, phase.pending, nowMs);
+    phase.pending -= moved;
+    // The next admission finds the debt moved too (no less than nothing).
+    if (phase.watching) phase.leastOwed = Math.max(0, phase.leastOwed + moved);
+  }
   // What rounding to whole units leaves is no move at all.
   if (Math.abs(phase.pending) < 1e-9) phase.pending = 0;
-  if (settling) {
-    phase.leastOwed = phase.pending === 0
-      ? Math.min(phase.leastOwed, enforcer.slotOwed(slot, nowMs))
-      : Infinity;
+  phase.seenAtUs = slot.atUs;
+}
+
+/**
+ * At a tick, before the slot takes its new share: while the phase watches
+ * (see the module doc), notes what the key owed before its last admission,
+ * if one came since the last tick. An admission leaves the debt, as of its
+ * instant, one request above what it found.
+ */
+export function watchPhase(phase: Phase, slot: Slot): void {
+  const admitted = slot.requests - slot.denied;
+  if (phase.watching && admitted !== phase.seenAdmitted && slot.atUs !== phase.seenAtUs) {
+    const found = slot.debt / slot.rule.unitsPerRequest - 1;
+    if (found >= 0) phase.leastOwed = Math.min(phase.leastOwed, found);
   }
+  phase.seenAdmitted = admitted;
 }
