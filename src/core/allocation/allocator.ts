@@ -301,7 +301,9 @@ export class Allocator implements MembershipExtension {
     for (const group = new GroupReader(bytes); group.next();) {
       if (group.originHi === self.hi && group.originLo === self.lo) continue;
       const report = this.#reports.take(group, nowMs);
-      for (const { id, demand } of report?.demands ?? []) {
+      // Most groups are copies of reports held, and taken as none.
+      if (report === undefined) continue;
+      for (const { id, demand } of report.demands) {
         if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
     }
