@@ -258,12 +258,12 @@ export class Node {
     const message = decoded.value;
     const { sender } = message;
     if (sender.address.equals(this.#self)) {
-      this.#aboutSelf({ state: "alive", ...sender });
+      this.#aboutSelf(aliveRecord(sender));
       return;
     }
     this.#gate.credit(sender.address.toString(), bytes.length);
     // The sender's word of itself first (its ID was checked above), then its news.
-    let refuted = this.#apply({ state: "alive", ...sender }, nowMs, true) === "refuted";
+    let refuted = this.#apply(aliveRecord(sender), nowMs, true) === "refuted";
     for (const record of message.records) {
       if (!record.id.equals(record.address.id)) this.#mismatched++;
       else if (this.#apply(record, nowMs) === "refuted") refuted = true;
@@ -644,4 +644,16 @@ export class Node {
     sync.askedAtMs = nowMs;
     this.#outbox.send(nowMs, sync.from, { type: "join", page: sync.page });
   }
+}
+
+/**
+ * A sender's word of itself as a record. Written out rather than spread
+ * (`{ state: "alive", ...sender }`): a spread is a native call, and every
+ * datagram received makes one.
+ */
+function aliveRecord(sender: Sender): MemberRecord {
+  const { id, address, incarnation, life } = sender;
+  return life === undefined
+    ? { state: "alive", id, address, incarnation }
+    : { state: "alive", id, address, incarnation, life };
 }
