@@ -84,12 +84,18 @@ export type DecodeResult =
   | { readonly ok: true; readonly value: Message }
   | { readonly ok: false; readonly error: DecodeError };
 
-const TYPE_BY_NUMBER = new Map<number, MessageType>(
-  Object.entries(MESSAGE_TYPES).map(([name, n]) => [n, name as MessageType]),
-);
-const STATE_BY_NUMBER = new Map<number, MemberState>(
-  Object.entries(RECORD_KINDS).map(([name, n]) => [n, name as MemberState]),
-);
+// Each byte's meaning by its value, undefined where it has none: an array
+// rather than a `Map`, as a datagram reads one for each of its records.
+const TYPE_BY_NUMBER = byNumber<MessageType>(MESSAGE_TYPES);
+const STATE_BY_NUMBER = byNumber<MemberState>(RECORD_KINDS);
+
+function byNumber<T extends string>(
+  numbers: Readonly<Record<T, number>>,
+): readonly (T | undefined)[] {
+  const names: (T | undefined)[] = new Array(256).fill(undefined);
+  for (const [name, n] of Object.entries(numbers) as [T, number][]) names[n] = name;
+  return names;
+}
 
 /**
  * Bytes one record takes on the wire, its life in the lives section included.
@@ -238,7 +244,7 @@ export function decode(datagram: Uint8Array): DecodeResult {
   if (datagram[0] !== WIRE_VERSION) return fail("version");
   const flags = datagram[1];
   if ((flags & ~FLAG_SIGNED) !== 0) return fail("flags");
-  const type = TYPE_BY_NUMBER.get(datagram[2]);
+  const type = TYPE_BY_NUMBER[datagram[2]];
   if (!type) return fail("type");
   const end = flags & FLAG_SIGNED ? datagram.length - TAG_BYTES : datagram.length;
   if (end < HEADER_BYTES) return fail("truncated");
@@ -338,7 +344,7 @@ function setLives(sender: Sender, records: readonly MemberRecord[], lives: Uint8
 function readRecords(r: Reader): MemberRecord[] | DecodeError {
   const records: MemberRecord[] = [];
   while (!r.error && r.remaining > 0) {
-    const state = STATE_BY_NUMBER.get(r.u8());
+    const state = STATE_BY_NUMBER[r.u8()];
     if (!state) return r.error ?? "state";
     const incarnation = r.u32();
     const { id, address } = r.peer();
