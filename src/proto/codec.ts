@@ -248,7 +248,11 @@ export function decode(datagram: Uint8Array): DecodeResult {
   if (!type) return fail("type");
   const end = flags & FLAG_SIGNED ? datagram.length - TAG_BYTES : datagram.length;
   if (end < HEADER_BYTES) return fail("truncated");
-  const r = new Reader(datagram.subarray(0, end), HEADER_BYTES);
+  // Unsigned, the datagram is read as it is, with no view of it made.
+  const r = new Reader(
+    end === datagram.length ? datagram : datagram.subarray(0, end),
+    HEADER_BYTES,
+  );
   const incarnation = r.u32();
   const { id, address } = r.peer();
   const sender: Sender = { id, address, incarnation };

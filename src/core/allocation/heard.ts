@@ -394,13 +394,21 @@ export class HeardReports {
    * fresh ones, round-robin from one call to the next, each as old as it is
    * now (a millisecond older at least, so that none circulates unaged).
    * Their bytes are the ones held, which the origin's next report
-   * overwrites: encode them before taking more.
+   * overwrites: encode them before taking more. `to` is `toKey`'s ID in
+   * halves, when the caller has it (read from the text otherwise).
    */
-  relayed(nowMs: number, toKey: string, budgetBytes: number): RelayedGroup[] {
+  relayed(
+    nowMs: number,
+    toKey: string,
+    budgetBytes: number,
+    to: { readonly hi: number; readonly lo: number } = {
+      hi: parseInt(toKey.slice(0, 8), 16),
+      lo: parseInt(toKey.slice(8), 16),
+    },
+  ): RelayedGroup[] {
     const groups: RelayedGroup[] = [];
     const inTurn = this.#inTurn;
     const n = inTurn.length;
-    const to = { hi: parseInt(toKey.slice(0, 8), 16), lo: parseInt(toKey.slice(8), 16) };
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
     let i = 0;
