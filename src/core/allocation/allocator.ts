@@ -290,7 +290,9 @@ export class Allocator implements MembershipExtension {
     const budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
-    const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id.toString(), budget) : [];
+    const relayed = this.#relay
+      ? this.#reports.relayed(nowMs, to.id.toString(), budget, to.id)
+      : [];
     return encodeReports([own], relayed);
   }
 
@@ -301,7 +303,9 @@ export class Allocator implements MembershipExtension {
     for (const group = new GroupReader(bytes); group.next();) {
       if (group.originHi === self.hi && group.originLo === self.lo) continue;
       const report = this.#reports.take(group, nowMs);
-      for (const { id, demand } of report?.demands ?? []) {
+      // Most groups are copies of reports held, and taken as none.
+      if (report === undefined) continue;
+      for (const { id, demand } of report.demands) {
         if (demand > 0 && !this.#hot.has(id)) this.#remoteHot.set(id, nowMs);
       }
     }

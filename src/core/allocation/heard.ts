@@ -357,9 +357,18 @@ export class HeardReports {
     const segN = this.#segmentN.fill(0, 0, segments);
     const segSum = this.#segmentSum.fill(0, 0, segments);
     const namedAtMs = total.madeAtMs;
+    // A report's stretch is the first break at or before its time. Walked
+    // from the first break, that took several steps a report (the breaks
+    // are a round apart, and reports are relayed for rounds); the walk
+    // starts instead below the stretch: never past it, as no two breaks
+    // are further apart than `widest`, so the same stretch.
+    const skip = skipRate(breaks);
+    const first = breaks[0];
     for (let i = 0; i < total.reports; i++) {
       const made = namedAtMs[i];
       let k = 0;
+      const behind = (first - made) * skip.perMs;
+      if (behind >= 2) k = Math.min(Math.floor(behind) - 1, skip.finite);
       while (k < breaks.length && !(breaks[k] <= made)) k++;
       segN[k]++;
       segSum[k] += made;
@@ -385,13 +394,21 @@ export class HeardReports {
    * fresh ones, round-robin from one call to the next, each as old as it is
    * now (a millisecond older at least, so that none circulates unaged).
    * Their bytes are the ones held, which the origin's next report
-   * overwrites: encode them before taking more.
+   * overwrites: encode them before taking more. `to` is `toKey`'s ID in
+   * halves, when the caller has it (read from the text otherwise).
    */
-  relayed(nowMs: number, toKey: string, budgetBytes: number): RelayedGroup[] {
+  relayed(
+    nowMs: number,
+    toKey: string,
+    budgetBytes: number,
+    to: { readonly hi: number; readonly lo: number } = {
+      hi: parseInt(toKey.slice(0, 8), 16),
+      lo: parseInt(toKey.slice(8), 16),
+    },
+  ): RelayedGroup[] {
     const groups: RelayedGroup[] = [];
     const inTurn = this.#inTurn;
     const n = inTurn.length;
-    const to = { hi: parseInt(toKey.slice(0, 8), 16), lo: parseInt(toKey.slice(8), 16) };
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
     let i = 0;
@@ -527,6 +544,33 @@ export class HeardReports {
     const knownAgeMs = ageOf(known, nowMs);
     return knownAgeMs > this.#believedMs && ageMs < knownAgeMs;
   }
+}
+
+/**
+ * How far to start the walk for a report's stretch in `breaks`: `perMs`, the
+ * breaks a millisecond before the first that may be passed over, and
+ * `finite`, how many breaks are times (the rest are -Infinity). `perMs` is
+ * 0, so that every walk starts at the first break, unless the breaks are
+ * times, latest first, then -Infinity, and some two of them differ: then
+ * no stretch between two breaks is wider than `1 / perMs`, and a report
+ * `m` ms before the first break is past at least `m × perMs - 1` of them
+ * (one less for the rounding of the product).
+ */
+function skipRate(breaks: ArrayLike<number>): { perMs: number; finite: number } {
+  let finite = 0;
+  let widest = 0;
+  while (finite < breaks.length && breaks[finite] > -Infinity) {
+    if (finite > 0) {
+      const gap = breaks[finite - 1] - breaks[finite];
+      if (!(gap >= 0 && gap < Infinity)) return { perMs: 0, finite };
+      if (gap > widest) widest = gap;
+    }
+    finite++;
+  }
+  for (let j = finite; j < breaks.length; j++) {
+    if (breaks[j] !== -Infinity) return { perMs: 0, finite };
+  }
+  return { perMs: widest > 0 && breaks[0] < Infinity ? 1 / widest : 0, finite };
 }
 
 /** A demand's new figure, of a report made at `madeMs`, in its key's total. */

@@ -34,6 +34,7 @@
 
 import { checkOption, GUARD_BOUNDS } from "../options.ts";
 import type { Hash64 } from "../hash.ts";
+import { getF32, getU32 } from "../../proto/bytes.ts";
 
 /** The version of the demand section, its first byte. */
 const REPORT_VERSION = 2;
@@ -147,8 +148,11 @@ export function encodeReports(
   let size = SECTION_HEADER_BYTES;
   for (const g of groups) size += groupBytes(g.records.length);
   for (const r of relayed) size += r.bytes.length;
-  const bytes = new Uint8Array(size);
-  const view = new DataView(bytes.buffer);
+  // The view over a buffer made for it: in JavaScriptCore a typed array
+  // asked for its `buffer` moves its bytes out of the heap first.
+  const buffer = new ArrayBuffer(size);
+  const bytes = new Uint8Array(buffer);
+  const view = new DataView(buffer);
   view.setUint8(0, REPORT_VERSION);
   view.setUint8(1, count);
   let at = SECTION_HEADER_BYTES;
@@ -202,19 +206,19 @@ export type ReportsResult =
  */
 export function checkReports(bytes: Uint8Array): string | undefined {
   if (bytes.length < SECTION_HEADER_BYTES) return "truncated section header";
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint8(0) !== REPORT_VERSION) return `unknown report version ${view.getUint8(0)}`;
-  const count = view.getUint8(1);
+  // Read by bytes, with no view (see `proto/bytes.ts`).
+  if (bytes[0] !== REPORT_VERSION) return `unknown report version ${bytes[0]}`;
+  const count = bytes[1];
   let at = SECTION_HEADER_BYTES;
   for (let g = 0; g < count; g++) {
     if (at + GROUP_HEADER_BYTES > bytes.length) return "truncated group header";
-    if (view.getUint8(at + 20) !== 0) return "reserved group flags set";
-    const n = view.getUint8(at + 21);
+    if (bytes[at + 20] !== 0) return "reserved group flags set";
+    const n = bytes[at + 21];
     if (n > MAX_RECORDS_PER_GROUP) return `${n} records in a group`;
     at += GROUP_HEADER_BYTES;
     if (at + n * RECORD_BYTES > bytes.length) return "truncated records";
     for (let r = 0; r < n; r++, at += RECORD_BYTES) {
-      const demand = view.getFloat32(at + 8);
+      const demand = getF32(bytes, at + 8);
       if (!(demand >= 0 && demand <= MAX_DEMAND)) return "demand out of range";
     }
   }
@@ -229,7 +233,6 @@ export function checkReports(bytes: Uint8Array): string | undefined {
  */
 export class GroupReader {
   readonly #bytes: Uint8Array;
-  readonly #view: DataView;
   #left: number;
   #at = -1;
   #next = SECTION_HEADER_BYTES;
@@ -243,7 +246,6 @@ export class GroupReader {
   /** A reader before the first group of `bytes`, a well-formed section. */
   constructor(bytes: Uint8Array) {
     this.#bytes = bytes;
-    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     this.#left = bytes.length >= SECTION_HEADER_BYTES ? bytes[1] : 0;
   }
 
@@ -252,13 +254,13 @@ export class GroupReader {
     if (this.#left === 0) return false;
     this.#left--;
     const at = this.#at = this.#next;
-    const view = this.#view;
-    this.#originHi = view.getUint32(at);
-    this.#originLo = view.getUint32(at + 4);
-    this.#life = view.getUint32(at + 8);
-    this.#round = view.getUint32(at + 12);
-    this.#ageMs = view.getUint32(at + AGE_OFFSET);
-    this.#records = view.getUint8(at + 21);
+    const bytes = this.#bytes;
+    this.#originHi = getU32(bytes, at);
+    this.#originLo = getU32(bytes, at + 4);
+    this.#life = getU32(bytes, at + 8);
+    this.#round = getU32(bytes, at + 12);
+    this.#ageMs = getU32(bytes, at + AGE_OFFSET);
+    this.#records = bytes[at + 21];
     this.#next = at + groupBytes(this.#records);
     return true;
   }
@@ -295,17 +297,17 @@ export class GroupReader {
 
   /** Record `i`'s key hash, high half. */
   hashHi(i: number): number {
-    return this.#view.getUint32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES);
+    return getU32(this.#bytes, this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES);
   }
 
   /** Record `i`'s key hash, low half. */
   hashLo(i: number): number {
-    return this.#view.getUint32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 4);
+    return getU32(this.#bytes, this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 4);
   }
 
   /** Record `i`'s demand. */
   demand(i: number): number {
-    return this.#view.getFloat32(this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 8);
+    return getF32(this.#bytes, this.#at + GROUP_HEADER_BYTES + i * RECORD_BYTES + 8);
   }
 
   /** A copy of the group's bytes, to pass on: into `reuse` if it is their size. */

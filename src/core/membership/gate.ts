@@ -41,6 +41,7 @@ export class Gate {
   readonly #maxProven: number;
   #withheldDatagrams = 0;
   #withheldBytes = 0;
+  #provenChanges = 0;
 
   /** @param maxProven Proven addresses kept: the member table's size is enough. */
   constructor(maxProven: number) {
@@ -60,6 +61,11 @@ export class Gate {
   /** Whether `key` has shown it receives at its address. */
   isProven(key: string): boolean {
     return this.#proven.has(key);
+  }
+
+  /** Counts the changes to the addresses proven: what was read of them holds while it stays. */
+  get provenChanges(): number {
+    return this.#provenChanges;
   }
 
   /** Every address proven, as its key. */
@@ -127,11 +133,12 @@ export class Gate {
     this.#proven.delete(key);
     keepRoom(this.#proven, this.#maxProven);
     this.#proven.add(key);
+    this.#provenChanges++;
   }
 
   /** `key` is gone (dead, departed, forgotten): whoever is there next proves itself anew. */
   forget(key: string): void {
-    this.#proven.delete(key);
+    if (this.#proven.delete(key)) this.#provenChanges++;
     this.#challengedAtMs.delete(key);
   }
 }

@@ -30,7 +30,7 @@ export interface ProberHost {
   /** Every member held. */
   live(): Iterable<Member>;
   /** The members held whose address is proven (see `gate.ts`), in the order of `live()`. */
-  proven(): Member[];
+  proven(): readonly Member[];
   /** The members the operator named seeds, as held (few: read whole at every indirect probe). */
   seeds(): Iterable<Member>;
   /** Whether news of members waits to be piggybacked. */
