@@ -20,12 +20,7 @@ describe("settling at a request a second an instance (shared burst)", () => {
     // is left is the moment the instances leave their settling share, one
     // after another, with splits a quarter above or below R/N at a request
     // or two a second: 1.04 R for a few tenths of a second.
-    const fleet = new Fleet({ seed: 1, size: N, limit: LOW, sharedBurst: true });
-    const even = (2 * RATE) / N;
-    fleet.runUntil(5_000);
-    for (let i = 0; i < N; i++) fleet.setDemand(i, even / 100);
-    fleet.runUntil(20_000);
-    for (let i = 0; i < N; i++) fleet.setDemand(i, even);
+    const fleet = jumped({});
     const sums = sharesUntil(fleet, 20_250, 24_000);
     const shown = sums.map((x) => x.toFixed(3)).join(" ");
     assert.ok(sums.every((x) => x <= 1.05), shown);
@@ -37,14 +32,9 @@ describe("settling at a request a second an instance (shared burst)", () => {
     // and when the shares left R/N those whose share rose spent it at once
     // while those whose share fell spent theirs only seconds later. The
     // fleet admitted 1.18 R in the third second after the jump (1.29 R at
-    // 1000 instances). A settling key's phase now moves only later, which
-    // leaves each instance a part of its slack (phase.ts).
-    const fleet = new Fleet({ seed: 1, size: N, limit: LOW, sharedBurst: true });
-    const even = (2 * RATE) / N;
-    fleet.runUntil(5_000);
-    for (let i = 0; i < N; i++) fleet.setDemand(i, even / 100);
-    fleet.runUntil(20_000);
-    for (let i = 0; i < N; i++) fleet.setDemand(i, even);
+    // 1000 instances). Each instance now spends most of the slack its
+    // admissions left as the key leaves R/N (phase.ts).
+    const fleet = jumped({});
     fleet.runUntil(21_000); // the first second: the instances' own bursts
     for (let i = 0; i < N; i++) fleet.take(i);
     const seconds: number[] = [];
@@ -63,12 +53,7 @@ describe("settling at a request a second an instance (shared burst)", () => {
     // kept for reports older than that, too high while demand rose: where
     // reports are old (1000 instances, each origin's news every 2 to 3 s; or
     // here, without relay) the shares after a jump added up to 1.33 R.
-    const fleet = new Fleet({ seed: 1, size: N, limit: LOW, sharedBurst: true, relay: false });
-    const even = (2 * RATE) / N;
-    fleet.runUntil(5_000);
-    for (let i = 0; i < N; i++) fleet.setDemand(i, even / 100);
-    fleet.runUntil(20_000);
-    for (let i = 0; i < N; i++) fleet.setDemand(i, even);
+    const fleet = jumped({ relay: false });
     fleet.runUntil(24_000);
     const sums = sharesUntil(fleet, 24_000, 30_000);
     const shown = sums.map((x) => x.toFixed(3)).join(" ");
@@ -88,6 +73,20 @@ describe("settling at a request a second an instance (shared burst)", () => {
     assert.ok(sums.every((x) => Math.abs(x - 1) <= 0.03), shown);
   });
 });
+
+/**
+ * A fleet whose key is offered 1% of the fair share from 5 s and twice the
+ * fair share from 20 s, run to the jump.
+ */
+function jumped(options: { relay?: boolean }): Fleet {
+  const fleet = new Fleet({ seed: 1, size: N, limit: LOW, sharedBurst: true, ...options });
+  const even = (2 * RATE) / N;
+  fleet.runUntil(5_000);
+  for (let i = 0; i < N; i++) fleet.setDemand(i, even / 100);
+  fleet.runUntil(20_000);
+  for (let i = 0; i < N; i++) fleet.setDemand(i, even);
+  return fleet;
+}
 
 /** The fleet's shares added up every quarter second from `fromMs` to `toMs`, in R. */
 function sharesUntil(fleet: Fleet, fromMs: number, toMs: number): number[] {
