@@ -119,7 +119,8 @@ export function spreadPhase(
     phase.pending = 0;
   }
   if (!settling && phase.watching) {
-    // Leaving the fair share: down to four fifths to all of the slack left.
+    // Leaving the fair share: moved later to owe four fifths to all of the
+    // slack at the next admission, by the node's offset.
     const keep = SLACK * (0.8 + 0.2 * (phase.offset + 0.5));
     // A move earlier still pending is one a full bucket kept from being
     // made: made now, it would give back the slack this move spends.
