@@ -290,9 +290,7 @@ export class Allocator implements MembershipExtension {
     const budget = maxBytes - SECTION_HEADER_BYTES - groupBytes(own.records.length);
     // Relay others' fresh reports, round-robin, so that news from any node
     // reaches all in about log N periods rather than N.
-    const relayed = this.#relay
-      ? this.#reports.relayed(nowMs, to.id.toString(), budget, to.id)
-      : [];
+    const relayed = this.#relay ? this.#reports.relayed(nowMs, to.id, budget) : [];
     return encodeReports([own], relayed);
   }
 

@@ -390,25 +390,19 @@ export class HeardReports {
   }
 
   /**
-   * Reports to pass on to the member `toKey`, within `budgetBytes`: the
-   * fresh ones, round-robin from one call to the next, each as old as it is
-   * now (a millisecond older at least, so that none circulates unaged).
-   * Their bytes are the ones held, which the origin's next report
-   * overwrites: encode them before taking more. `to` is `toKey`'s ID in
-   * halves, when the caller has it (read from the text otherwise).
+   * Reports to pass on to the member `to`, within `budgetBytes`: the fresh
+   * ones, round-robin from one call to the next, each as old as it is now
+   * (a millisecond older at least, so that none circulates unaged), none of
+   * them `to`'s own. Their bytes are the ones held, which the origin's next
+   * report overwrites: encode them before taking more.
    */
   relayed(
     nowMs: number,
-    toKey: string,
+    to: { readonly hi: number; readonly lo: number },
     budgetBytes: number,
-    to: { readonly hi: number; readonly lo: number } = {
-      hi: parseInt(toKey.slice(0, 8), 16),
-      lo: parseInt(toKey.slice(8), 16),
-    },
   ): RelayedGroup[] {
     const groups: RelayedGroup[] = [];
-    const inTurn = this.#inTurn;
-    const n = inTurn.length;
+    const n = this.#inTurn.length;
     // A section's groups, this node's own one of them; no group fits once
     // the budget is below a group's header.
     let i = 0;
@@ -422,9 +416,7 @@ export class HeardReports {
       // Read from the rows and the bytes alone, not the reports (see `held_rows.ts`).
       const bytes = this.#bytesAt[turn];
       const ageMs = this.#rows.relayAgeMs(turn, nowMs);
-      if (ageMs > this.#freshMs || this.#rows.isOrigin(turn, to) && inTurn[turn].key === toKey) {
-        continue;
-      }
+      if (ageMs > this.#freshMs || this.#rows.isOrigin(turn, to)) continue;
       // The first that does not fit is the first of the next call.
       if (bytes.length > budgetBytes) break;
       groups.push({ bytes, ageMs });
