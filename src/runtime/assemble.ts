@@ -10,14 +10,13 @@
 import { Enforcer } from "../core/enforcer.ts";
 import { FleetNode } from "../core/fleet_node.ts";
 import { type HashKey, hashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
-import { describe } from "../core/limit.ts";
 import { COLD_FRACTION } from "../core/options.ts";
 import type { ResolvedGuardOptions } from "../core/option_checks.ts";
 import { LimitBook } from "../core/rules.ts";
 import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
 import { saltHashKey } from "./salt.ts";
-import { monotonicClock } from "./clock.ts";
+import { monotonicClock, steadyClock } from "./clock.ts";
 import type { Guard } from "./guard.ts";
 import { type GuardParts, makers } from "./parts.ts";
 
@@ -84,11 +83,8 @@ function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
     maxKeyBytes: options.maxKeyBytes,
   });
   book.setClasses(options.classes);
-  const clock = options.clock ?? monotonicClock;
+  const clock = options.clock === undefined ? monotonicClock : steadyClock(options.clock);
   const originMs = clock();
-  if (typeof originMs !== "number" || !Number.isFinite(originMs)) {
-    throw new TypeError(`clock: it must return finite milliseconds, got ${describe(originMs)}`);
-  }
   const enforcer = new Enforcer(book, {
     capacity: 2 * options.trackedKeys,
     overflowScale: COLD_FRACTION,

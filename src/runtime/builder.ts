@@ -311,7 +311,10 @@ export class GuardBuilder {
    * monotonic clock (`performance.now()`). Give one to drive a guard on
    * virtual time in tests and simulations, or to start it as if it had been
    * up for years. The guard counts time from the clock's reading at
-   * `spawn()`, in whole microseconds.
+   * `spawn()`, in whole microseconds. A reading after that which is not a
+   * finite number throws a `TypeError` naming `clock` from the call that
+   * read it; a reading below the last one is taken as the last one, so a
+   * clock stepped back stops time rather than refilling bursts.
    *
    * @example
    * ```ts

@@ -142,3 +142,40 @@ describe("the clock option", () => {
     );
   });
 });
+
+describe("a clock that misbehaves after the build", () => {
+  it("is an error naming the option when a reading is not finite", async () => {
+    let nowMs = 1_000;
+    const guard = await Guard.builder().limit(10).clock(() => nowMs).spawn();
+    assert.equal(guard.check("k").allowed, true);
+    for (const bad of [NaN, Infinity, -Infinity]) {
+      nowMs = bad;
+      assert.throws(() => guard.check("k"), {
+        name: "TypeError",
+        message: new RegExp(`clock: it must return finite milliseconds, got ${bad}`),
+      });
+    }
+    await guard.leave();
+  });
+
+  it("holds a step backwards at the last reading, so no field goes wrong", async () => {
+    let nowMs = 5_000;
+    const guard = await Guard.builder().defaultLimit(Limit.perSecond(1).burst(1)).clock(() => nowMs)
+      .spawn();
+    const app = new Hono();
+    app.use(rateLimit({ guard, key: () => "k" }));
+    app.get("/", (ctx) => ctx.text("ok"));
+    assert.equal((await app.request("/")).status, 200);
+    for (const back of [4_000, -10_000]) {
+      nowMs = back;
+      const res = await app.request("/");
+      assert.equal(res.status, 429);
+      // Held at 5,000: the next admission is 1 s after the first, as if no time had passed.
+      assert.equal(res.headers.get("RateLimit"), '"default";r=0;t=1');
+      assert.equal(guard.check("k").retryAfterMs, 1_000);
+    }
+    nowMs = 6_000;
+    assert.equal(guard.check("k").allowed, true);
+    await guard.leave();
+  });
+});
