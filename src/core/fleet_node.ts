@@ -23,6 +23,7 @@ import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
+import { checkSeed } from "./membership/config.ts";
 import {
   NO_RULES,
   type RuleEntry,
@@ -92,15 +93,15 @@ export interface FleetNodeOptions {
    * (`rules_sync/serve.ts`): 16 random bytes, its own, never shared. A
    * ticket proves only that its holder receives at its address.
    *
-   * @default {drawn from `membership.seed`: fine on virtual time, guessable in a real process}
+   * @default {drawn from `membership.seed`: as secret as that seed is}
    */
   readonly ticketKey?: HashKey;
   /**
-   * Membership's tunables; `extension` is the allocator's.
-   *
-   * @default {the defaults of MembershipOptions}
+   * Membership's seed (required: the core draws no randomness of its own,
+   * see `MembershipOptions.seed`) and tunables; `extension` is the
+   * allocator's.
    */
-  readonly membership?: Omit<MembershipOptions, "extension" | "seeds">;
+  readonly membership: Omit<MembershipOptions, "extension" | "seeds">;
 }
 
 /** Everything a fleet node can tell about itself. */
@@ -138,9 +139,12 @@ export class FleetNode {
    * @param options Its address, seeds, limits, enforcer, partition policy and tunables.
    * @throws {TypeError} if a seed is not `ip:port` or `host:port`.
    * @throws {RangeError} when a membership tunable is out of its range.
+   * @throws {TypeError} when `membership.seed` is missing or not an integer.
    */
   constructor(options: FleetNodeOptions) {
-    const periodMs = options.membership?.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
+    // First, so that a caller without types hears what is missing.
+    const seed = checkSeed(options.membership?.seed);
+    const periodMs = options.membership.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
     this.#enforcer = options.enforcer;
     this.#allocator = new Allocator(options.book, options.enforcer, {
       id: options.address.id,
@@ -159,7 +163,7 @@ export class FleetNode {
         enforcer: options.enforcer,
         protocolPeriodMs: periodMs,
         wallOffsetMs: options.wallOffsetMs ?? 0,
-        ticketKey: options.ticketKey ?? seededKey(options.membership?.seed ?? 0),
+        ticketKey: options.ticketKey ?? seededKey(seed),
         learning: (options.seeds?.length ?? 0) > 0,
       }, () => this.#refusedRules++)
       : undefined;
@@ -169,7 +173,7 @@ export class FleetNode {
       extension: this.#rules ? this.#both(this.#rules) : this.#allocator,
     });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
-    this.#maxMembers = options.membership?.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
+    this.#maxMembers = options.membership.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
   }
 
   /** The allocator's extension and rule sharing's, on one membership node. */

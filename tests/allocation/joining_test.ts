@@ -108,6 +108,7 @@ describe("a fleet node before its first timeout", () => {
       policy: PartitionPolicy.holdDown(),
       hotKeys: 64,
       seeds: ["rateguard.svc:7946"],
+      membership: { seed: 9 },
     });
     let admitted = 0;
     for (let i = 0; i < 1_000; i++) if (node.check("", "k", 1, 0).allowed) admitted++;

@@ -36,6 +36,7 @@ describe("hotKeys cannot break a fleet node", () => {
             ...fleetParts(),
             policy: PartitionPolicy.holdDown(),
             hotKeys,
+            membership: { seed: 1 },
           }),
         (e: unknown) => e instanceof RangeError && /hotKeys/.test(e.message),
         `hotKeys ${hotKeys}`,

@@ -106,7 +106,7 @@ describe("Node", () => {
     ];
     for (const [options, name] of cases) {
       assert.throws(
-        () => new Node(addr(1), options),
+        () => new Node(addr(1), { seed: 1, ...options }),
         (e: unknown) => e instanceof RangeError && name.test(String(e)),
       );
     }

@@ -21,13 +21,17 @@ describe("seeds", () => {
     assert.deepEqual(parseSeed(NAME), { host: "rateguard.svc", port: 7946, address: undefined });
     for (const bad of ["10.0.0.1", "host:99999", ":7946", "a b:1", "[::1:7946", "[host]:1", ""]) {
       assert.throws(() => parseSeed(bad), TypeError, bad);
-      assert.throws(() => new Node(addr(1), { seeds: [bad] }), TypeError, bad);
+      assert.throws(() => new Node(addr(1), { seed: 1, seeds: [bad] }), TypeError, bad);
     }
   });
 
   it("a node without seeds starts a fleet: not joining", () => {
-    assert.equal(new Node(addr(1)).joining, false);
-    assert.equal(new Node(addr(1), { seeds: [addr(1).toString()] }).joining, false, "only itself");
+    assert.equal(new Node(addr(1), { seed: 1 }).joining, false);
+    assert.equal(
+      new Node(addr(1), { seed: 1, seeds: [addr(1).toString()] }).joining,
+      false,
+      "only itself",
+    );
   });
 
   it("an IP seed is one from the start: joining, and the first timeout sends it a join", () => {

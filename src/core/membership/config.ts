@@ -11,15 +11,14 @@ import { GUARD_BOUNDS } from "../options.ts";
 export interface MembershipOptions {
   /**
    * Seed of the node's random choices (probe order, helpers, sequence
-   * numbers) and of its life (see `Sender.life`). The runtime passes a
-   * random one, so that a restarted node does not replay its sequence
-   * numbers and is told from its earlier life; the simulator passes a
-   * derived one, so that a run replays. Give a node started again another
-   * seed: the default is the same for every start.
-   *
-   * @default {derived from the address}
+   * numbers) and of its life (see `Sender.life`). The core draws no
+   * randomness of its own, so there is no default: in a real process give
+   * `crypto.getRandomValues(new Uint32Array(1))[0]`, so that a restarted
+   * node is told from its earlier life and a stranger cannot compute its
+   * sequence numbers from its address; in a simulation give a fixed one,
+   * so that a run replays.
    */
-  readonly seed?: number;
+  readonly seed: number;
   /**
    * Peers to join through, as `ip:port`, `[v6]:port` or `host:port` (not to
    * be confused with `seed`). An IP is a seed from the start; a host name is
@@ -128,7 +127,7 @@ export const MAX_MEMBERS_LIMIT: number = GUARD_BOUNDS.maxMembers.max;
  *
  * @throws {RangeError} naming the first value out of its range.
  */
-export function resolveConfig(options: MembershipOptions): MembershipConfig {
+export function resolveConfig(options: Omit<MembershipOptions, "seed">): MembershipConfig {
   const periodMs = options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
   positive("protocolPeriodMs", periodMs);
   const config: MembershipConfig = {
@@ -192,6 +191,21 @@ export function suspicionBoundsMs(
 ): { minMs: number; maxMs: number } {
   const scale = Math.max(1, Math.log10(Math.max(1, liveMembers)));
   return { minMs: config.suspicionMinMs * scale, maxMs: config.suspicionMaxMs * scale };
+}
+
+/**
+ * Checks the seed a node is given (see `MembershipOptions.seed`).
+ *
+ * @throws {TypeError} when there is none, or it is not an integer.
+ */
+export function checkSeed(seed: unknown): number {
+  if (!Number.isInteger(seed)) {
+    throw new TypeError(
+      `membership.seed: expected an integer, got ${String(seed)}: draw one with ` +
+        "getRandomValues for a live node, fix one for a simulation",
+    );
+  }
+  return seed as number;
 }
 
 function positive(name: string, value: number): void {

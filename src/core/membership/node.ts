@@ -18,7 +18,12 @@ import {
 import { Prng } from "../prng.ts";
 import { Broadcasts } from "./broadcasts.ts";
 import { Composer, recordOf } from "./compose.ts";
-import { type MembershipConfig, type MembershipOptions, resolveConfig } from "./config.ts";
+import {
+  checkSeed,
+  type MembershipConfig,
+  type MembershipOptions,
+  resolveConfig,
+} from "./config.ts";
 import type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";
 import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } from "./table.ts";
 import { Prober } from "./prober.ts";
@@ -132,14 +137,14 @@ export class Node {
    * @throws {RangeError} if an option is out of range.
    * @throws {TypeError} if a seed is not `ip:port` or `host:port`.
    */
-  constructor(address: Address, options: MembershipOptions = {}) {
+  constructor(address: Address, options: MembershipOptions) {
     this.#self = address;
     this.#selfKey = address.toString();
     this.#config = resolveConfig(options);
     this.#seeds = new Seeds(address, options.seeds ?? []);
     this.#joined = !this.#seeds.configured || this.#seeds.alone;
     this.#extension = options.extension;
-    const seed = options.seed ?? (address.id.lo ^ address.id.hi);
+    const seed = checkSeed(options.seed);
     this.#prng = new Prng(seed);
     // Drawn from a stream of its own, so that the node's other random
     // choices are what they would be without it. Never 0, which is no life.
