@@ -109,9 +109,7 @@ export class LimitBook {
     if (!fitsKeyBytes(key as string, max)) {
       throw new RangeError(`${what}: ${tooLongMessage("key", key as string, max)}`);
     }
-    if (!fitsKeyBytes(className as string, max)) {
-      throw new RangeError(`${what}: ${tooLongMessage("class name", className as string, max)}`);
-    }
+    checkNameBytes(className as string, what, max);
   }
 
   /**
@@ -201,11 +199,11 @@ export class LimitBook {
    * @param name The class, a non-empty string.
    * @param limit Its limit.
    * @throws {TypeError} when `name` is not a string or `limit` not a {@link Limit}.
-   * @throws {RangeError} when `name` is `""`.
+   * @throws {RangeError} when `name` is `""` or longer than `maxKeyBytes` bytes of UTF-8.
    * @throws {RateguardError} `TooManyClasses` when a new class would pass `maxClasses`.
    */
   setClass(name: string, limit: Limit): void {
-    checkNamed(name, "setClass");
+    checkNamed(name, "setClass", this.#maxKeyBytes);
     checkLimit(limit, `setClass(${JSON.stringify(name)})`);
     if (!this.#classes.has(name) && this.#classes.size >= this.#options.maxClasses) {
       throw tooManyClasses(this.#options.maxClasses);
@@ -240,7 +238,7 @@ export class LimitBook {
   setClasses(entries: Iterable<ClassEntry>): void {
     const next = new Map<string, Limit>();
     for (const [name, limit] of entries) {
-      checkNamed(name, "setClasses");
+      checkNamed(name, "setClasses", this.#maxKeyBytes);
       next.set(name, checkLimit(limit, `setClasses(${JSON.stringify(name)})`));
     }
     if (next.size > this.#options.maxClasses) throw tooManyClasses(this.#options.maxClasses);
@@ -341,10 +339,11 @@ export class LimitBook {
    * @param className The class.
    * @param limit The shadow, or `null`.
    * @throws {TypeError} when `limit` is neither a {@link Limit} nor `null`.
+   * @throws {RangeError} when `className` is longer than `maxKeyBytes` bytes of UTF-8.
    * @throws {RateguardError} `UnknownClass` when there is no such class.
    */
   setShadow(className: string, limit: Limit | null): void {
-    checkClassName(className, "setShadow");
+    checkNameBytes(checkClassName(className, "setShadow"), "setShadow", this.#maxKeyBytes);
     if (!this.hasClass(className)) throw unknownClass(className);
     if (limit === null) {
       if (!this.#shadows.delete(className)) return;
@@ -373,7 +372,7 @@ export class LimitBook {
   setShadows(entries: Iterable<ShadowEntry>): void {
     const next = new Map<string, Limit>();
     for (const [className, limit] of entries) {
-      checkClassName(className, "setShadows");
+      checkNameBytes(checkClassName(className, "setShadows"), "setShadows", this.#maxKeyBytes);
       if (!this.hasClass(className)) throw unknownClass(className);
       next.set(className, checkLimit(limit, `setShadows(${JSON.stringify(className)})`));
     }
@@ -446,10 +445,19 @@ function checkSpec(limit: KeyLimitSpec, what: string): void {
   }
 }
 
-function checkNamed(name: string, what: string): void {
+/** A class to make: a name other than the default's, that checks can then name. */
+function checkNamed(name: string, what: string, maxKeyBytes: number): void {
   checkClassName(name, what);
   if (name === "") {
     throw new RangeError(`${what}: "" is the default class; change it with setLimit`);
+  }
+  checkNameBytes(name, what, maxKeyBytes);
+}
+
+/** The one bound of a class name, wherever it is given: what a check would refuse is refused here too. */
+function checkNameBytes(name: string, what: string, maxKeyBytes: number): void {
+  if (!fitsKeyBytes(name, maxKeyBytes)) {
+    throw new RangeError(`${what}: ${tooLongMessage("class name", name, maxKeyBytes)}`);
   }
 }
 

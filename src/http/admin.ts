@@ -22,6 +22,7 @@ import {
   parseLimit,
   queryParam,
   readJson,
+  requestUrl,
   stringField,
 } from "./body.ts";
 import type { Logger } from "./log.ts";
@@ -63,7 +64,7 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
 /** One key's counters, and the figures for Prometheus. */
 function observeRoutes(app: Hono, { guard }: Admin): void {
   app.get("/v1/keys", (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const key = checkKeyField(url.searchParams.get("key") ?? "", "/query/key", guard.maxKeyBytes());
     const className = url.searchParams.get("class") ?? "";
     const k = guard.keyStats(key, { class: className });
@@ -100,7 +101,7 @@ interface Admin {
 function classRoutes(app: Hono, { guard, state, log }: Admin): void {
   app.get("/v1/classes", (c) => c.json({ classes: filtered(c.req.url, classList(guard, state)) }));
   app.put("/v1/classes", async (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const body = await readJson(c.req.raw);
     if (!url.searchParams.has("class")) {
       const entries = namedLimits(
@@ -122,7 +123,7 @@ function classRoutes(app: Hono, { guard, state, log }: Admin): void {
     return c.json({ class: name, ...limitBody(limit) });
   });
   app.delete("/v1/classes", (c) => {
-    const name = queryParam(new URL(c.req.url), "class");
+    const name = queryParam(requestUrl(c.req.url), "class");
     if (name === "") throw new BadRequest("the default class cannot be removed", "/query/class");
     if (!guard.removeClass(name)) return problemResponse(404, `no class named ${q(name)}`);
     log.info("class removed", { class: name });
@@ -133,7 +134,7 @@ function classRoutes(app: Hono, { guard, state, log }: Admin): void {
 function shadowRoutes(app: Hono, { guard, log }: Admin): void {
   app.get("/v1/shadows", (c) => c.json({ shadows: filtered(c.req.url, shadowList(guard)) }));
   app.put("/v1/shadows", async (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const body = await readJson(c.req.raw);
     if (!url.searchParams.has("class")) {
       guard.setShadows(
@@ -149,7 +150,7 @@ function shadowRoutes(app: Hono, { guard, log }: Admin): void {
     return c.json({ class: name, ...limitBody(limit) });
   });
   app.delete("/v1/shadows", (c) => {
-    const name = queryParam(new URL(c.req.url), "class", "");
+    const name = queryParam(requestUrl(c.req.url), "class", "");
     if (!guard.shadows().some(([n]) => n === name)) {
       return problemResponse(404, `the class ${q(name)} has no shadow`);
     }
@@ -161,13 +162,13 @@ function shadowRoutes(app: Hono, { guard, log }: Admin): void {
 
 function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
   app.get("/v1/key-limits", (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const key = url.searchParams.get("key");
     const all = filtered(c.req.url, guard.keyLimits().map(keyLimitJson));
     return c.json({ keyLimits: key === null ? all : all.filter((e) => e.key === key) });
   });
   app.put("/v1/key-limits", async (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const body = await readJson(c.req.raw);
     if (!url.searchParams.has("key") && !url.searchParams.has("class")) {
       const shape = '{"keyLimits": [{"class": "pro", "key": "tenant:42", "limit": "2000/s"}]}';
@@ -192,7 +193,7 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
     return c.json(keyLimitJson([className, key, limit]));
   });
   app.delete("/v1/key-limits", (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const className = queryParam(url, "class", "");
     const key = queryParam(url, "key");
     if (!guard.removeKeyLimit(className, key)) {
@@ -255,7 +256,7 @@ function followed(guard: Guard, body: unknown, at: string): Limit | KeyLimit {
 
 /** The items of a listing in the class `?class=` names, or all of them. */
 function filtered<T extends { class: unknown }>(url: string, items: T[]): T[] {
-  const name = new URL(url).searchParams.get("class");
+  const name = requestUrl(url).searchParams.get("class");
   return name === null ? items : items.filter((item) => item.class === name);
 }
 

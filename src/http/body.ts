@@ -209,6 +209,57 @@ export function stringField(o: Json, name: string, at: string): string {
   return v;
 }
 
+/** A run of percent-escapes: where a query's bytes, rather than its characters, are written. */
+const ESCAPES = /(?:%[0-9A-Fa-f]{2})+/g;
+
+/**
+ * A request's URL, once its query is known to read as the client meant:
+ * a query whose escapes are not UTF-8 is refused. Every route that reads
+ * a query reads it through this. Refused because `URLSearchParams`
+ * would read each bad byte as U+FFFD, so that different keys would become
+ * one, where a body with the same bytes is a 400. Only escapes can carry
+ * bad bytes; a `%` that starts no escape keeps its lenient meaning (itself).
+ *
+ * @param url The request's URL, its query as the client sent it.
+ * @returns The URL, to read its `searchParams`.
+ * @throws {BadRequest} naming the first parameter at fault.
+ */
+export function requestUrl(url: string): URL {
+  checkQuery(url);
+  return new URL(url);
+}
+
+function checkQuery(url: string): void {
+  const start = url.indexOf("?");
+  if (start < 0 || url.indexOf("%", start) < 0) return;
+  const end = url.indexOf("#", start);
+  for (const pair of url.slice(start + 1, end < 0 ? undefined : end).split("&")) {
+    const eq = pair.indexOf("=");
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (isUtf8(name) && isUtf8(pair.slice(name.length + 1))) continue;
+    const shown = isUtf8(name) ? new URLSearchParams(`${name}=`).keys().next().value ?? "" : "";
+    throw new BadRequest(
+      `the query parameter ${
+        shown || "(a name that is not UTF-8)"
+      } is not UTF-8 once percent-decoded`,
+      `/query/${shown}`,
+    );
+  }
+}
+
+function isUtf8(part: string): boolean {
+  for (const [run] of part.matchAll(ESCAPES)) {
+    const bytes = new Uint8Array(run.length / 3);
+    for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(3 * i + 1, 3 * i + 3), 16);
+    try {
+      UTF8.decode(bytes);
+    } catch {
+      return false;
+    }
+  }
+  return true;
+}
+
 /** A query parameter, required or with a fallback. */
 export function queryParam(url: URL, name: string, fallback?: string): string {
   const v = url.searchParams.get(name) ?? fallback;

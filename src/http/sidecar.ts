@@ -18,6 +18,7 @@ import {
   parseCheck,
   queryParam,
   readJson,
+  requestUrl,
 } from "./body.ts";
 import { ADMIN_PATHS, adminRoutes, type AdminState } from "./admin.ts";
 import { dashboardRoutes } from "./dashboard.ts";
@@ -100,7 +101,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     return c.json(body);
   });
   app.get("/v1/peek", (c) => {
-    const url = new URL(c.req.url);
+    const url = requestUrl(c.req.url);
     const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
     return c.json(decisionBody(guard.peek(key, { class: queryParam(url, "class", "") })));
   });

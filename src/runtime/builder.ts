@@ -109,6 +109,8 @@ export class GuardBuilder {
    * @param limit Its limit.
    * @returns This builder.
    * @throws {TypeError} when `name` is not a non-empty string or `limit` not a {@link Limit}.
+   *   A name longer than `maxKeyBytes` bytes of UTF-8 is refused by `spawn()`, with a
+   *   `RangeError`, once that bound is known.
    */
   class(name: string, limit: Limit): this {
     checkClass(name, limit);
