@@ -170,8 +170,8 @@ function inRange(b: Bytes, r: Range): boolean {
 /**
  * An address of a hop or a peer, as 16 bytes: IPv4, IPv6 (with or without
  * brackets, a zone or a port after the brackets), IPv4 with a port, or an
- * IPv4-mapped IPv6 address, which is the IPv4 one. Anything else is not an
- * address.
+ * IPv4-mapped or NAT64 (`64:ff9b::/96`) IPv6 address, which is the IPv4 one.
+ * Anything else is not an address.
  */
 export function parseAddress(text: string): Bytes | undefined {
   let s = text.trim();
@@ -184,11 +184,23 @@ export function parseAddress(text: string): Bytes | undefined {
   }
   const zone = s.indexOf("%");
   const ip = parseIp(zone >= 0 ? s.slice(0, zone) : s);
-  if (ip === undefined || ip.length === 16) return ip;
+  if (ip === undefined) return undefined;
+  if (ip.length === 16 && !isNat64(ip)) return ip;
   const out = new Uint8Array(16);
   out[10] = out[11] = 0xff;
-  out.set(ip, 12);
+  out.set(ip.subarray(ip.length - 4), 12);
   return out;
+}
+
+/**
+ * An address of the well-known NAT64 prefix, `64:ff9b::/96` (RFC 6052):
+ * an IPv4 client as a translator in front of an IPv6 server shows it.
+ * Grouped as IPv6, every such client would share one /56.
+ */
+function isNat64(b: Bytes): boolean {
+  if (b[0] !== 0x00 || b[1] !== 0x64 || b[2] !== 0xff || b[3] !== 0x9b) return false;
+  for (let i = 4; i < 12; i++) if (b[i] !== 0) return false;
+  return true;
 }
 
 /** IPv4 dotted; IPv6 masked to `prefix` bits, as RFC 5952 writes it, with `/prefix` unless 128. */

@@ -13,6 +13,14 @@ describe("the client's address", () => {
     const resolve = clientIpResolver();
     assert.equal(resolve("203.0.113.7", headers({ "x-forwarded-for": "1.2.3.4" })), "203.0.113.7");
     assert.equal(resolve("::ffff:203.0.113.7", headers({})), "203.0.113.7", "IPv4-mapped is IPv4");
+    // Behind a NAT64 translator every IPv4 client is in 64:ff9b::/96: each is its own IPv4 key,
+    // not one /56 for all of them.
+    assert.equal(resolve("64:ff9b::203.0.113.7", headers({})), "203.0.113.7", "NAT64 is IPv4");
+    assert.equal(resolve("[64:ff9b::cb00:7108]:443", headers({})), "203.0.113.8");
+    assert.equal(resolve("64:ff9b:1::cb00:7108", headers({})), "64:ff9b:1::/56", "not the /96");
+    const behind = clientIpResolver({ trustProxy: ["203.0.113.0/24"] });
+    const forwarded = headers({ "x-forwarded-for": "64:ff9b::198.51.100.9" });
+    assert.equal(behind("64:ff9b::203.0.113.1", forwarded), "198.51.100.9");
     assert.equal(resolve(undefined, headers({})), UNKNOWN_ADDRESS);
     assert.equal(resolve("not an address", headers({})), UNKNOWN_ADDRESS);
   });
