@@ -4,7 +4,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { envName, type Flag, OPTIONS } from "../src/http/cli_flags.ts";
+import { envName, type Flag, OPTIONS, RESERVED_ENV, SWITCHES } from "../src/http/cli_flags.ts";
 import { sidecarApp } from "../src/http/sidecar.ts";
 import { Guard } from "../src/runtime/guard.ts";
 import type { RateguardErrorCode } from "../src/core/errors.ts";
@@ -26,6 +26,8 @@ describe("docs/sidecar.md", () => {
       assert.match(doc, new RegExp("`--" + flag + "[ `]"), `--${flag}`);
       if (flag !== "help") assert.ok(doc.includes(`\`${envName(flag)}\``), envName(flag));
     }
+    for (const flag of SWITCHES) assert.ok(doc.includes(`\`--no-${flag}\``), `--no-${flag}`);
+    for (const name of RESERVED_ENV) assert.ok(doc.includes(`\`${name}\``), name);
   });
 
   it("lists every route with its methods", async () => {

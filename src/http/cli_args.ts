@@ -3,15 +3,17 @@
  * `node:util`, each also readable from an environment variable
  * `RATEGUARD_<FLAG>` and from a JSON file (`--config`) whose keys are the
  * flags' names. A flag wins over the environment, which wins over the
- * file; an empty variable counts as unset. Every value is checked here,
- * against the bounds of `GUARD_BOUNDS`, so that a mistake is one line
- * naming where it came from, before anything starts.
+ * file; an empty variable counts as unset, and `--no-<switch>` turns off
+ * a switch the others turn on. Every value is checked here, against the
+ * bounds of `GUARD_BOUNDS`, so that a mistake is one line naming where it
+ * came from, before anything starts; a typo too (an unknown variable, a
+ * flag given twice, an unknown field of a class) is a mistake, never a
+ * setting silently left out.
  *
  * @module
  */
 
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import {
@@ -30,18 +32,19 @@ import {
   type ResolvedGuardOptions,
 } from "../core/option_checks.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
-import { messageOf } from "../core/errors.ts";
 import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
 import type { ListenOptions } from "./serve.ts";
-import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, OPTIONS } from "./cli_flags.ts";
+import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, type Switch } from "./cli_flags.ts";
 import {
   bool,
+  checkEnv,
   classTexts,
   type Env,
   fromConfig,
   type Given,
   parseClasses,
+  readArgv,
   readConfig,
   set,
   UsageError,
@@ -117,18 +120,9 @@ export function parseSidecarArgs(
   env: Env,
   readFile: (path: string) => string = (path) => readFileSync(path, "utf8"),
 ): ParsedArgs {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: joinValues(argv),
-      options: OPTIONS,
-      strict: true,
-      allowPositionals: false,
-    }));
-  } catch (e) {
-    throw new UsageError(messageOf(e).split("\n")[0]);
-  }
+  const values = readArgv(argv);
   if (values.help) return { kind: "help", text: HELP };
+  checkEnv(env);
   const configPath = typeof values.config === "string" ? values.config : set(env.RATEGUARD_CONFIG);
   const file = configPath === undefined
     ? new Map()
@@ -157,9 +151,10 @@ export function parseSidecarArgs(
       }, more than --max-classes (${numbers.maxClasses})`,
     );
   }
-  // A switch given on the command line is on; else the environment or the file says.
-  const on = (flag: "dry-run" | "fleet-rules" | "shared-burst") => {
+  // A switch given on the command line, on or off, is that; else the environment or the file says.
+  const on = (flag: Switch) => {
     if (values[flag] === true) return true;
+    if (values[`no-${flag}`] === true) return false;
     const given = get(flag);
     return given !== undefined && valueOf(given, bool);
   };
@@ -184,24 +179,6 @@ export function parseSidecarArgs(
       ...authFlags(get),
     },
   };
-}
-
-/**
- * `--burst -1` as `--burst=-1`: a flag that takes a value takes the next
- * argument whatever it looks like, so a negative number is refused as a
- * number rather than as an ambiguous argument.
- */
-function joinValues(argv: readonly string[]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const name = /^--([a-z-]+)$/.exec(argv[i])?.[1];
-    const option = name !== undefined && Object.hasOwn(OPTIONS, name)
-      ? OPTIONS[name as Flag]
-      : undefined;
-    if (option?.type === "string" && i + 1 < argv.length) out.push(`${argv[i]}=${argv[++i]}`);
-    else out.push(argv[i]);
-  }
-  return out;
 }
 
 type NumericFlags = Pick<

@@ -61,26 +61,62 @@ export const NUMERIC = {
   "max-key-limits": "maxKeyLimits",
 } as const satisfies Partial<Record<Flag, NumericOption>>;
 
-/** Every environment variable the sidecar reads, for `--help`. */
-const ENV_NAMES = (Object.keys(OPTIONS) as Flag[]).filter((f) => f !== "help").map(envName);
+/** A switch: a flag that takes no value and that `--no-<switch>` turns off. */
+export type Switch = Exclude<
+  { [F in Flag]: (typeof OPTIONS)[F]["type"] extends "boolean" ? F : never }[Flag],
+  "help"
+>;
+
+/** The switches, in the order of {@link OPTIONS}. */
+export const SWITCHES: readonly Switch[] = (Object.keys(OPTIONS) as Flag[]).filter(
+  (f): f is Switch => OPTIONS[f].type === "boolean" && f !== "help",
+);
+
+/**
+ * What `parseArgs` reads: every flag, and each switch's `--no-` form, so
+ * that a switch the file or the environment turns on a flag turns off.
+ */
+export const ARGV_OPTIONS = {
+  ...OPTIONS,
+  ...Object.fromEntries(SWITCHES.map((s) => [`no-${s}`, { type: "boolean" }])),
+} as typeof OPTIONS & { readonly [S in Switch as `no-${S}`]: { readonly type: "boolean" } };
+
+/** Every environment variable the sidecar reads: one per flag but `--help`. */
+export const ENV_NAMES: readonly string[] = (Object.keys(OPTIONS) as Flag[])
+  .filter((f) => f !== "help").map(envName);
+
+/**
+ * Variables named like the sidecar's that the sidecar does not read: the
+ * project's test tooling sets them in CI (`.ci/run`, `scripts/postgres-*.sh`,
+ * `scripts/go-test.sh`) and the clients read `RATEGUARD_URL`. Sidecars the
+ * tests start inherit that environment, so these are let through; any
+ * other unknown `RATEGUARD_` name is refused, a typo most likely.
+ */
+export const RESERVED_ENV: readonly string[] = [
+  "RATEGUARD_PG_URL",
+  "RATEGUARD_PG_INSTALL",
+  "RATEGUARD_PG_REQUIRED",
+  "RATEGUARD_PG_DIR",
+  "RATEGUARD_BROWSER_REQUIRED",
+  "RATEGUARD_RUNTIME",
+  "RATEGUARD_URL",
+];
 
 /** `10000` ms as `10s`. */
 function seconds(ms: number): string {
   return `${ms / 1_000}s`;
 }
 
-/** Names, comma-separated, in lines of at most 80 characters. */
-function wrap(names: readonly string[]): string {
-  let out = "";
-  let line = "";
-  for (const name of names) {
-    if (line !== "" && line.length + name.length + 2 > 78) {
-      out += `${line},\n  `;
-      line = "";
-    }
-    line += line === "" ? name : `, ${name}`;
-  }
-  return out + line + ".";
+/** `lead`, then names, comma-separated, in lines of at most 80 characters. */
+function wrap(lead: string, names: readonly string[]): string {
+  const lines = [lead.trimEnd()];
+  names.forEach((name, i) => {
+    const word = `${name}${i === names.length - 1 ? "." : ","}`;
+    const last = lines.length - 1;
+    if (lines[last].length + 1 + word.length > 80) lines.push(`  ${word}`);
+    else lines[last] += ` ${word}`;
+  });
+  return lines.join("\n");
 }
 
 /** The `--help` text. */
@@ -132,11 +168,18 @@ HTTP
   --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}
   -h, --help                   this text
 
+Each switch has a --no- form, which turns it off whatever the environment or the
+${wrap("file says: ", SWITCHES.map((s) => `--no-${s}`))}
+A flag given twice is refused: only --class is repeatable.
+
 Every flag can also come from the environment as RATEGUARD_<FLAG>, such as
-RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS and
-RATEGUARD_SEEDS take comma-separated lists, and an empty variable is unset.
-A flag wins over the environment, which wins over the --config file.
-The variables: ${wrap(ENV_NAMES)}
+RATEGUARD_LIMIT=1000/min or RATEGUARD_DRY_RUN=true; RATEGUARD_CLASS takes
+classes separated by ";" (free=10/s,burst=20;pro=100/s), RATEGUARD_SEEDS a
+comma-separated list, and an empty variable is unset. A flag wins over the
+environment, which wins over the --config file.
+${wrap("The variables: ", ENV_NAMES)}
+Any other RATEGUARD_ variable is refused, save those the project's test tooling
+${wrap("and clients set: ", RESERVED_ENV)}
 
 API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
 GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,

@@ -6,9 +6,18 @@
  * @module
  */
 
+import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
-import { type Flag, OPTIONS } from "./cli_flags.ts";
+import {
+  ARGV_OPTIONS,
+  ENV_NAMES,
+  type Flag,
+  OPTIONS,
+  RESERVED_ENV,
+  type Switch,
+  SWITCHES,
+} from "./cli_flags.ts";
 
 /** The environment the flags are also read from. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -48,45 +57,180 @@ export function classTexts(
   return { texts: Array.isArray(file) ? file : [String(file)], from: `${configPath}: class` };
 }
 
+/** What a class may say after its limit, and what each field does to the limit. */
+const CLASS_FIELDS: Readonly<Record<string, (limit: Limit, text: string) => Limit>> = {
+  burst: (limit, text) => limit.burst(wholeNumber(text)),
+};
+
 /**
- * Reads classes, `name=limit` with an optional `,burst=n` after it; one
- * text may hold several, comma-separated (`free=10/s,burst=20,pro=100/s`).
- * A name given twice is a mistake, not a change of mind.
+ * Reads classes: `name=limit`, then its fields, each once (`,burst=n`).
+ * One text may hold several classes separated by `;`
+ * (`free=10/s,burst=20;pro=100/s`): a comma cannot part classes too, or a
+ * misspelt field (`bust=20`) would read as a class of its own. A name
+ * given twice is a mistake, not a change of mind.
  */
 export function parseClasses({ texts, from }: GivenList): Array<readonly [string, Limit]> {
-  const classes: Array<[string, Limit]> = [];
-  for (const text of texts) {
-    let last: [string, Limit] | undefined;
-    for (const item of text.split(",").map((s) => s.trim()).filter((s) => s !== "")) {
-      const eq = item.indexOf("=");
-      const name = item.slice(0, eq).trim();
-      const value = item.slice(eq + 1);
-      if (eq < 1 || name === "") {
-        throw new UsageError(
-          `${from}: expected name=limit, such as free=10/s, got ${JSON.stringify(item)}`,
-        );
-      }
-      if (name === "burst") {
-        if (last === undefined) {
-          throw new UsageError(
-            `${from}: burst=${value} needs a class before it, as free=10/s,burst=20`,
-          );
-        }
-        const of = last;
-        of[1] = valueOf(
-          { text: value, from: `${from} ${of[0]}` },
-          (t) => of[1].burst(wholeNumber(t)),
-        );
-        continue;
-      }
-      if (classes.some(([n]) => n === name)) {
-        throw new UsageError(`${from}: the class ${JSON.stringify(name)} is given twice`);
-      }
-      last = [name, valueOf({ text: value, from: `${from} ${name}` }, (t) => Limit.parse(t))];
-      classes.push(last);
+  const classes: Array<readonly [string, Limit]> = [];
+  for (const spec of texts.flatMap((text) => text.split(";"))) {
+    const items = spec.split(",").map((s) => s.trim()).filter((s) => s !== "");
+    if (items.length === 0) continue;
+    const [name, value] = pair(from, items[0], "name=limit, such as free=10/s");
+    if (Object.hasOwn(CLASS_FIELDS, name)) {
+      throw new UsageError(
+        `${from}: ${name}=${value} needs a class before it, as free=10/s,${name}=20`,
+      );
     }
+    if (classes.some(([n]) => n === name)) {
+      throw new UsageError(`${from}: the class ${JSON.stringify(name)} is given twice`);
+    }
+    classes.push([name, classLimit(`${from} ${name}`, value, items.slice(1))]);
   }
   return classes;
+}
+
+/** A class's limit with its fields applied; an unknown field or one given twice is refused. */
+function classLimit(from: string, text: string, fields: readonly string[]): Limit {
+  let limit = valueOf({ text, from }, (t) => Limit.parse(t));
+  const seen = new Set<string>();
+  for (const item of fields) {
+    const [field, value] = pair(from, item, "field=value, such as burst=20");
+    if (!Object.hasOwn(CLASS_FIELDS, field)) {
+      const near = nearest(field, Object.keys(CLASS_FIELDS));
+      const hint = near === undefined
+        ? `the fields are ${Object.keys(CLASS_FIELDS).join(", ")}; classes are separated by ";"`
+        : `did you mean ${near}?`;
+      throw new UsageError(`${from}: unknown field ${JSON.stringify(field)} (${hint})`);
+    }
+    if (seen.has(field)) throw new UsageError(`${from}: ${field} is given twice`);
+    seen.add(field);
+    const of = limit;
+    limit = valueOf({ text: value, from }, (t) => CLASS_FIELDS[field](of, t));
+  }
+  return limit;
+}
+
+/** `name=value` split at its first `=`, the name not empty. */
+function pair(from: string, item: string, expected: string): [string, string] {
+  const eq = item.indexOf("=");
+  const name = item.slice(0, eq).trim();
+  if (eq < 1 || name === "") {
+    throw new UsageError(`${from}: expected ${expected}, got ${JSON.stringify(item)}`);
+  }
+  return [name, item.slice(eq + 1)];
+}
+
+/** The values `parseArgs` reads from the command line, by flag. */
+export type ArgValues = {
+  readonly [F in keyof typeof ARGV_OPTIONS]?: (typeof ARGV_OPTIONS)[F] extends { multiple: true }
+    ? string[]
+    : (typeof ARGV_OPTIONS)[F]["type"] extends "string" ? string
+    : boolean;
+};
+
+/**
+ * Reads the command line; every flag but `--class` at most once, and a
+ * switch not both on and off: the last of two is not a safe guess.
+ */
+export function readArgv(argv: readonly string[]): ArgValues {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: joinValues(argv),
+      options: ARGV_OPTIONS,
+      strict: true,
+      allowPositionals: false,
+      tokens: true,
+    });
+  } catch (e) {
+    throw new UsageError(messageOf(e).split("\n")[0]);
+  }
+  const seen = new Map<string, { name: string; value: string | undefined }>();
+  for (const token of parsed.tokens) {
+    if (token.kind !== "option" || token.name === "help") continue;
+    if ("multiple" in ARGV_OPTIONS[token.name as Flag]) continue;
+    const negated = token.name.startsWith("no-") &&
+      SWITCHES.includes(token.name.slice(3) as Switch);
+    const flag = negated ? token.name.slice(3) : token.name;
+    const before = seen.get(flag);
+    if (before === undefined) {
+      seen.set(flag, { name: token.name, value: token.value });
+    } else if (before.name !== token.name) {
+      throw new UsageError(`--${flag} and --no-${flag} are both given: give one`);
+    } else {
+      const values = token.value === undefined
+        ? ""
+        : ` (${JSON.stringify(before.value)}, then ${JSON.stringify(token.value)})`;
+      throw new UsageError(`--${token.name} is given twice${values}: give it once`);
+    }
+  }
+  return parsed.values as ArgValues;
+}
+
+/**
+ * `--burst -1` as `--burst=-1`: a flag that takes a value takes the next
+ * argument whatever it looks like, so a negative number is refused as a
+ * number rather than as an ambiguous argument.
+ */
+function joinValues(argv: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const name = /^--([a-z-]+)$/.exec(argv[i])?.[1];
+    const option = name !== undefined && Object.hasOwn(OPTIONS, name)
+      ? OPTIONS[name as Flag]
+      : undefined;
+    if (option?.type === "string" && i + 1 < argv.length) out.push(`${argv[i]}=${argv[++i]}`);
+    else out.push(argv[i]);
+  }
+  return out;
+}
+
+/**
+ * Refuses a `RATEGUARD_` variable the sidecar does not read (the prefix in
+ * any case), naming the nearest it does: a misspelt
+ * `RATEGUARD_ADMIN_TOKEN_FILE` left unread would leave the admin routes
+ * open. {@link RESERVED_ENV} is let through.
+ */
+export function checkEnv(env: Env): void {
+  const known = new Set([...ENV_NAMES, ...RESERVED_ENV]);
+  const unknown = Object.keys(env).filter((n) => /^rateguard_/i.test(n) && !known.has(n)).sort();
+  if (unknown.length === 0) return;
+  const prefix = "RATEGUARD_".length;
+  const near = nearest(
+    unknown[0].toUpperCase().slice(prefix),
+    ENV_NAMES.map((n) => n.slice(prefix)),
+  );
+  const hint = near === undefined
+    ? "--help lists the variables"
+    : `did you mean RATEGUARD_${near}?`;
+  throw new UsageError(`unknown environment variable ${unknown[0]} (${hint})`);
+}
+
+/**
+ * The candidate fewest edits away from `word`, if it is near enough to be
+ * what was meant: at most half the word's length in edits, and 2 at least.
+ */
+function nearest(word: string, candidates: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestEdits = Math.max(2, Math.floor(word.length / 2)) + 1;
+  for (const candidate of candidates) {
+    const edits = editDistance(word, candidate);
+    if (edits < bestEdits) [best, bestEdits] = [candidate, edits];
+  }
+  return best;
+}
+
+/** Levenshtein's distance: insertions, deletions and substitutions, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const substitution = row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1);
+      next.push(Math.min(row[j] + 1, next[j - 1] + 1, substitution));
+    }
+    row = next;
+  }
+  return row[b.length];
 }
 
 /**

@@ -65,7 +65,7 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
   it("gives a class its burst, refuses a class twice, and bounds the classes", () => {
     const c = config(["--limit", "1", "--class", "free=10/s,burst=20", "--class", "pro=100/s"]);
     assert.deepEqual(c.classes.map(([n, l]) => `${n}=${l}`), ["free=10/s burst 20", "pro=100/s"]);
-    const e = config(["--limit", "1"], { RATEGUARD_CLASS: "free=10/s,burst=20,pro=100/s" });
+    const e = config(["--limit", "1"], { RATEGUARD_CLASS: "free=10/s,burst=20;pro=100/s" });
     assert.deepEqual(e.classes.map(([n, l]) => [n, l.burstSize()]), [["free", 20], ["pro", 5]]);
     refused(
       ["--limit", "1", "--class", "free=10/s", "--class", "free=20/s"],
@@ -74,7 +74,7 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
     );
     refused(
       ["--limit", "1"],
-      { RATEGUARD_CLASS: "a=1,a=2" },
+      { RATEGUARD_CLASS: "a=1;a=2" },
       /^RATEGUARD_CLASS: .*"a" is given twice/,
     );
     refused(["--limit", "1", "--class", "burst=3"], {}, /needs a class before it/);

@@ -30,7 +30,7 @@ describe("sidecar flags", () => {
     assert.deepEqual([p.config.http.hostname, p.config.http.port], ["127.0.0.1", 9000]);
     const e = parseSidecarArgs([], {
       RATEGUARD_LIMIT: "5/s",
-      RATEGUARD_CLASS: "a=1,b=2/min",
+      RATEGUARD_CLASS: "a=1;b=2/min",
       RATEGUARD_DRY_RUN: "true",
     });
     assert.ok(e.kind === "run" && e.config.dryRun && e.config.classes.length === 2);
