@@ -121,7 +121,7 @@ export interface FleetRulesStats {
   readonly applied: number;
   /** Peers' changes refused: too far ahead of this clock, older than a removal's lifetime, or beyond this book's bounds. */
   readonly refused: number;
-  /** Rules sections refused as malformed. */
+  /** Rules sections, and entries within them, refused as malformed (a bad entry is skipped alone). */
   readonly malformed: number;
   /** Rules sections from senders that are no live member here. */
   readonly strangers: number;
@@ -133,6 +133,10 @@ export interface FleetRulesStats {
   readonly unshared: number;
   /** Transfers of a peer's whole table completed. */
   readonly transfers: number;
+  /** Refusals so far, of every reason (malformed, stale, ahead of this clock, full): logged as it grows. */
+  readonly refusals: number;
+  /** Why the last refusal was, and from whom (`""`: none). */
+  readonly lastRefusal: string;
 }
 
 /** One flat snapshot; a standalone guard is a fleet of one that needs no rounds. */
@@ -184,6 +188,8 @@ export function collectStats(s: StatsSources): Stats {
       full: f?.rulesFull ?? 0,
       unshared: f?.rulesUnshared ?? 0,
       transfers: f?.rulesTransfers ?? 0,
+      refusals: f?.rulesRefusals ?? 0,
+      lastRefusal: f?.rulesLastRefusal ?? "",
     },
     mostDenied: s.most.mostDenied,
     mostShadowDenied: s.most.mostShadowDenied,

@@ -179,8 +179,8 @@ export function misfit(
   key: string,
   value: RuleValue | undefined,
 ): string | undefined {
-  const named = kind === "class" || kind === "shadow";
-  if (named && className === "") return `a ${kind} rule needs a class name`;
+  // The default class `""` has a shadow like any class, but its limit is the `defaultLimit` rule.
+  if (kind === "class" && className === "") return "a class rule needs a class name";
   if (keyed(kind) ? key === "" : key !== "") return `a ${kind} rule's key is wrong`;
   if ((kind === "defaultLimit" || kind === "dryRun") && className !== "") {
     return `a ${kind} rule names no class`;

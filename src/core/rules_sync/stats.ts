@@ -19,7 +19,7 @@ export interface RulesSyncStats {
   readonly rulesRemoved: number;
   /** Peers' changes taken and applied here. */
   readonly rulesApplied: number;
-  /** Rules sections refused as malformed. */
+  /** Rules sections, and entries within them, refused as malformed (an entry is skipped alone). */
   readonly rulesMalformed: number;
   /** Rules sections from senders that are not live members here, dropped. */
   readonly rulesStrangers: number;
@@ -33,6 +33,10 @@ export interface RulesSyncStats {
   readonly rulesUnshared: number;
   /** Transfers of a peer's table completed. */
   readonly rulesTransfers: number;
+  /** Refusals of every reason so far (malformed, stale, ahead, full): a change of it is a new refusal to log. */
+  readonly rulesRefusals: number;
+  /** Why the last refusal was, and from whom (`""`: none yet). */
+  readonly rulesLastRefusal: string;
 }
 
 /** The rule-sharing figures of a node that does not share rules. */
@@ -50,4 +54,6 @@ export const NO_RULES: RulesSyncStats = {
   rulesFull: 0,
   rulesUnshared: 0,
   rulesTransfers: 0,
+  rulesRefusals: 0,
+  rulesLastRefusal: "",
 };

@@ -15,6 +15,7 @@ import {
   BlockedUntil,
   HLC_TICKS_PER_MS,
   MAX_CLOCK,
+  misfit,
   type Origin,
   type RuleEntry,
   type RuleKind,
@@ -84,6 +85,9 @@ export class RulesSync {
   #nextBackgroundMs = 0;
   #joinedAtMs: number | undefined;
   #backoffPeriods = BACKOFF_PERIODS;
+  /** Why the last change or section was refused, and how many were: for `stats()` and the runtime's log. */
+  #lastRefusal = "";
+  #refusals = 0;
   /** Whether changes made here just made this member ahead: it tells its peers at the next tick. */
   #nudgeDue = false;
   #counts = {
@@ -139,7 +143,11 @@ export class RulesSync {
     const wallMs = this.#wallMs(nowMs);
     this.#clock = Math.min(MAX_CLOCK, Math.max(this.#clock + 1, wallMs * HLC_TICKS_PER_MS));
     const entry = { ...change, version: { clock: this.#clock, origin: this.#options.self } };
-    if (entrySize(entry) > MAX_ENTRY_BYTES) {
+    // What a peer would refuse is not shared (the book's checks make none such: a test holds it).
+    if (
+      entrySize(entry) > MAX_ENTRY_BYTES ||
+      misfit(entry.kind, entry.className, entry.key, entry.value)
+    ) {
       this.#counts.unshared++;
       return undefined;
     }
@@ -207,7 +215,7 @@ export class RulesSync {
   incomingRules(nowMs: number, from: Sender, bytes: Uint8Array): void {
     const section = decodeRules(bytes);
     if (!section) {
-      this.#counts.malformed++;
+      this.#malformed(from, "a rules header of another version or malformed");
       return;
     }
     const key = from.address.toString();
@@ -216,14 +224,18 @@ export class RulesSync {
       this.#counts.strangers++;
       return;
     }
+    for (const reason of section.refusals) this.#malformed(from, reason);
+    if (section.cut !== undefined) this.#malformed(from, section.cut);
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
-      if (this.#take(nowMs, entry, wallMs, this.#learning)) this.#gossip.enqueue(entry);
+      if (this.#take(nowMs, from, entry, wallMs, this.#learning)) this.#gossip.enqueue(entry);
     }
     if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
     const pull = this.#pull?.peer.toString() === key ? this.#pull : undefined;
     if (section.page && pull) {
-      for (const entry of section.page.entries) this.#take(nowMs, entry, wallMs, pull.learning);
+      for (const entry of section.page.entries) {
+        this.#take(nowMs, from, entry, wallMs, pull.learning);
+      }
       pull.arrived(section.page);
     }
     const mine = this.#table.digest();
@@ -316,6 +328,8 @@ export class RulesSync {
       rulesFull: c.full,
       rulesUnshared: c.unshared,
       rulesTransfers: c.transfers,
+      rulesRefusals: this.#refusals,
+      rulesLastRefusal: this.#lastRefusal,
     };
   }
 
@@ -324,17 +338,46 @@ export class RulesSync {
     return Math.floor(nowMs + this.#options.wallOffsetMs);
   }
 
+  /** Counts a malformed section or entry from `from`, and keeps why. */
+  #malformed(from: Sender, reason: string): void {
+    this.#counts.malformed++;
+    this.#refusal(from, `malformed ${reason}`);
+  }
+
+  #refusal(from: Sender, reason: string): void {
+    this.#lastRefusal = `${reason} (from ${from.address})`;
+    this.#refusals++;
+  }
+
   /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
-  #take(nowMs: number, entry: RuleEntry, wallMs: number, learning: boolean): boolean {
-    if (
-      versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS || entrySize(entry) > MAX_ENTRY_BYTES
-    ) {
+  #take(
+    nowMs: number,
+    from: Sender,
+    entry: RuleEntry,
+    wallMs: number,
+    learning: boolean,
+  ): boolean {
+    const what = `${entry.kind} ${JSON.stringify(entry.className)}` +
+      (entry.key === "" ? "" : ` ${JSON.stringify(entry.key)}`);
+    if (versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS) {
       this.#counts.refused++;
+      this.#refusal(from, `${what}: stamped more than ${MAX_CLOCK_SKEW_MS} ms ahead of this clock`);
+      return false;
+    }
+    if (entrySize(entry) > MAX_ENTRY_BYTES) {
+      this.#counts.refused++;
+      this.#refusal(from, `${what}: larger than a page`);
       return false;
     }
     const outcome = this.#table.merge(entry, wallMs, learning);
-    if (outcome === "stale") this.#counts.refused++;
-    if (outcome === "full") this.#counts.full++;
+    if (outcome === "stale") {
+      this.#counts.refused++;
+      this.#refusal(from, `${what}: stale, older than the lifetime of a removal`);
+    }
+    if (outcome === "full") {
+      this.#counts.full++;
+      this.#refusal(from, `${what}: the table is full (maxEntries)`);
+    }
     if (outcome !== "newer") return false;
     this.#clock = Math.max(this.#clock, entry.version.clock);
     this.#newest = Math.max(this.#newest, entry.version.clock);

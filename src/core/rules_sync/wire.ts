@@ -24,7 +24,9 @@
  * Numbers are big-endian; versions, kinds, part types and value tags are
  * append-only. A part type this version does not know ends the section
  * (the parts after it cannot be told apart), so a later version adds
- * types only at the end of what it sends.
+ * types only at the end of what it sends. Entries are read one by one: an
+ * entry that reads to its end but says what its kind cannot is skipped
+ * alone.
  *
  * @module
  */
@@ -128,6 +130,10 @@ export interface RulesSection {
   readonly pull?: PullRequest;
   /** A page it answers with. */
   readonly page?: Page;
+  /** Why each entry skipped was (one that does not fit its kind, say): its neighbours are taken. */
+  readonly refusals: readonly string[];
+  /** Why the section stops short of its end, if it does: what came before is taken. */
+  readonly cut?: string;
 }
 
 /** Bytes an entry takes on the wire. */
@@ -266,10 +272,15 @@ export class SectionWriter {
 }
 
 /**
- * Reads a rules section. Never throws.
+ * Reads a rules section. Never throws. Each entry is read on its own: one
+ * that does not fit its kind (or holds no limit a `Limit` can be) is
+ * skipped, its reason kept in `refusals`, and its neighbours are taken. A
+ * section cut short, or with a part it cannot read, keeps what came before
+ * the cut (less a page cut inside, whose cursor would lie) and says why in
+ * `cut`.
  *
  * @param bytes The section's body.
- * @returns The section, or undefined when it is malformed or of another version.
+ * @returns The section, or undefined when its header is malformed or of another version.
  */
 export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   const r = new Reader(bytes, 0);
@@ -278,76 +289,108 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   const digest = { live: r.u32(), hi: r.u32(), lo: r.u32() };
   if (r.error || (flags & ~(FLAG_LEARNING | FLAG_AHEAD)) !== 0) return undefined;
   const changes: RuleEntry[] = [];
+  const refusals: string[] = [];
   let pull: PullRequest | undefined;
   let page: Page | undefined;
-  while (!r.error && r.remaining > 0) {
+  let cut: string | undefined;
+  while (cut === undefined && r.remaining > 0) {
     const type = r.u8();
     if (type === PART_CHANGE) {
-      const entry = readEntry(r);
-      if (!entry) return undefined;
-      changes.push(entry);
+      const read = readEntry(r);
+      if (read === undefined) cut = "a change cut short or of an unknown kind";
+      else if ("refused" in read) refusals.push(read.refused);
+      else changes.push(read);
     } else if (type === PART_PULL && pull === undefined) {
       const from = r.u32();
-      pull = { from, ticket: { hi: r.u32(), lo: r.u32() } };
+      const ticket = { hi: r.u32(), lo: r.u32() };
+      if (r.error) cut = "a page request cut short";
+      else pull = { from, ticket };
     } else if (type === PART_PAD) {
       r.take(r.u16());
+      if (r.error) cut = "padding cut short";
     } else if (type === PART_PAGE && page === undefined) {
-      const from = r.u32(), next = r.u32(), end = r.u32();
-      const ticket = { hi: r.u32(), lo: r.u32() };
-      const count = r.u16();
-      const entries: RuleEntry[] = [];
-      for (let i = 0; i < count && !r.error; i++) {
-        const entry = readEntry(r);
-        if (!entry) return undefined;
-        entries.push(entry);
-      }
-      if (next < from || end < next) return undefined;
-      page = { from, next, end, ticket, entries };
+      const read = readPage(r, refusals);
+      if (typeof read === "string") cut = read;
+      else page = read;
     } else if (type === PART_PULL || type === PART_PAGE) {
-      return undefined;
+      cut = "a second page or page request";
     } else break; // a later version's part: what follows cannot be read
   }
-  if (r.error) return undefined;
   return {
     learning: (flags & FLAG_LEARNING) !== 0,
     ahead: (flags & FLAG_AHEAD) !== 0,
     digest,
     changes,
+    refusals,
+    ...(cut === undefined ? {} : { cut }),
     ...(pull === undefined ? {} : { pull }),
     ...(page ? { page } : {}),
   };
 }
 
-function readEntry(r: Reader): RuleEntry | undefined {
+/** A page part after its type; a string says why it cannot be read (nothing of it is taken). */
+function readPage(r: Reader, refusals: string[]): Page | string {
+  const from = r.u32(), next = r.u32(), end = r.u32();
+  const ticket = { hi: r.u32(), lo: r.u32() };
+  const count = r.u16();
+  const entries: RuleEntry[] = [];
+  const skipped: string[] = [];
+  for (let i = 0; i < count && !r.error; i++) {
+    const read = readEntry(r);
+    if (read === undefined) return "a page cut short or with an entry of an unknown kind";
+    if ("refused" in read) skipped.push(read.refused);
+    else entries.push(read);
+  }
+  if (r.error) return "a page cut short";
+  if (next < from || end < next) return "a page whose slots are out of order";
+  refusals.push(...skipped);
+  return { from, next, end, ticket, entries };
+}
+
+/** Why an entry that could be read is not taken. */
+interface Refused {
+  readonly refused: string;
+}
+
+/**
+ * One entry, or why it is refused when it could be read to its end (the
+ * next one can be read), or undefined when it could not (cut short, or of
+ * a kind or value this version cannot measure).
+ */
+function readEntry(r: Reader): RuleEntry | Refused | undefined {
   const kind = KIND_BY_NUMBER.get(r.u8());
   const clockHi = r.u32(), clockLo = r.u32();
   const origin = shared(`${r.u32()}:${r.u32()}`, (text) => {
     const [hi, lo] = text.split(":").map(Number);
     return { hi, lo };
   });
+  if (!kind) return undefined;
   const className = readText(r);
-  const key = kind && keyed(kind) ? readText(r) : "";
+  const key = keyed(kind) ? readText(r) : "";
   const tag = r.u8();
-  if (r.error || !kind || className === undefined || key === undefined) return undefined;
-  const clock = clockHi * 2 ** 32 + clockLo;
-  if (clock > MAX_CLOCK) return undefined;
   let value: RuleEntry["value"];
+  let refused: string | undefined;
   if (tag === 1) {
     const count = r.u32(), period = r.u8(), burst = r.u32();
     value = shared(`${count}/${period}/${burst}`, () => readLimit(count, period, burst));
-    if (!value) return undefined;
+    if (!value) refused = `no limit is ${count} a period of code ${period}, burst ${burst}`;
   } else if (tag === 2) {
     const name = readText(r);
-    if (name === undefined) return undefined;
-    value = KeyLimit.class(name);
+    if (name === undefined) refused = "a class-of name that is not UTF-8";
+    else value = KeyLimit.class(name);
   } else if (tag === 3 || tag === 4) value = tag === 3;
   else if (tag === 5) {
     const untilMs = r.u32() * 2 ** 32 + r.u32();
-    if (untilMs > MAX_CLOCK) return undefined;
-    value = new BlockedUntil(untilMs);
+    if (untilMs > MAX_CLOCK) refused = "a block's end past the clock's range";
+    else value = new BlockedUntil(untilMs);
   } else if (tag !== 0) return undefined;
-  if (r.error || misfit(kind, className, key, value) !== undefined) return undefined;
-  return { kind, className, key, value, version: { clock, origin } };
+  if (r.error) return undefined;
+  const clock = clockHi * 2 ** 32 + clockLo;
+  if (className === undefined || key === undefined) refused ??= "a class or key that is not UTF-8";
+  if (clock > MAX_CLOCK) refused ??= "a version past the clock's range";
+  refused ??= misfit(kind, className!, key!, value);
+  if (refused !== undefined) return { refused: `${kind}: ${refused}` };
+  return { kind, className: className!, key: key!, value, version: { clock, origin } };
 }
 
 /** Distinct values decoded lately, shared by every entry that says the same. */

@@ -1,0 +1,200 @@
+/**
+ * Fleet rules converge whatever the rules and the order members learn in
+ * (issue 31): every rule a member can set is one its peers take, and one
+ * bad entry never drops its neighbours.
+ */
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { KeyLimit, Limit } from "../../src/core/limit.ts";
+import { LimitBook } from "../../src/core/rules.ts";
+import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
+import { encode } from "../../src/proto/mod.ts";
+import {
+  BlockedUntil,
+  decodeRules,
+  type RuleEntry,
+  RulesSync,
+  SectionWriter,
+} from "../../src/core/rules_sync/mod.ts";
+import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { addressOf } from "../../src/sim/names.ts";
+
+const SETTLE_MS = 10_000;
+
+function started(seed: number, size: number): RulesFleet {
+  const fleet = new RulesFleet({ seed, size });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
+  fleet.driver.runUntil(fleet.driver.nowMs + 5_000); // every member knows every other
+  return fleet;
+}
+
+/** What node `index`'s book holds, as text, to compare members. */
+function bookOf(fleet: RulesFleet, index: number): string {
+  const book = fleet.book(index);
+  return JSON.stringify({
+    classes: book.classes().map(([n, l]) => [n, String(l)]),
+    shadows: book.shadows().map(([n, l]) => [n, String(l)]),
+    keyLimits: book.keyLimits().map(([c, k, l]) => [c, k, String(l)]),
+    defaultLimit: String(book.defaultLimit()),
+  });
+}
+
+test("a shadow on the default class reaches every member, with the changes beside it", () => {
+  const fleet = started(31, 3);
+  // One admin burst on one member: all of it leaves in the same datagrams.
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  fleet.change(0, { kind: "shadow", className: "", key: "", value: Limit.perSecond(50) });
+  fleet.change(0, { kind: "keyLimit", className: "pro", key: "t:1", value: Limit.perSecond(9) });
+  fleet.block(0, "ip:1", 600_000);
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet agrees");
+  for (let i = 0; i < 3; i++) {
+    assert.equal(bookOf(fleet, i), bookOf(fleet, 0), `node ${i}'s book`);
+    assert.equal(fleet.check(i, "ip:1").allowed, false, `node ${i} blocks ip:1`);
+    assert.equal(fleet.stats(i)!.rulesMalformed, 0, `node ${i} refused nothing`);
+  }
+  assert.deepEqual(fleet.book(2).shadows().map(([n, l]) => [n, String(l)]), [["", "50/s"]]);
+});
+
+/** A gossip datagram from member `index` carrying `entries`, each written as it is. */
+function datagramOf(index: number, entries: RuleEntry[]): Uint8Array {
+  const writer = new SectionWriter(1_000, false, { live: 0, hi: 0, lo: 0 });
+  for (const entry of entries) assert.ok(writer.change(entry));
+  const address = addressOf(index);
+  return encode({
+    type: "gossip",
+    sender: { id: address.id, address, incarnation: 0 },
+    records: [],
+    rules: writer.finish(),
+  });
+}
+
+test("an entry that does not fit its kind is skipped and counted, and its neighbours are taken", () => {
+  const fleet = started(32, 3);
+  const id = addressOf(1).id;
+  const version = (n: number) => ({
+    clock: fleet.driver.nowMs * 1_024 + n,
+    origin: { hi: id.hi, lo: id.lo },
+  });
+  const entries: RuleEntry[] = [
+    {
+      kind: "keyLimit",
+      className: "",
+      key: "before",
+      value: Limit.perSecond(2),
+      version: version(1),
+    },
+    // A class rule for the default class: no member can make one, so it is malformed.
+    { kind: "class", className: "", key: "", value: Limit.perSecond(3), version: version(2) },
+    {
+      kind: "keyLimit",
+      className: "",
+      key: "after",
+      value: Limit.perSecond(4),
+      version: version(3),
+    },
+  ];
+  fleet.driver.inject(0, addressOf(1), datagramOf(1, entries));
+  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  const keys = fleet.book(0).keyLimits().map(([, k, l]) => `${k}=${l}`).sort();
+  assert.deepEqual(keys, ["after=4/s", "before=2/s"]);
+  const stats = fleet.stats(0)!;
+  assert.equal(stats.rulesMalformed, 1);
+  assert.match(stats.rulesLastRefusal, /class rule needs a class name/);
+});
+
+test("every rule a book takes is one a peer takes from the wire, the default class's included", () => {
+  const limit = fc.tuple(
+    fc.constantFrom("perSecond", "perMinute", "perHour"),
+    fc.integer({ min: 1, max: 4_294_967_295 }),
+    fc.option(fc.integer({ min: 0, max: 4_194_303 })),
+  ).map(([unit, count, burst]) => {
+    try {
+      const base = Limit[unit as "perSecond"](count);
+      return burst === null ? base : base.burst(burst);
+    } catch {
+      return Limit.perSecond(1); // a rate the clock cannot hold: no book takes it either
+    }
+  });
+  const className = fc.oneof(fc.constant(""), fc.constant("pro"), fc.string({ minLength: 1 }));
+  const key = fc.string({ minLength: 1 });
+  const change = fc.oneof(
+    fc.record({ kind: fc.constant("class"), className, key: fc.constant(""), value: limit }),
+    fc.record({ kind: fc.constant("shadow"), className, key: fc.constant(""), value: limit }),
+    fc.record({
+      kind: fc.constant("keyLimit"),
+      className,
+      key,
+      value: fc.oneof(limit, className.map((c) => KeyLimit.class(c))),
+    }),
+    fc.record({
+      kind: fc.constant("defaultLimit"),
+      className: fc.constant(""),
+      key: fc.constant(""),
+      value: limit,
+    }),
+    fc.record({
+      kind: fc.constant("dryRun"),
+      className: fc.constant(""),
+      key: fc.constant(""),
+      value: fc.boolean(),
+    }),
+    fc.record({
+      kind: fc.constant("block"),
+      className,
+      key,
+      value: fc.integer({ min: 1, max: 2 ** 40 }).map((ms) => new BlockedUntil(ms)),
+    }),
+  ) as fc.Arbitrary<Omit<RuleEntry, "version">>;
+  fc.assert(
+    fc.property(fc.array(fc.tuple(change, fc.boolean())), (changes) => {
+      const book = new LimitBook(Limit.perSecond(10), { maxClasses: 64, maxKeyLimits: 1_000 });
+      const sync = new RulesSync({
+        self: { hi: 1, lo: 2 },
+        maxEntries: 10_000,
+        protocolPeriodMs: 200,
+        wallOffsetMs: 1_700_000_000_000,
+        ticketKey: PUBLIC_HASH_KEY,
+        apply: () => {},
+      }, false);
+      for (const [c, remove] of changes) {
+        // Only what the book takes is a change a member can make.
+        try {
+          const v = c.value;
+          // A removal of what is not there changes nothing and is not shared (as `RuleDesk`).
+          let changed = true;
+          if (c.kind === "class") {
+            if (remove) changed = book.removeClass(c.className);
+            else book.setClass(c.className, v as Limit);
+          }
+          if (c.kind === "shadow") {
+            if (!book.hasClass(c.className)) book.setClass(c.className, Limit.perSecond(1));
+            book.setShadow(c.className, remove ? null : v as Limit);
+          }
+          if (c.kind === "keyLimit") {
+            if (remove) changed = book.removeKeyLimit(c.className, c.key);
+            else book.setKeyLimit(c.className, c.key, v as Limit);
+          }
+          if (c.kind === "defaultLimit") book.setLimit(v as Limit);
+          if (!changed) continue;
+        } catch {
+          continue;
+        }
+        const value = remove && c.kind !== "defaultLimit" && c.kind !== "dryRun"
+          ? undefined
+          : c.value;
+        const entry = sync.local(1_000, { ...c, value });
+        assert.ok(entry, `${c.kind} ${JSON.stringify(c.className)} is shared`);
+        const writer = new SectionWriter(1_400, false, sync.digest());
+        assert.ok(writer.change(entry));
+        const section = decodeRules(writer.finish())!;
+        assert.deepEqual(section.refusals, [], `${c.kind} ${JSON.stringify(c.className)}`);
+        assert.equal(section.cut, undefined);
+        assert.equal(section.changes.length, 1);
+        assert.equal(String(section.changes[0].value), String(entry.value));
+      }
+    }),
+    { seed: 31, numRuns: 200 },
+  );
+});
