@@ -213,7 +213,10 @@ export class LimitBook {
   }
 
   /**
-   * Removes a class and its shadow; its keys fall back to the default limit.
+   * Removes a class, its shadow and its key limits; its keys fall back to
+   * the default limit. (Its key limits went with it so that none is left
+   * listed and in force under a class that is gone, where a listing
+   * written back would be refused.)
    *
    * @param name The class.
    * @returns Whether there was such a class.
@@ -222,13 +225,22 @@ export class LimitBook {
     const had = this.#classes.delete(name);
     if (had) {
       this.#shadows.delete(name);
+      this.#dropKeyLimits(name);
       this.#changed();
     }
     return had;
   }
 
+  #dropKeyLimits(className: string): void {
+    const perClass = this.#keyLimits.get(className);
+    if (!perClass) return;
+    this.#keyLimitCount -= perClass.size;
+    this.#keyLimits.delete(className);
+  }
+
   /**
-   * Replaces every named class at once, or none if one entry is refused.
+   * Replaces every named class at once, or none if one entry is refused. A
+   * class left out goes with its shadow and key limits, as {@link LimitBook.removeClass}.
    *
    * @param entries The classes, as `[name, limit]`.
    * @throws {TypeError} as {@link LimitBook.setClass}.
@@ -242,6 +254,7 @@ export class LimitBook {
       next.set(name, checkLimit(limit, `setClasses(${JSON.stringify(name)})`));
     }
     if (next.size > this.#options.maxClasses) throw tooManyClasses(this.#options.maxClasses);
+    for (const name of this.#classes.keys()) if (!next.has(name)) this.#dropKeyLimits(name);
     this.#classes = next;
     for (const name of [...this.#shadows.keys()]) {
       if (!this.hasClass(name)) this.#shadows.delete(name);

@@ -157,6 +157,12 @@ export function changesBetween(before: BookParts, after: BookParts): RuleChange[
     entries.map(([name, value]) => [name, "", value] as const);
   diff("class", named(before.classes), named(after.classes));
   diff("shadow", named(before.shadows), named(after.shadows));
-  diff("keyLimit", before.keyLimits, after.keyLimits);
+  // A class's removal removes its key limits on every member, as one rule:
+  // its key limits' removals need not travel too.
+  const gone = new Set(
+    changes.filter((c) => c.kind === "class" && c.value === undefined).map((c) => c.className),
+  );
+  const kept = (entries: BookParts["keyLimits"]) => entries.filter(([c]) => !gone.has(c));
+  diff("keyLimit", kept(before.keyLimits), kept(after.keyLimits));
   return changes;
 }

@@ -19,6 +19,7 @@ import {
   SectionWriter,
 } from "../../src/core/rules_sync/mod.ts";
 import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { bookParts, changesBetween } from "../../src/runtime/rule_changes.ts";
 import { addressOf } from "../../src/sim/names.ts";
 
 const SETTLE_MS = 10_000;
@@ -197,4 +198,107 @@ test("every rule a book takes is one a peer takes from the wire, the default cla
     }),
     { seed: 31, numRuns: 200 },
   );
+});
+
+test("removing a class removes its key limits, with one rule, on every member", () => {
+  const fleet = started(33, 3);
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  fleet.change(0, { kind: "keyLimit", className: "pro", key: "t:1", value: Limit.perSecond(9) });
+  fleet.change(0, { kind: "keyLimit", className: "", key: "t:2", value: Limit.perSecond(8) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  const old = fleet.driver.node(0)!.stats(fleet.driver.localMs(0));
+  assert.equal(old.rulesLive, 3);
+  fleet.change(1, { kind: "class", className: "pro", key: "", value: undefined });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet agrees");
+  for (let i = 0; i < 3; i++) {
+    const keys = fleet.book(i).keyLimits().map(([c, k]) => `${c}/${k}`);
+    assert.deepEqual(keys, ["/t:2"], `node ${i} keeps only the default class's key limit`);
+    assert.equal(fleet.stats(i)!.rulesLive, 1, `node ${i}'s table`);
+  }
+  // The class comes back: its old key limits do not.
+  fleet.change(2, { kind: "class", className: "pro", key: "", value: Limit.perMinute(60) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  for (let i = 0; i < 3; i++) assert.equal(fleet.book(i).keyLimits().length, 1, `node ${i}`);
+  // A newcomer learns the same.
+  fleet.driver.add();
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  assert.deepEqual(fleet.book(3).keyLimits().map(([c, k]) => `${c}/${k}`), ["/t:2"]);
+});
+
+test("a key limit set before its class's removal and heard after it stays removed", () => {
+  const fleet = started(34, 3);
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  const id = addressOf(1).id;
+  const early: RuleEntry = {
+    kind: "keyLimit",
+    className: "pro",
+    key: "late",
+    value: Limit.perSecond(3),
+    version: { clock: (fleet.driver.nowMs - 1) * 1_024, origin: { hi: id.hi, lo: id.lo } },
+  };
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: undefined });
+  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.driver.inject(2, addressOf(1), datagramOf(1, [early]));
+  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  assert.deepEqual(fleet.book(2).keyLimits(), []);
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+});
+
+test("a key limit newer than its class's removal, heard before it, stays in the book", () => {
+  const fleet = started(35, 3);
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  const id = addressOf(1).id;
+  const at = (ms: number, n: number) => ({
+    clock: ms * 1_024 + n,
+    origin: { hi: id.hi, lo: id.lo },
+  });
+  const nowMs = fleet.driver.nowMs;
+  const removal: RuleEntry = {
+    kind: "class",
+    className: "pro",
+    key: "",
+    value: undefined,
+    version: at(nowMs, 1),
+  };
+  const newer: RuleEntry = {
+    kind: "keyLimit",
+    className: "pro",
+    key: "k",
+    value: Limit.perSecond(3),
+    version: at(nowMs, 2),
+  };
+  // Member 2 hears them out of order, the others in order: all hold the key limit.
+  fleet.driver.inject(2, addressOf(1), datagramOf(1, [newer, removal]));
+  fleet.driver.inject(0, addressOf(1), datagramOf(1, [removal, newer]));
+  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  for (let i = 0; i < 3; i++) {
+    assert.deepEqual(
+      fleet.book(i).keyLimits().map(([c, k]) => `${c}/${k}`),
+      ["pro/k"],
+      `node ${i}`,
+    );
+    assert.equal(fleet.book(i).hasClass("pro"), false);
+  }
+});
+
+test("a book's class removal, one or in bulk, takes its key limits, and shares one rule", () => {
+  const book = new LimitBook(Limit.perSecond(10), { maxClasses: 8, maxKeyLimits: 8 });
+  book.setClass("pro", Limit.perSecond(5));
+  book.setClass("team", Limit.perSecond(6));
+  book.setKeyLimit("pro", "a", Limit.perSecond(1));
+  book.setKeyLimit("team", "b", Limit.perSecond(2));
+  book.setKeyLimit("", "c", Limit.perSecond(3));
+  const before = bookParts(book);
+  book.setClasses([["team", Limit.perSecond(6)]]);
+  assert.deepEqual(book.keyLimits().map(([c, k]) => `${c}/${k}`), ["team/b", "/c"]);
+  assert.deepEqual(changesBetween(before, bookParts(book)).map((c) => `${c.kind} ${c.className}`), [
+    "class pro",
+  ]);
+  assert.ok(book.removeClass("team"));
+  assert.deepEqual(book.keyLimits().map(([c, k]) => `${c}/${k}`), ["/c"]);
+  // Room freed: the bound counts what is held.
+  for (let i = 0; i < 7; i++) book.setKeyLimit("", `k${i}`, Limit.perSecond(1));
 });

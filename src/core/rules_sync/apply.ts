@@ -33,6 +33,11 @@ export interface ApplyTarget {
   readonly block: (className: string, key: string, untilWallMs: number | undefined) => void;
   /** The fleet's entry for a rule, to apply a shadow whose class arrived after it. */
   readonly lookup: (kind: RuleKind, className: string, key: string) => RuleEntry | undefined;
+  /**
+   * The fleet's live key limits of a class: those newer than its removal,
+   * which the book's removal of the class took too, are set again.
+   */
+  readonly keyLimitsOf?: (className: string) => Iterable<RuleEntry>;
 }
 
 /**
@@ -54,7 +59,12 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
           book.setClass(entry.className, value);
           const shadow = target.lookup("shadow", entry.className, "");
           if (shadow?.value instanceof Limit) book.setShadow(entry.className, shadow.value);
-        } else book.removeClass(entry.className);
+        } else {
+          book.removeClass(entry.className);
+          for (const kept of target.keyLimitsOf?.(entry.className) ?? []) {
+            book.setKeyLimit(kept.className, kept.key, kept.value as Limit | KeyLimit);
+          }
+        }
         return true;
       case "keyLimit":
         if (value instanceof Limit || value instanceof KeyLimit) {
@@ -126,6 +136,7 @@ export function rulesSyncFor(
         startLimit,
         startDryRun,
         lookup: (kind, className, key) => sync.entry(kind, className, key),
+        keyLimitsOf: (className) => sync.rulesOf("keyLimit", className),
       };
       if (!applyRule(target, entry)) refused();
     },

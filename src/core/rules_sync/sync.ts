@@ -127,6 +127,11 @@ export class RulesSync {
     return this.#table.get(kind, className, key);
   }
 
+  /** The live rules held of one kind and class. */
+  rulesOf(kind: RuleKind, className: string): IterableIterator<RuleEntry> {
+    return this.#table.liveOf(kind, className);
+  }
+
   /** Every live rule held. */
   rules(): IterableIterator<RuleEntry> {
     return this.#table.live();

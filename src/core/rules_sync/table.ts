@@ -17,6 +17,11 @@
  * expires like any other. One that arrives already ended is a removal from
  * the start.
  *
+ * A class's removal removes its key limits with it, as one rule: each key
+ * limit of the class older than the removal is held as a removal of the
+ * same version, whether it was here before the class's removal or arrives
+ * after it, so every member holds the same whatever the order.
+ *
  * @module
  */
 
@@ -25,6 +30,7 @@ import {
   BlockedUntil,
   clockMs,
   compareVersionParts,
+  compareVersions,
   RULE_KINDS,
   type RuleEntry,
   ruleId,
@@ -129,6 +135,15 @@ export class RuleTable {
     }
   }
 
+  /** The live rules of one kind and class (the key limits of a class, say). */
+  *liveOf(kind: RuleKind, className: string): IterableIterator<RuleEntry> {
+    const group = this.#groups.get(`${RULE_KINDS[kind]}:${className}`);
+    if (!group) return;
+    for (const slot of group.slots.values()) {
+      if (this.#value[slot] !== undefined) yield this.#entry(slot);
+    }
+  }
+
   /**
    * Takes `entry` if it is newer than what the table holds of its rule.
    * An entry older than the tombstone lifetime for a rule the table does
@@ -143,24 +158,56 @@ export class RuleTable {
   merge(entry: RuleEntry, wallMs: number, learning: boolean): MergeOutcome {
     let value = entry.value;
     if (value instanceof BlockedUntil && value.untilMs <= wallMs) value = undefined;
+    let version = entry.version;
+    // A key limit older than its class's removal was removed with the class:
+    // held as that removal, so that every member holds it so whenever it arrives.
+    const removal = entry.kind === "keyLimit" ? this.#classRemoval(entry.className) : undefined;
+    const superseded = removal !== undefined && compareVersions(version, removal) < 0;
+    if (superseded) [value, version] = [undefined, removal];
     const slot = this.#slotOf(entry.kind, entry.className, entry.key);
     if (slot === undefined) {
-      const old = wallMs - versionMs(entry.version) > this.#tombstoneMs;
+      const old = wallMs - versionMs(version) > this.#tombstoneMs;
       if (old && (value === undefined || !learning)) return "stale";
       if (this.#size >= this.#maxEntries && !this.#evictTombstone()) return "full";
-      this.#enter(this.#append(entry), value, entry.version);
-      return "newer";
+      this.#enter(this.#append(entry), value, version);
+      return superseded ? "older" : "newer";
     }
     const order = compareVersionParts(
-      entry.version,
+      version,
       this.#clock[slot],
       this.#originHi[slot],
       this.#originLo[slot],
     );
-    if (order <= 0) return order === 0 ? "same" : "older";
+    if (order <= 0) return order === 0 && !superseded ? "same" : "older";
     this.#leave(slot);
-    this.#enter(slot, value, entry.version);
-    return "newer";
+    this.#enter(slot, value, version);
+    if (entry.kind === "class" && value === undefined) {
+      this.#removeKeyLimits(entry.className, version);
+    }
+    return superseded ? "older" : "newer";
+  }
+
+  /** The version of `className`'s removal, when the table holds its class as removed. */
+  #classRemoval(className: string): Version | undefined {
+    const slot = this.#slotOf("class", className, "");
+    return slot === undefined || this.#value[slot] !== undefined ? undefined : this.#version(slot);
+  }
+
+  /** Turns the key limits of a class older than its removal at `version` into that removal. */
+  #removeKeyLimits(className: string, version: Version): void {
+    const group = this.#groups.get(`${RULE_KINDS.keyLimit}:${className}`);
+    if (!group) return;
+    for (const slot of group.slots.values()) {
+      const order = compareVersionParts(
+        version,
+        this.#clock[slot],
+        this.#originHi[slot],
+        this.#originLo[slot],
+      );
+      if (order <= 0) continue;
+      this.#leave(slot);
+      this.#enter(slot, undefined, version);
+    }
   }
 
   /**
