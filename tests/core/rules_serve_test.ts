@@ -20,7 +20,6 @@ function table(): RuleTable {
     t.merge(
       { kind: "keyLimit", className: "", key: `k${i}`, value: Limit.perSecond(5), version },
       0,
-      true,
     );
   }
   return t;

@@ -29,17 +29,17 @@ function pages(table: RuleTable): RuleEntry[] {
 
 test("a table that drops most of its slots moves the rest down and holds, pages and digests them as before", () => {
   const table = new RuleTable(1_000, HOUR_MS);
-  for (let i = 0; i < 300; i++) table.merge(keyLimit(i, T, Limit.perSecond(1 + i)), T, false);
+  for (let i = 0; i < 300; i++) table.merge(keyLimit(i, T, Limit.perSecond(1 + i)), T);
   // Two of every three removed: tombstones, which expire after the hour.
   for (let i = 0; i < 300; i++) {
-    if (i % 3 !== 0) table.merge(keyLimit(i, T + 1, undefined), T + 1, false);
+    if (i % 3 !== 0) table.merge(keyLimit(i, T + 1, undefined), T + 1);
   }
   assert.equal(table.size, 300);
   assert.equal(table.expire(T + HOUR_MS + 2), 200);
   assert.equal(table.size, 100);
   assert.ok(table.end < 300, "the slots moved down over the holes");
   const fresh = new RuleTable(1_000, HOUR_MS);
-  for (let i = 0; i < 300; i += 3) fresh.merge(keyLimit(i, T, Limit.perSecond(1 + i)), T, false);
+  for (let i = 0; i < 300; i += 3) fresh.merge(keyLimit(i, T, Limit.perSecond(1 + i)), T);
   assert.deepEqual(table.digest(), fresh.digest());
   assert.deepEqual(pages(table), pages(fresh));
   for (let i = 0; i < 300; i++) {
@@ -48,14 +48,14 @@ test("a table that drops most of its slots moves the rest down and holds, pages 
     else assert.deepEqual(got, keyLimit(i, T, Limit.perSecond(1 + i)));
   }
   // A rule that comes after takes a slot after the others, and an older copy changes nothing.
-  assert.equal(table.merge(keyLimit(1, T + 5, Limit.perSecond(9)), T + HOUR_MS, false), "newer");
-  assert.equal(table.merge(keyLimit(0, T - 5, undefined), T + HOUR_MS, false), "older");
+  assert.equal(table.merge(keyLimit(1, T + 5, Limit.perSecond(9)), T + HOUR_MS), "newer");
+  assert.equal(table.merge(keyLimit(0, T - 5, undefined), T + HOUR_MS), "older");
   assert.equal(pages(table).at(-1)?.key, "k1");
 });
 
 test("tombstones and blocks held before a compaction still expire and end after it", () => {
   const table = new RuleTable(1_000, HOUR_MS);
-  for (let i = 0; i < 200; i++) table.merge(keyLimit(i, T, undefined), T, true);
+  for (let i = 0; i < 200; i++) table.merge(keyLimit(i, T, undefined), T);
   const block = (i: number): RuleEntry => ({
     kind: "block",
     className: "pro",
@@ -63,8 +63,8 @@ test("tombstones and blocks held before a compaction still expire and end after 
     value: new BlockedUntil(T + 2 * HOUR_MS),
     version: { clock: (T + 1.5 * HOUR_MS) * HLC_TICKS_PER_MS + i, origin },
   });
-  for (let i = 0; i < 10; i++) table.merge(block(i), T, false);
-  for (let i = 300; i < 310; i++) table.merge(keyLimit(i, T + HOUR_MS / 2, undefined), T, true);
+  for (let i = 0; i < 10; i++) table.merge(block(i), T);
+  for (let i = 300; i < 310; i++) table.merge(keyLimit(i, T + HOUR_MS / 2, undefined), T);
   assert.equal(table.expire(T + HOUR_MS + 1), 200);
   assert.ok(table.end < 220, "compacted");
   assert.equal(table.digest().live, 10);

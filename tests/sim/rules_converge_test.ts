@@ -302,3 +302,52 @@ test("a book's class removal, one or in bulk, takes its key limits, and shares o
   // Room freed: the bound counts what is held.
   for (let i = 0; i < 7; i++) book.setKeyLimit("", `k${i}`, Limit.perSecond(1));
 });
+
+/** Whether every running member's book holds the class `pro`. */
+function everyHasPro(fleet: RulesFleet): boolean[] {
+  return Array.from({ length: fleet.size }, (_, i) => fleet.book(i).hasClass("pro"));
+}
+
+test("members that learn from each other at once keep learning, and take rules older than an hour", () => {
+  const fleet = started(36, 2);
+  fleet.change(1, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  // A deploy with surge: member 0 restarts while a new member joins through
+  // it, and for a while the two hear only each other.
+  fleet.driver.crash(0);
+  fleet.driver.topology.partition([[0, 2], [1]]);
+  fleet.driver.restart(0);
+  fleet.driver.add({ seeds: [0] });
+  // Long enough to pull each other's (empty) table, not for a learner to go first.
+  fleet.driver.runUntil(fleet.driver.nowMs + 800);
+  assert.equal(fleet.stats(0)!.rulesLearning, true, "member 0 learned nothing from a learner");
+  assert.equal(fleet.stats(2)!.rulesLearning, true, "nor member 2");
+  fleet.driver.runUntil(fleet.driver.nowMs + 2_200);
+  fleet.driver.topology.heal();
+  assert.notEqual(fleet.runUntilConverged(60_000), undefined, "the fleet agrees");
+  assert.deepEqual(everyHasPro(fleet), [true, true, true]);
+  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rulesRefused, 0, `member ${i}`);
+});
+
+test("a member that stopped learning with an empty table still takes the fleet's older rules", () => {
+  const fleet = started(37, 2);
+  fleet.change(1, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  // Cut off long enough to stop learning alone, then back.
+  fleet.driver.crash(0);
+  fleet.driver.topology.partition([[0, 2], [1]]);
+  fleet.driver.restart(0);
+  fleet.driver.add({ seeds: [0] });
+  fleet.driver.runUntil(fleet.driver.nowMs + 60_000);
+  const learning = [0, 2].map((i) => fleet.stats(i)!.rulesLearning);
+  assert.deepEqual(
+    learning,
+    [false, false],
+    "with none that knows, one goes first, then the other",
+  );
+  fleet.driver.topology.heal();
+  assert.notEqual(fleet.runUntilConverged(120_000), undefined, "the fleet agrees");
+  assert.deepEqual(everyHasPro(fleet), [true, true, true]);
+});

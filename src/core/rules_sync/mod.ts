@@ -37,9 +37,10 @@
  * removals (and the table's bound, `maxEntries`, counts them: when it is
  * full, the oldest tombstone makes room). Safe because every live member
  * hears a change within a few protocol periods by gossip, or by transfer
- * when digests disagree, long before an hour; and a member refuses a set
- * older than an hour for a rule it does not hold (it may be one whose
- * removal it saw and forgot), unless it is still learning. What the bound
+ * when digests disagree, long before an hour; and a member refuses a set,
+ * for a rule it does not hold, no newer than the newest removal it has let
+ * go (it may be one of those): what it knows decides, not the wall clock,
+ * so a member started afresh takes old rules. What the bound
  * does not cover: a member cut off from all others for more than an hour
  * may keep a rule removed meanwhile; it spreads to nobody (they refuse it
  * as stale), and reissuing the removal or restarting the member ends it.
@@ -51,8 +52,9 @@
  * 400 bytes of room, before the demand reports (17 bytes when quiet). A quiet fleet sends nothing more: the digests
  * agree, and no datagram is added.
  *
- * **Transfer.** A member that starts with seeds is learning: it pulls its
- * first peer's whole table page by page (slots in a stable order; each
+ * **Transfer.** A member that starts with seeds is learning: it pulls the
+ * whole table of a peer that is not learning (among learners only, the
+ * lowest ID heard goes first) page by page (slots in a stable order; each
  * request answered by at most four pages, each a datagram of its own, only
  * to a live member, and only when it carries the ticket the answerer drew
  * for its address: `serve.ts`), and allocation holds it at the floor until

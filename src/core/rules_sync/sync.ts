@@ -53,6 +53,12 @@ const DISAGREE_PERIODS = 5;
 const BACKOFF_PERIODS = 10;
 /** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
 const SILENT_PERIODS = 50;
+/**
+ * Periods a joined newcomer that hears only learners waits before the one
+ * of lowest ID among them stops learning (the others then learn from it):
+ * time for membership to bring in a member that knows the rules.
+ */
+const LEARNERS_PERIODS = 5;
 
 /** What a member's rule sharing needs. */
 export interface RulesSyncOptions {
@@ -156,7 +162,7 @@ export class RulesSync {
       this.#counts.unshared++;
       return undefined;
     }
-    if (this.#table.merge(entry, wallMs, true) === "full") {
+    if (this.#table.merge(entry, wallMs) === "full") {
       this.#counts.full++;
       return undefined;
     }
@@ -233,13 +239,13 @@ export class RulesSync {
     if (section.cut !== undefined) this.#malformed(from, section.cut);
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
-      if (this.#take(nowMs, from, entry, wallMs, this.#learning)) this.#gossip.enqueue(entry);
+      if (this.#take(nowMs, from, entry, wallMs)) this.#gossip.enqueue(entry);
     }
     if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
     const pull = this.#pull?.peer.toString() === key ? this.#pull : undefined;
     if (section.page && pull) {
       for (const entry of section.page.entries) {
-        this.#take(nowMs, from, entry, wallMs, pull.learning);
+        this.#take(nowMs, from, entry, wallMs);
       }
       pull.arrived(section.page);
     }
@@ -273,14 +279,23 @@ export class RulesSync {
     if (this.#nudgeDue) this.#nudge();
     if (joining) this.#joinedAtMs = undefined;
     else this.#joinedAtMs ??= nowMs;
-    // Nobody to learn from: alone, or among members that share no rules (a
-    // rollout), past the time a probe round takes to hear one that does.
-    const silent = !this.#pickPeer((p) => p.speaks) &&
-      nowMs - (this.#joinedAtMs ?? nowMs) >= SILENT_PERIODS * periodMs;
-    if (this.#learning && !joining && (this.#peers.size === 0 || silent)) this.#learning = false;
+    // Learning ends on a peer that knows the fleet's rules, one that is not
+    // learning itself: a learner's table is as empty as this one. With none
+    // (alone, among members that share no rules in a rollout, or among
+    // learners only, as when the whole fleet restarts), past the time a
+    // probe round takes to hear one, there is nobody who knows more.
+    const knowing = (p: PeerState) => p.speaks && !p.learning;
+    const joinedMs = nowMs - (this.#joinedAtMs ?? nowMs);
+    const none = !this.#pickPeer(knowing);
+    const alone = none && joinedMs >= SILENT_PERIODS * periodMs;
+    // Among learners only, one must go first: the lowest ID heard, once a
+    // probe round has had time to bring in a member that knows more.
+    const first = none && joinedMs >= LEARNERS_PERIODS * periodMs && this.#lowestHeard();
+    if (this.#learning && !joining && (this.#peers.size === 0 || alone || first)) {
+      this.#learning = false;
+    }
     if (!this.#pull && this.#learning) {
-      const peer = this.#pickPeer((p) => p.speaks && !p.learning) ??
-        this.#pickPeer((p) => p.speaks);
+      const peer = this.#pickPeer(knowing);
       if (peer) this.#pull = new Pull(peer.address, true);
     }
     const mine = this.#table.digest();
@@ -355,13 +370,7 @@ export class RulesSync {
   }
 
   /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
-  #take(
-    nowMs: number,
-    from: Sender,
-    entry: RuleEntry,
-    wallMs: number,
-    learning: boolean,
-  ): boolean {
+  #take(nowMs: number, from: Sender, entry: RuleEntry, wallMs: number): boolean {
     const what = `${entry.kind} ${JSON.stringify(entry.className)}` +
       (entry.key === "" ? "" : ` ${JSON.stringify(entry.key)}`);
     if (versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS) {
@@ -374,10 +383,10 @@ export class RulesSync {
       this.#refusal(from, `${what}: larger than a page`);
       return false;
     }
-    const outcome = this.#table.merge(entry, wallMs, learning);
+    const outcome = this.#table.merge(entry, wallMs);
     if (outcome === "stale") {
       this.#counts.refused++;
-      this.#refusal(from, `${what}: stale, older than the lifetime of a removal`);
+      this.#refusal(from, `${what}: stale, no newer than a removal this member has let go`);
     }
     if (outcome === "full") {
       this.#counts.full++;
@@ -406,6 +415,17 @@ export class RulesSync {
       const writer = new SectionWriter(RULES_HEADER_BYTES, this.#learning, digest, true);
       this.#sends.push({ to: peer.address, bytes: writer.finish(), bare: false });
     }
+  }
+
+  /** Whether this member's ID is below every peer's that has spoken rules. */
+  #lowestHeard(): boolean {
+    const { hi, lo } = this.#options.self;
+    for (const peer of this.#peers.values()) {
+      if (!peer.speaks) continue;
+      const id = peer.address.id;
+      if (id.hi < hi || (id.hi === hi && id.lo < lo)) return false;
+    }
+    return true;
   }
 
   /** The peer that fits whose last transfer failed longest ago (or never did). */
@@ -437,11 +457,12 @@ export class RulesSync {
   #finish(nowMs: number, pull: Pull): void {
     this.#pull = undefined;
     this.#counts.transfers++;
+    const peer = this.#peers.get(pull.peer.toString());
     if (pull.learning) {
-      this.#learning = false;
+      // A peer that restarted meanwhile, learning now, taught nothing: ask another.
+      if (peer && !peer.learning) this.#learning = false;
       return;
     }
-    const peer = this.#peers.get(pull.peer.toString());
     const stillApart = peer !== undefined && !sameDigest(peer.digest, this.#table.digest());
     this.#backoffPeriods = stillApart
       ? Math.min(this.#backoffPeriods * 2, TOMBSTONE_MS / 4 / this.#options.protocolPeriodMs)

@@ -37,7 +37,6 @@ import {
   type RuleKind,
   type RuleValue,
   type Version,
-  versionMs,
 } from "./entry.ts";
 import { type Digest, entrySize, type Page } from "./wire.ts";
 
@@ -90,6 +89,8 @@ export class RuleTable {
   #blocks: BlockEnd[] = [];
   #liveBlocks = 0;
   #holes = 0;
+  /** The newest clock of a removal this table has let go: a rule not held, no newer, may be one of them. */
+  #forgottenClock = 0;
   #live = 0;
   #hi = 0;
   #lo = 0;
@@ -108,6 +109,11 @@ export class RuleTable {
   /** Rules and tombstones held. */
   get size(): number {
     return this.#size;
+  }
+
+  /** The newest clock of a removal let go (0: none): see {@link RuleTable.merge}. */
+  get forgottenClock(): number {
+    return this.#forgottenClock;
   }
 
   /** Slots, holes included: the end a page counts to. */
@@ -146,16 +152,18 @@ export class RuleTable {
 
   /**
    * Takes `entry` if it is newer than what the table holds of its rule.
-   * An entry older than the tombstone lifetime for a rule the table does
-   * not hold is `stale` unless `learning`: it may be one whose removal
-   * this table saw and has forgotten, and taking it would bring it back.
+   * An entry for a rule the table does not hold is `stale` when it is no
+   * newer than the newest removal this table has forgotten (expired or
+   * evicted): it may be one of those, and taking it would bring it back.
+   * What decides is what this table knows, not the entry's age by the wall
+   * clock: a member that starts afresh has forgotten nothing, and takes a
+   * rule set long ago as readily as one set now.
    *
    * @param entry The entry.
    * @param wallMs This member's wall clock, ms.
-   * @param learning Whether this member is still learning the table (then it takes old rules too).
    * @returns What happened.
    */
-  merge(entry: RuleEntry, wallMs: number, learning: boolean): MergeOutcome {
+  merge(entry: RuleEntry, wallMs: number): MergeOutcome {
     let value = entry.value;
     if (value instanceof BlockedUntil && value.untilMs <= wallMs) value = undefined;
     let version = entry.version;
@@ -166,8 +174,7 @@ export class RuleTable {
     if (superseded) [value, version] = [undefined, removal];
     const slot = this.#slotOf(entry.kind, entry.className, entry.key);
     if (slot === undefined) {
-      const old = wallMs - versionMs(version) > this.#tombstoneMs;
-      if (old && (value === undefined || !learning)) return "stale";
+      if (version.clock <= this.#forgottenClock) return "stale";
       if (this.#size >= this.#maxEntries && !this.#evictTombstone()) return "full";
       this.#enter(this.#append(entry), value, version);
       return superseded ? "older" : "newer";
@@ -226,7 +233,7 @@ export class RuleTable {
       this.#tombstoneHead++;
       this.#queued[slot] = 0;
       if (current) {
-        this.#remove(slot);
+        this.#forget(slot);
         dropped++;
       }
     }
@@ -377,12 +384,18 @@ export class RuleTable {
       const slot = this.#tombstones[this.#tombstoneHead++];
       this.#queued[slot] = 0;
       if (this.#group[slot] !== undefined && this.#value[slot] === undefined) {
-        this.#remove(slot);
+        this.#forget(slot);
         this.#trimQueue();
         return true;
       }
     }
     return false;
+  }
+
+  /** Lets a tombstone go, and remembers that a rule no newer than it may be one removed. */
+  #forget(slot: number): void {
+    this.#forgottenClock = Math.max(this.#forgottenClock, this.#clock[slot]);
+    this.#remove(slot);
   }
 
   #remove(slot: number): void {
