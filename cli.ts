@@ -24,12 +24,15 @@ import { messageOf } from "./src/core/errors.ts";
 import type { GuardBuilder } from "./src/runtime/builder.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
+import { RulesWatch } from "./src/runtime/rules_watch.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
 import { readSaltFile, readSecretFile, readTokenFile, watchFile } from "./src/http/secrets.ts";
 
 /** How long a shutdown waits for requests in flight before it leaves anyway. */
 const DRAIN_MS = 10_000;
+/** How often the fleet rules' figures are read for the log. */
+const RULES_WATCH_MS = 1_000;
 
 async function main(): Promise<void> {
   const parsed = parseSidecarArgs(process.argv.slice(2), process.env);
@@ -82,6 +85,12 @@ async function main(): Promise<void> {
     log.info("stopped");
     process.exit(0);
   };
+  // Refused fleet rules and a fall out of step are logged once, as they start.
+  const rulesWatch = new RulesWatch(log);
+  const watching = setInterval(() => {
+    if (guard.isRunning()) rulesWatch.observe(guard.stats().rules);
+  }, RULES_WATCH_MS);
+  (watching as { unref?: () => void }).unref?.();
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 

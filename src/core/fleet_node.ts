@@ -255,6 +255,17 @@ export class FleetNode {
   }
 
   /**
+   * Why this node's fleet rules are out of step (`stats().rulesOutOfStepReason`),
+   * without computing the other figures; `""` when in step or not sharing rules.
+   *
+   * @param nowMs The time, ms.
+   * @returns The reason, or `""`.
+   */
+  rulesOutOfStep(nowMs: number): string {
+    return this.#rules?.outOfStep(nowMs) ?? "";
+  }
+
+  /**
    * The next seed name to look up, if one is due; see `Node.pollResolve`.
    *
    * @returns The name and its host, or `undefined` when no lookup is due.
@@ -445,8 +456,8 @@ export class FleetNode {
       ...this.#enforcer.counters,
       ...this.#allocator.stats(nowMs),
       ...this.#node.stats(nowMs),
-      ...(this.#rules?.stats() ?? NO_RULES),
-      rulesRefused: (this.#rules?.stats().rulesRefused ?? 0) + this.#refusedRules,
+      ...(this.#rules?.stats(nowMs) ?? NO_RULES),
+      rulesRefused: (this.#rules?.stats(nowMs).rulesRefused ?? 0) + this.#refusedRules,
       trackedKeys: this.#enforcer.table.size,
       fleetRules: this.#rules !== undefined,
     };

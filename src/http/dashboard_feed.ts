@@ -171,6 +171,7 @@ export class DashboardFeed {
       mostDenied: view.mostDenied.map(deniedJson),
       mostShadowDenied: view.mostShadowDenied.map(deniedJson),
       rules: this.#rules(),
+      fleetRules: fleetRulesJson(s),
     });
     this.#last = next;
   }
@@ -179,6 +180,24 @@ export class DashboardFeed {
 function push(series: number[], value: number): void {
   series.push(value);
   if (series.length > FEED_HISTORY) series.shift();
+}
+
+/** The fleet rules' state, for the out-of-step marker and the refusals; null when not shared. */
+function fleetRulesJson(s: Stats): Record<string, unknown> | null {
+  const r = s.rules;
+  if (!r.shared) return null;
+  return {
+    learning: r.learning,
+    digest: r.digest,
+    live: r.live,
+    outOfStep: r.outOfStep,
+    apartMs: r.apartMs,
+    outOfStepReason: r.outOfStepReason,
+    malformed: r.malformed,
+    refused: r.refused,
+    refusals: r.refusals,
+    lastRefusal: r.lastRefusal,
+  };
 }
 
 /** Why every key is held at the floor, in words; empty when none holds. */

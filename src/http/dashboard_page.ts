@@ -304,7 +304,15 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
 
   function renderRules(d) {
     const r = d.rules;
-    pairs("mode", [["Dry run", d.dryRun ? "on: denials are only counted" : "off"], ["Gossip signing", d.gossipAuth]]);
+    const f = d.fleetRules;
+    const shared = !f ? [["Fleet rules", "not shared"]] : [
+      f.outOfStep
+        ? ["Fleet rules", "out of step: " + f.outOfStepReason, { class: "warn", "data-testid": "rules-out-of-step", "data-digest": f.digest }]
+        : ["Fleet rules", (f.learning ? "learning, " : "in step, ") + "digest " + f.digest + ", " + whole.format(f.live) + " rules", { "data-testid": "rules-in-step", "data-digest": f.digest }],
+      ["… refused", whole.format(f.refusals) + " (malformed " + whole.format(f.malformed) + ")", f.refusals ? { class: "warn" } : {}],
+      ["… last refusal", f.lastRefusal || "none"],
+    ];
+    pairs("mode", [["Dry run", d.dryRun ? "on: denials are only counted" : "off"], ["Gossip signing", d.gossipAuth]].concat(shared));
     fill("classes", r.classes.map((c) => row([className(c.class), c.limit, whole.format(c.burst)])), "none");
     fill("key-limits", r.keyLimits.map((k) => row([className(k.class), el("td", k.key, { class: "key" }), k.follows !== undefined ? "follows " + className(k.follows) : k.limit])), "none");
     fill("shadows", r.shadows.map((c) => row([className(c.class), c.limit, whole.format(c.burst)])), "none");

@@ -65,7 +65,8 @@ export interface SidecarOptions {
  * - `GET /v1/peek?class=&key=` → what the next check would say;
  * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
  *   (with `"ms"`) → what a service does to one key besides checking it;
- * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
+ * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself;
+ *   its body says when the fleet rules are out of step, and why);
  * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
@@ -121,7 +122,11 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   // Probes come often: readiness reads two flags, never the whole stats (which rank keys).
   app.get("/readyz", (c) => {
     if (!guard.isRunning()) return c.text("stopped\n", 503);
-    return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
+    if (guard.isJoining()) return c.text("joining\n", 503);
+    // Still ready: it serves, by the rules it holds. Failing readiness would
+    // take out of service every member of a fleet split between two tables.
+    const apart = guard.rulesOutOfStep();
+    return c.text(apart === "" ? "ready\n" : `ready; fleet rules out of step: ${apart}\n`);
   });
   operationRoutes(app, guard);
   const state: AdminState = { defaultLimit: options.defaultLimit };

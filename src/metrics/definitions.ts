@@ -113,6 +113,20 @@ export const METRICS: readonly MetricDefinition[] = [
     series: (s) => [[{ state: "live" }, s.rules.live], [{ state: "removed" }, s.rules.removed]],
   },
   {
+    name: "rateguard_rules_out_of_step",
+    kind: "gauge",
+    help:
+      "1 while this instance's fleet rules digest has differed from a live peer's for over a minute (see docs/fleet-rules.md), else 0.",
+    series: (s) => one(s.rules.outOfStep),
+  },
+  {
+    name: "rateguard_rules_apart_ms",
+    kind: "gauge",
+    help:
+      "How long this instance's fleet rules digest has differed from a live peer's; 0 when it agrees.",
+    series: (s) => one(s.rules.apartMs),
+  },
+  {
     name: "rateguard_cluster_size",
     kind: "gauge",
     help: "Members seen, this instance included.",

@@ -554,6 +554,27 @@ export class Guard {
   }
 
   /**
+   * Why this instance's fleet rules are out of step: its rules digest has
+   * differed from a live peer's for over a minute (docs/fleet-rules.md).
+   * The same as `stats().rules.outOfStepReason`, without computing the rest.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(10).spawn();
+   * assert.equal(guard.rulesOutOfStep(), "");
+   * await guard.leave();
+   * ```
+   *
+   * @returns The reason, with the digests that differ; `""` when in step, standalone, or not sharing rules.
+   */
+  rulesOutOfStep(): string {
+    return this.#gossip?.node.rulesOutOfStep(this.#clock()) ?? "";
+  }
+
+  /**
    * Members this instance sees, itself included.
    *
    * @returns The count; 1 for a standalone guard.

@@ -113,6 +113,16 @@ export interface FleetRulesStats {
   readonly version: number;
   /** The digest of the rules held, 16 hex digits. */
   readonly digest: string;
+  /**
+   * Whether the digest has disagreed with a live peer's for longer than a
+   * minute (`OUT_OF_STEP_MS`): not a change spreading, a fault. The
+   * instance keeps pulling until they agree.
+   */
+  readonly outOfStep: boolean;
+  /** How long the digest has disagreed with a live peer's, ms; 0 when it agrees with all. */
+  readonly apartMs: number;
+  /** Why it is out of step: its digest and a peer's that differs; `""` when in step. */
+  readonly outOfStepReason: string;
   /** Rules held from the fleet. */
   readonly live: number;
   /** Removals held, until they expire (an hour). */
@@ -178,6 +188,9 @@ export function collectStats(s: StatsSources): Stats {
       learning: f?.rulesLearning ?? false,
       version: f?.rulesVersion ?? 0,
       digest: f?.rulesDigest ?? "0000000000000000",
+      outOfStep: f?.rulesOutOfStep ?? false,
+      apartMs: f?.rulesApartMs ?? 0,
+      outOfStepReason: f?.rulesOutOfStepReason ?? "",
       live: f?.rulesLive ?? 0,
       removed: f?.rulesRemoved ?? 0,
       applied: f?.rulesApplied ?? 0,

@@ -351,3 +351,47 @@ test("a member that stopped learning with an empty table still takes the fleet's
   assert.notEqual(fleet.runUntilConverged(120_000), undefined, "the fleet agrees");
   assert.deepEqual(everyHasPro(fleet), [true, true, true]);
 });
+
+test("a member out of step for longer than the bound says so, with the digests, and keeps pulling", () => {
+  const fleet = started(38, 3);
+  fleet.change(0, { kind: "keyLimit", className: "", key: "gone", value: Limit.perSecond(1) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  const id = addressOf(2).id;
+  // Made before the removal below: once every member has let that go, a set this old is stale.
+  const old: RuleEntry = {
+    kind: "keyLimit",
+    className: "",
+    key: "old",
+    value: Limit.perSecond(2),
+    version: { clock: fleet.driver.nowMs * 1_024, origin: { hi: id.hi, lo: id.lo } },
+  };
+  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.change(0, { kind: "keyLimit", className: "", key: "gone", value: undefined });
+  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  // Member 1 starts afresh, and a member cut off for over an hour hands it the old rule.
+  fleet.driver.crash(1);
+  fleet.driver.restart(1);
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  fleet.driver.inject(1, addressOf(2), datagramOf(2, [old]));
+  fleet.driver.runUntil(fleet.driver.nowMs + 30_000);
+  const s = fleet.stats(1)!;
+  assert.equal(s.rulesOutOfStep, false, "half a minute of disagreement is a change spreading");
+  assert.ok(s.rulesApartMs > 0);
+  fleet.driver.runUntil(fleet.driver.nowMs + 40_000);
+  for (const i of [0, 1, 2]) {
+    const t = fleet.stats(i)!;
+    assert.equal(t.rulesOutOfStep, true, `member ${i} says it is out of step`);
+    assert.match(t.rulesOutOfStepReason, new RegExp(`rules digest ${t.rulesDigest} .* differed`));
+  }
+  const transfers = fleet.stats(1)!.rulesTransfers;
+  fleet.driver.runUntil(fleet.driver.nowMs + 60_000);
+  assert.ok(fleet.stats(1)!.rulesTransfers > transfers, "it keeps pulling");
+  // Reissuing the removal ends it.
+  fleet.change(0, { kind: "keyLimit", className: "", key: "old", value: undefined });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  fleet.driver.runUntil(fleet.driver.nowMs + 2_000);
+  for (const i of [0, 1, 2]) {
+    assert.equal(fleet.stats(i)!.rulesOutOfStep, false, `member ${i} is in step again`);
+    assert.equal(fleet.stats(i)!.rulesOutOfStepReason, "");
+  }
+});

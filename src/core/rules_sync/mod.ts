@@ -107,4 +107,5 @@ export {
 } from "./sync.ts";
 export { OUTBOX_ENTRIES } from "./gossip.ts";
 export { NO_RULES, type RulesSyncStats } from "./stats.ts";
+export { OUT_OF_STEP_MS } from "./step.ts";
 export { decodeRules, type Digest, type RulesSection, SectionWriter } from "./wire.ts";

@@ -17,6 +17,7 @@
 
 import type { Address } from "../../proto/mod.ts";
 import type { Digest, RulesSection } from "./wire.ts";
+import type { Origin } from "./entry.ts";
 
 /** A peer, as rule sharing sees it. */
 export interface PeerState {
@@ -88,4 +89,17 @@ export function differs(peer: PeerState, nowMs: number, mine: Digest, windowMs: 
   if (since === undefined || sameDigest(peer.digest, mine)) return false;
   if (nowMs - peer.heardAtMs > windowMs) return false;
   return peer.ahead || peer.heardAtMs - since >= windowMs;
+}
+
+/**
+ * Whether `self`'s member ID is below that of every peer that has spoken
+ * rules: among learners only, the one that goes first (`sync.ts`).
+ */
+export function lowestHeard(self: Origin, peers: Iterable<PeerState>): boolean {
+  for (const peer of peers) {
+    if (!peer.speaks) continue;
+    const id = peer.address.id;
+    if (id.hi < self.hi || (id.hi === self.hi && id.lo < self.lo)) return false;
+  }
+  return true;
 }

@@ -5,6 +5,8 @@
  * @module
  */
 
+import type { Sender } from "../../proto/mod.ts";
+
 /** What rule sharing did and holds, in `stats()`. */
 export interface RulesSyncStats {
   /** Whether this member is still learning the fleet's rules (and held for it). */
@@ -13,6 +15,12 @@ export interface RulesSyncStats {
   readonly rulesVersion: number;
   /** The table's digest as 16 hex digits: two members that agree show the same. */
   readonly rulesDigest: string;
+  /** Whether the digest has disagreed with a live peer's for longer than `OUT_OF_STEP_MS` (a minute). */
+  readonly rulesOutOfStep: boolean;
+  /** How long the digest has disagreed with a live peer's, ms (0: it agrees with every one). */
+  readonly rulesApartMs: number;
+  /** Why it is out of step (the digests that differ), `""` when it is not. */
+  readonly rulesOutOfStepReason: string;
   /** Rules held. */
   readonly rulesLive: number;
   /** Removals held (tombstones). */
@@ -44,6 +52,9 @@ export const NO_RULES: RulesSyncStats = {
   rulesLearning: false,
   rulesVersion: 0,
   rulesDigest: "0000000000000000",
+  rulesOutOfStep: false,
+  rulesApartMs: 0,
+  rulesOutOfStepReason: "",
   rulesLive: 0,
   rulesRemoved: 0,
   rulesApplied: 0,
@@ -57,3 +68,43 @@ export const NO_RULES: RulesSyncStats = {
   rulesRefusals: 0,
   rulesLastRefusal: "",
 };
+
+/** What a member's rule sharing counts, and why it last refused something. */
+export class Counts {
+  applied = 0;
+  strangers = 0;
+  refused = 0;
+  full = 0;
+  unshared = 0;
+  transfers = 0;
+  #malformed = 0;
+  #refusals = 0;
+  #lastRefusal = "";
+
+  /** Sections and entries refused as malformed. */
+  get malformedCount(): number {
+    return this.#malformed;
+  }
+
+  /** Refusals of every reason. */
+  get refusals(): number {
+    return this.#refusals;
+  }
+
+  /** Why the last refusal was, and from whom; `""` for none. */
+  get lastRefusal(): string {
+    return this.#lastRefusal;
+  }
+
+  /** Counts a malformed section or entry from `from`, and keeps why. */
+  malformed(from: Sender, reason: string): void {
+    this.#malformed++;
+    this.refusal(from, `malformed ${reason}`);
+  }
+
+  /** Keeps why a change or section from `from` was refused (its own count is the caller's). */
+  refusal(from: Sender, reason: string): void {
+    this.#lastRefusal = `${reason} (from ${from.address})`;
+    this.#refusals++;
+  }
+}

@@ -22,12 +22,13 @@ import {
   versionMs,
 } from "./entry.ts";
 import { ChangeGossip } from "./gossip.ts";
-import { differs, hear, type PeerState, sameDigest, unheard } from "./peer.ts";
+import { differs, hear, lowestHeard, type PeerState, sameDigest, unheard } from "./peer.ts";
 import { Pull } from "./pull.ts";
 import { PageServer, type RulesSend } from "./serve.ts";
 import type { HashKey } from "../hash.ts";
 import { RuleTable } from "./table.ts";
-import type { RulesSyncStats } from "./stats.ts";
+import { digestHex, StepWatch } from "./step.ts";
+import { Counts, type RulesSyncStats } from "./stats.ts";
 import {
   decodeRules,
   type Digest,
@@ -84,6 +85,7 @@ export class RulesSync {
   readonly #peers = new Map<string, PeerState>();
   readonly #server: PageServer;
   readonly #sends: RulesSend[] = [];
+  readonly #step = new StepWatch();
   #clock = 0;
   #newest = 0;
   #learning: boolean;
@@ -91,20 +93,9 @@ export class RulesSync {
   #nextBackgroundMs = 0;
   #joinedAtMs: number | undefined;
   #backoffPeriods = BACKOFF_PERIODS;
-  /** Why the last change or section was refused, and how many were: for `stats()` and the runtime's log. */
-  #lastRefusal = "";
-  #refusals = 0;
   /** Whether changes made here just made this member ahead: it tells its peers at the next tick. */
   #nudgeDue = false;
-  #counts = {
-    applied: 0,
-    malformed: 0,
-    strangers: 0,
-    refused: 0,
-    full: 0,
-    unshared: 0,
-    transfers: 0,
-  };
+  readonly #counts = new Counts();
 
   /**
    * @param options Who this member is, its bounds and clock, and how to apply a change.
@@ -226,7 +217,7 @@ export class RulesSync {
   incomingRules(nowMs: number, from: Sender, bytes: Uint8Array): void {
     const section = decodeRules(bytes);
     if (!section) {
-      this.#malformed(from, "a rules header of another version or malformed");
+      this.#counts.malformed(from, "a rules header of another version or malformed");
       return;
     }
     const key = from.address.toString();
@@ -235,8 +226,8 @@ export class RulesSync {
       this.#counts.strangers++;
       return;
     }
-    for (const reason of section.refusals) this.#malformed(from, reason);
-    if (section.cut !== undefined) this.#malformed(from, section.cut);
+    for (const reason of section.refusals) this.#counts.malformed(from, reason);
+    if (section.cut !== undefined) this.#counts.malformed(from, section.cut);
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
       if (this.#take(nowMs, from, entry, wallMs)) this.#gossip.enqueue(entry);
@@ -290,7 +281,8 @@ export class RulesSync {
     const alone = none && joinedMs >= SILENT_PERIODS * periodMs;
     // Among learners only, one must go first: the lowest ID heard, once a
     // probe round has had time to bring in a member that knows more.
-    const first = none && joinedMs >= LEARNERS_PERIODS * periodMs && this.#lowestHeard();
+    const first = none && joinedMs >= LEARNERS_PERIODS * periodMs &&
+      lowestHeard(this.#options.self, this.#peers.values());
     if (this.#learning && !joining && (this.#peers.size === 0 || alone || first)) {
       this.#learning = false;
     }
@@ -300,6 +292,11 @@ export class RulesSync {
     }
     const mine = this.#table.digest();
     const window = DISAGREE_PERIODS * periodMs;
+    // Agreement with every live peer ends any back-off: the next
+    // disagreement is a new one, pulled after five periods again.
+    if (this.#step.update(nowMs, this.#peers.values(), mine, this.#learning)) {
+      this.#backoffPeriods = BACKOFF_PERIODS;
+    }
     if (this.#pull && !this.#pull.learning) {
       // Gossip may have brought the rest: nothing left to pull.
       const peer = this.#peers.get(this.#pull.peer.toString());
@@ -329,27 +326,38 @@ export class RulesSync {
     return this.#sends.shift();
   }
 
-  /** What rule sharing did and holds. */
-  stats(): RulesSyncStats {
+  /** Why this member is out of step (see `step.ts`), `""` when it is in step. */
+  outOfStep(nowMs: number): string {
+    return this.#step.reason(nowMs, this.#table.digest());
+  }
+
+  /**
+   * What rule sharing did and holds.
+   *
+   * @param nowMs The time, ms: how long the digests have disagreed is counted to it.
+   */
+  stats(nowMs: number): RulesSyncStats {
     const d = this.#table.digest();
-    const hex = (n: number) => n.toString(16).padStart(8, "0");
     const c = this.#counts;
     return {
       rulesLearning: this.#learning,
       rulesVersion: this.#newest,
-      rulesDigest: hex(d.hi) + hex(d.lo),
+      rulesDigest: digestHex(d),
+      rulesOutOfStep: this.#step.outOfStep(nowMs),
+      rulesApartMs: this.#step.apartMs(nowMs),
+      rulesOutOfStepReason: this.#step.reason(nowMs, d),
       rulesLive: d.live,
       rulesRemoved: this.#table.size - d.live,
       rulesApplied: c.applied,
-      rulesMalformed: c.malformed,
+      rulesMalformed: c.malformedCount,
       rulesStrangers: c.strangers,
       rulesUnproven: this.#server.unproven,
       rulesRefused: c.refused,
       rulesFull: c.full,
       rulesUnshared: c.unshared,
       rulesTransfers: c.transfers,
-      rulesRefusals: this.#refusals,
-      rulesLastRefusal: this.#lastRefusal,
+      rulesRefusals: c.refusals,
+      rulesLastRefusal: c.lastRefusal,
     };
   }
 
@@ -358,39 +366,31 @@ export class RulesSync {
     return Math.floor(nowMs + this.#options.wallOffsetMs);
   }
 
-  /** Counts a malformed section or entry from `from`, and keeps why. */
-  #malformed(from: Sender, reason: string): void {
-    this.#counts.malformed++;
-    this.#refusal(from, `malformed ${reason}`);
-  }
-
-  #refusal(from: Sender, reason: string): void {
-    this.#lastRefusal = `${reason} (from ${from.address})`;
-    this.#refusals++;
-  }
-
   /** Merges a peer's entry; applies it if it is newer. Returns whether it was. */
   #take(nowMs: number, from: Sender, entry: RuleEntry, wallMs: number): boolean {
     const what = `${entry.kind} ${JSON.stringify(entry.className)}` +
       (entry.key === "" ? "" : ` ${JSON.stringify(entry.key)}`);
     if (versionMs(entry.version) > wallMs + MAX_CLOCK_SKEW_MS) {
       this.#counts.refused++;
-      this.#refusal(from, `${what}: stamped more than ${MAX_CLOCK_SKEW_MS} ms ahead of this clock`);
+      this.#counts.refusal(
+        from,
+        `${what}: stamped more than ${MAX_CLOCK_SKEW_MS} ms ahead of this clock`,
+      );
       return false;
     }
     if (entrySize(entry) > MAX_ENTRY_BYTES) {
       this.#counts.refused++;
-      this.#refusal(from, `${what}: larger than a page`);
+      this.#counts.refusal(from, `${what}: larger than a page`);
       return false;
     }
     const outcome = this.#table.merge(entry, wallMs);
     if (outcome === "stale") {
       this.#counts.refused++;
-      this.#refusal(from, `${what}: stale, no newer than a removal this member has let go`);
+      this.#counts.refusal(from, `${what}: stale, no newer than a removal this member has let go`);
     }
     if (outcome === "full") {
       this.#counts.full++;
-      this.#refusal(from, `${what}: the table is full (maxEntries)`);
+      this.#counts.refusal(from, `${what}: the table is full (maxEntries)`);
     }
     if (outcome !== "newer") return false;
     this.#clock = Math.max(this.#clock, entry.version.clock);
@@ -415,17 +415,6 @@ export class RulesSync {
       const writer = new SectionWriter(RULES_HEADER_BYTES, this.#learning, digest, true);
       this.#sends.push({ to: peer.address, bytes: writer.finish(), bare: false });
     }
-  }
-
-  /** Whether this member's ID is below every peer's that has spoken rules. */
-  #lowestHeard(): boolean {
-    const { hi, lo } = this.#options.self;
-    for (const peer of this.#peers.values()) {
-      if (!peer.speaks) continue;
-      const id = peer.address.id;
-      if (id.hi < hi || (id.hi === hi && id.lo < lo)) return false;
-    }
-    return true;
   }
 
   /** The peer that fits whose last transfer failed longest ago (or never did). */
