@@ -395,3 +395,35 @@ test("a member out of step for longer than the bound says so, with the digests, 
     assert.equal(fleet.stats(i)!.rulesOutOfStepReason, "");
   }
 });
+
+test("five members restarting and joining at once all learn the rules set long before", () => {
+  const fleet = started(39, 4);
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  fleet.change(1, { kind: "shadow", className: "", key: "", value: Limit.perSecond(50) });
+  fleet.change(2, { kind: "keyLimit", className: "pro", key: "t:1", value: Limit.perSecond(9) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  // A deploy with surge: three members restart and two join, all at once,
+  // the newcomers through members that are restarting; member 3 stays.
+  for (const i of [0, 1, 2]) fleet.driver.crash(i);
+  for (const i of [0, 1, 2]) fleet.driver.restart(i);
+  fleet.driver.add({ seeds: [0] });
+  fleet.driver.add({ seeds: [1] });
+  assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
+  for (let i = 0; i < 6; i++) {
+    assert.equal(bookOf(fleet, i), bookOf(fleet, 3), `member ${i}'s book`);
+    assert.equal(fleet.stats(i)!.rulesRefused, 0, `member ${i} refused nothing`);
+  }
+  assert.ok(fleet.book(5).hasClass("pro"));
+});
+
+test("a whole fleet of five restarting at once comes back in step, none held learning", () => {
+  const fleet = started(40, 5);
+  fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  for (let i = 0; i < 5; i++) fleet.driver.crash(i);
+  for (let i = 0; i < 5; i++) fleet.driver.restart(i);
+  // Nobody knows the fleet's changes now: each is back to its start-up rules, and they agree.
+  assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
+  for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rulesLearning, false);
+});
