@@ -37,7 +37,7 @@ export interface SwarmResult {
 
 /** The command that replays `seed`. */
 export function swarmReplayCommand(seed: number): string {
-  return `RULES_SWARM_FROM=${seed} RULES_SWARM_SEEDS=1 deno test -A tests/sim/rules_swarm_test.ts`;
+  return `RULES_SWARM_FROM=${seed} RULES_SWARM_SEEDS=1 npx deno test -A tests/sim/rules_swarm_test.ts`;
 }
 
 /**

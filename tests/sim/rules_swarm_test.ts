@@ -3,8 +3,8 @@
  * every kind and class (the default class's too), restarts, joins and
  * partitions, after which every member holds the same rules within the
  * bound of docs/fleet-rules.md. CI runs a few seeds; more on demand:
- * `RULES_SWARM_SEEDS=200 deno test -A tests/sim/rules_swarm_test.ts`
- * (`deno task swarm:rules`), from `RULES_SWARM_FROM` (default 1).
+ * `RULES_SWARM_SEEDS=200 npx deno test -A tests/sim/rules_swarm_test.ts`
+ * (`npx deno task swarm:rules`), from `RULES_SWARM_FROM` (default 1).
  */
 
 import { test } from "node:test";
