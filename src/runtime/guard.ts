@@ -281,7 +281,8 @@ export class Guard {
   }
 
   /**
-   * Removes a class; its keys fall back to the default limit.
+   * Removes a class, its shadow and its key limits; its keys fall back to
+   * the default limit.
    *
    * @param name The class.
    * @returns Whether there was such a class.
@@ -291,7 +292,8 @@ export class Guard {
   }
 
   /**
-   * Replaces all named classes at once, or none if one is refused.
+   * Replaces all named classes at once, or none if one is refused; a class
+   * left out goes with its shadow and key limits, as {@link Guard.removeClass}.
    *
    * @param entries The classes, as `[name, limit]`.
    * @throws {TypeError} as {@link Guard.setClass}, naming the entry.
