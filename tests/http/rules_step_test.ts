@@ -139,6 +139,27 @@ describe("fleet rules out of step", () => {
   });
 });
 
+describe("a class's removal through the admin API", () => {
+  it("takes its key limits, and the listing left can be written back", async () => {
+    const guard = await Guard.builder().limit(5).spawn();
+    try {
+      const app = sidecarApp(guard);
+      const put = (path: string, body: unknown) =>
+        app.request(path, { method: "PUT", body: JSON.stringify(body) });
+      assert.equal((await put("/v1/classes?class=pro", { limit: "10/s" })).status, 200);
+      assert.equal((await put("/v1/key-limits?class=pro&key=t:1", { limit: "3/s" })).status, 200);
+      assert.equal((await put("/v1/key-limits?key=t:2", { limit: "4/s" })).status, 200);
+      const gone = await app.request("/v1/classes?class=pro", { method: "DELETE" });
+      assert.equal(gone.status, 200);
+      const listed = await (await app.request("/v1/key-limits")).json();
+      assert.deepEqual(listed.keyLimits.map((e: { key: string }) => e.key), ["t:2"]);
+      assert.equal((await put("/v1/key-limits", listed)).status, 200, "written back as listed");
+    } finally {
+      await guard.leave();
+    }
+  });
+});
+
 async function text(res: Response | Promise<Response>): Promise<[number, string]> {
   const r = await res;
   return [r.status, await r.text()];
