@@ -427,3 +427,14 @@ test("a whole fleet of five restarting at once comes back in step, none held lea
   assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
   for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rulesLearning, false);
 });
+
+test("a change the book refuses for its bounds is counted with its reason", () => {
+  const fleet = new RulesFleet({ seed: 41, size: 2, maxKeyLimits: 1 });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  fleet.change(0, { kind: "keyLimit", className: "", key: "a", value: Limit.perSecond(1) });
+  fleet.book(1).setKeyLimit("", "own", Limit.perSecond(2)); // node 1's room, taken by its own
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
+  const s = fleet.stats(1)!;
+  assert.equal(s.rulesRefused, 1);
+  assert.match(s.rulesLastRefusal, /^refused by this instance's book: keyLimit "": .*maxKeyLimits/);
+});

@@ -38,6 +38,8 @@ export interface ApplyTarget {
    * which the book's removal of the class took too, are set again.
    */
   readonly keyLimitsOf?: (className: string) => Iterable<RuleEntry>;
+  /** Told why the book refused an entry (`maxClasses`, `maxKeyLimits`), before `applyRule` returns false. */
+  readonly refused?: (reason: string) => void;
 }
 
 /**
@@ -89,8 +91,10 @@ export function applyRule(target: ApplyTarget, entry: RuleEntry): boolean {
         );
         return true;
     }
-  } catch {
-    return false; // the book's bounds: counted by the caller
+  } catch (e) {
+    // The book's bounds: counted by the caller, and told why.
+    target.refused?.(`${entry.kind} ${JSON.stringify(entry.className)}: ${(e as Error).message}`);
+    return false;
   }
 }
 
@@ -137,6 +141,7 @@ export function rulesSyncFor(
         startDryRun,
         lookup: (kind, className, key) => sync.entry(kind, className, key),
         keyLimitsOf: (className) => sync.rulesOf("keyLimit", className),
+        refused: (reason) => sync.refusedHere(`refused by this instance's book: ${reason}`),
       };
       if (!applyRule(target, entry)) refused();
     },

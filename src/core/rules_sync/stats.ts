@@ -103,8 +103,8 @@ export class Counts {
   }
 
   /** Keeps why a change or section from `from` was refused (its own count is the caller's). */
-  refusal(from: Sender, reason: string): void {
-    this.#lastRefusal = `${reason} (from ${from.address})`;
+  refusal(from: Sender | undefined, reason: string): void {
+    this.#lastRefusal = from === undefined ? reason : `${reason} (from ${from.address})`;
     this.#refusals++;
   }
 }

@@ -326,6 +326,11 @@ export class RulesSync {
     return this.#sends.shift();
   }
 
+  /** Keeps why a change taken into the table was refused here after (by the book's bounds). */
+  refusedHere(reason: string): void {
+    this.#counts.refusal(undefined, reason);
+  }
+
   /** Why this member is out of step (see `step.ts`), `""` when it is in step. */
   outOfStep(nowMs: number): string {
     return this.#step.reason(nowMs, this.#table.digest());
