@@ -438,3 +438,32 @@ test("a change the book refuses for its bounds is counted with its reason", () =
   assert.equal(s.rulesRefused, 1);
   assert.match(s.rulesLastRefusal, /^refused by this instance's book: keyLimit "": .*maxKeyLimits/);
 });
+
+test("a page's bad entry is skipped alone, and a section cut short keeps what came before", () => {
+  const origin = { hi: 7, lo: 9 };
+  const entry = (key: string, className = ""): RuleEntry => ({
+    kind: "keyLimit",
+    className,
+    key,
+    value: Limit.perSecond(1),
+    version: { clock: 2 ** 40, origin },
+  });
+  // A keyLimit with no key fits no kind: written as it is, read and skipped.
+  const writer = new SectionWriter(1_200, false, { live: 0, hi: 0, lo: 0 });
+  writer.page({
+    from: 0,
+    next: 3,
+    end: 3,
+    ticket: { hi: 0, lo: 1 },
+    entries: [entry("a"), { ...entry(""), kind: "class" }, entry("c")],
+  });
+  const page = decodeRules(writer.finish())!;
+  assert.deepEqual(page.page?.entries.map((e) => e.key), ["a", "c"]);
+  assert.equal(page.refusals.length, 1);
+  const changes = new SectionWriter(1_200, false, { live: 0, hi: 0, lo: 0 });
+  for (const key of ["x", "y"]) changes.change(entry(key));
+  const bytes = changes.finish();
+  const cut = decodeRules(bytes.subarray(0, bytes.length - 3))!;
+  assert.deepEqual(cut.changes.map((e) => e.key), ["x"]);
+  assert.match(cut.cut ?? "", /cut short/);
+});
