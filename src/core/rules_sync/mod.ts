@@ -78,8 +78,12 @@
  * **Security.** Rules sections are inside the signed part of a datagram:
  * under `GossipAuth.Required` only holders of the secret can change rules;
  * under Off anyone who reaches the gossip port can. A section from a sender
- * that is not a live member here is dropped and counted; a malformed one
- * too; a replayed change is the same version again, and changes nothing.
+ * that is not a live member here is dropped and counted; a malformed header
+ * too, while a malformed entry is skipped and counted alone, its neighbours
+ * taken (every refusal keeps its reason for `stats()` and the runtime's
+ * log); a replayed change is the same version again, and changes nothing.
+ * A member whose digest stays apart from a live peer's past a minute says
+ * it is out of step (`step.ts`).
  *
  * @module
  */
