@@ -5,7 +5,9 @@
  * the parts that own it: a key nearing its cold share to the allocator's
  * {@link CandidateQueue}, a denied key to the {@link NotedKeys} the stats
  * read, a new key in a fleet to the {@link KeyHashIndex} peers' reports are
- * matched through. It is synchronous and does no I/O;
+ * matched through. A blocked key lives in the {@link BlockSet}, out of the
+ * table: a check of a key with no place looks there before it takes one.
+ * It is synchronous and does no I/O;
  * the time is an argument, read on the caller's clock in milliseconds and
  * brought into the core's time base (whole microseconds since the
  * enforcer's origin, see `time.ts`) once per check.
@@ -23,7 +25,8 @@ import { CandidateQueue, nearsColdShare } from "./allocation/candidates.ts";
 import type { LimitBook } from "./rules.ts";
 import { type Rule, ruleOf } from "./rule.ts";
 import { type BatchDecision, checkBatch, checkCost, decideBatch } from "./batch.ts";
-import type { BatchItem } from "./options.ts";
+import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
+import { BlockSet } from "./blocks.ts";
 import { toUs } from "./time.ts";
 
 export type { BatchItem } from "./options.ts";
@@ -49,6 +52,8 @@ export interface EnforcerCounters {
   unknownClass: number;
   /** Checks the shadow limit would have denied. */
   shadowDenied: number;
+  /** Blocks ended early to make room for another in a full block set. */
+  blocksEvicted: number;
 }
 
 /** How an {@link Enforcer} is bounded, and whether it serves a fleet. */
@@ -73,6 +78,12 @@ export interface EnforcerOptions {
    */
   readonly maxNoted?: number;
   /**
+   * Keys blocked at once, in a set apart from the key table (`GuardOptions.maxBlocks`).
+   *
+   * @default {GUARD_BOUNDS.maxBlocks.default}
+   */
+  readonly maxBlocks?: number;
+  /**
    * Where time counts from, ms on the caller's clock: the guard passes its
    * clock's reading when it is built.
    *
@@ -92,6 +103,7 @@ export class Enforcer {
   #overflowed = 0;
   #unknownClass = 0;
   #shadowDenied = 0;
+  readonly #blocks: BlockSet;
   readonly #book: LimitBook;
   readonly #table: KeyTable;
   readonly #overflow: Slot;
@@ -122,9 +134,18 @@ export class Enforcer {
     this.#noted = new NotedKeys({ max: options.maxNoted, originMs: this.#originMs });
     // An evicted slot leaves every index of slots: a key that comes back
     // gets a new slot, which must not sit beside its old one.
-    this.#table = new KeyTable(options.capacity, (slot) => {
+    const table = this.#table = new KeyTable(options.capacity, (slot) => {
       this.#noted.delete(slot);
       this.#hashes?.delete(slot);
+    });
+    this.#blocks = new BlockSet(options.maxBlocks ?? GUARD_BOUNDS.maxBlocks.default, {
+      table,
+      leftTable: (slot) => {
+        this.#hashes?.delete(slot);
+        slot.hash = undefined; // so that a nomination still queued cannot make it hot
+      },
+      place: (slot, nowUs) => this.#place(slot, nowUs),
+      forget: (slot) => this.#noted.delete(slot),
     });
     this.#overflowScale = options.overflowScale;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
@@ -205,7 +226,13 @@ export class Enforcer {
       overflowed: this.#overflowed,
       unknownClass: this.#unknownClass,
       shadowDenied: this.#shadowDenied,
+      blocksEvicted: this.#blocks.evicted,
     };
+  }
+
+  /** Keys blocked at once, at most. */
+  get maxBlocks(): number {
+    return this.#blocks.max;
   }
 
   /**
@@ -279,7 +306,7 @@ export class Enforcer {
   peek(className: string, key: string, nowMs: number): Decision {
     this.#book.checkKey(className, key, "peek");
     const nowUs = toUs(nowMs, this.#originMs);
-    const slot = this.#table.get(className, key);
+    const slot = this.slotOf(className, key);
     const rule = this.#ruleOf(slot, className, key);
     const debt = slot ? slot.debt : 0;
     const atUs = slot ? slot.atUs : nowUs;
@@ -334,17 +361,63 @@ export class Enforcer {
    */
   currentRate(className: string, key: string): number {
     this.#book.checkKey(className, key, "share");
-    return this.#ruleOf(this.#table.get(className, key), className, key).perSec;
+    return this.#ruleOf(this.slotOf(className, key), className, key).perSec;
   }
 
   /**
-   * Forgets replenished keys; returns how many were freed.
+   * Forgets replenished keys, and blocks that have ended and left nothing
+   * owed; returns how many slots of the key table were freed.
    *
    * @param nowMs The time, ms.
    * @returns Slots freed.
    */
   prune(nowMs: number): number {
-    return this.#table.prune(toUs(nowMs, this.#originMs));
+    const nowUs = toUs(nowMs, this.#originMs);
+    this.#blocks.dropEnded(nowUs);
+    return this.#table.prune(nowUs);
+  }
+
+  /**
+   * Keys blocked now, at most {@link maxBlocks}; ended blocks that left
+   * nothing owed are dropped on the way.
+   *
+   * @param nowMs The time, ms.
+   * @returns How many keys are blocked.
+   */
+  blockedKeys(nowMs: number): number {
+    return this.#blocks.blocked(toUs(nowMs, this.#originMs));
+  }
+
+  /**
+   * A key's slot wherever it is: its place in the table, or the block set
+   * (a blocked key, or one whose block ended and that has not been checked
+   * since). Creates nothing.
+   *
+   * @internal For the readers (peek, share, keyStats) and the operations.
+   */
+  slotOf(className: string, key: string): Slot | undefined {
+    const slot = this.#table.get(className, key);
+    if (slot !== undefined || this.#blocks.size === 0) return slot;
+    return this.#blocks.get(className, key);
+  }
+
+  /**
+   * Holds the block `slot` now carries, out of the key table
+   * (`BlockSet.hold`): blocks never take the places checks need.
+   *
+   * @internal For the operations.
+   */
+  holdBlock(slot: Slot, nowMs: number): void {
+    this.#blocks.hold(slot, toUs(nowMs, this.#originMs));
+  }
+
+  /**
+   * Takes a reset key's slot out of the block set (`BlockSet.release`).
+   *
+   * @internal For the operations.
+   */
+  releaseBlock(slot: Slot, nowMs: number): void {
+    this.#blocks.release(slot, toUs(nowMs, this.#originMs));
   }
 
   /**
@@ -378,9 +451,10 @@ export class Enforcer {
   /**
    * A key's slot, with its rule current, and the time in the core's base,
    * for the operations off the request path (refund, reset, block, see
-   * `operations.ts`); with `create`, a key with no state is given a slot.
-   * Undefined when the key has no slot of its own: none, or the shared
-   * overflow allowance, which no one key may change.
+   * `operations.ts`): its place in the table or its block entry. With
+   * `create` (a block), a key with neither gets a slot of its own outside
+   * the table, for {@link holdBlock} to hold. Undefined when the key has no
+   * slot and `create` is off.
    *
    * @internal For the operations.
    */
@@ -392,10 +466,9 @@ export class Enforcer {
   ): { slot: Slot; nowUs: number } | undefined {
     this.#book.checkKey(className, key, "the operation");
     const nowUs = toUs(nowMs, this.#originMs);
-    const slot = create
-      ? this.#slotFor(className, key, nowMs, nowUs)
-      : this.#table.get(className, key);
-    if (slot === undefined || slot === this.#overflow) return undefined;
+    const slot = this.slotOf(className, key) ??
+      (create ? this.#detached(className, key, nowMs) : undefined);
+    if (slot === undefined) return undefined;
     if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
     return { slot, nowUs };
   }
@@ -472,28 +545,51 @@ export class Enforcer {
     return this.#table.get(className, key) ?? this.#newSlot(className, key, nowMs, nowUs);
   }
 
-  /** A slot for a key with none: a place in the table, or the overflow allowance. */
+  /**
+   * A slot for a key with no place: its block entry's while it is blocked
+   * (it takes no place), else a place in the table (for a key whose block
+   * has ended, with the state the block left), else the overflow allowance.
+   */
   #newSlot(className: string, key: string, nowMs: number, nowUs: number): Slot {
+    const held = this.#blocks.size === 0 ? undefined : this.#blocks.take(className, key, nowUs);
+    if (held !== undefined) return held.atUs > nowUs ? held : this.#placeOrOverflow(held, nowUs);
     this.#book.checkKey(className, key, "check");
-    const book = this.#book;
-    const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
-    slot.bornMs = nowMs;
+    const slot = this.#detached(className, key, nowMs);
     if (this.#table.lean) {
       slot.lean = true;
       slot.debt = slot.leanDebt();
       slot.atUs = nowUs;
     }
-    if (this.#table.insert(slot, nowUs)) {
-      if (this.#hashes !== undefined) {
-        this.#hashes.add(slot);
-      } else {
-        slot.candidate = true; // no allocator to nominate it to: skip the test per check
-      }
-      return slot;
-    }
+    return this.#placeOrOverflow(slot, nowUs);
+  }
+
+  /** A fresh slot in no index: a full burst. */
+  #detached(className: string, key: string, nowMs: number): Slot {
+    const book = this.#book;
+    const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
+    slot.bornMs = nowMs;
+    return slot;
+  }
+
+  /** Gives `slot` a place in the table, or its key the overflow allowance. */
+  #placeOrOverflow(slot: Slot, nowUs: number): Slot {
+    if (this.#place(slot, nowUs)) return slot;
+    this.#noted.delete(slot);
     this.#overflowed++;
-    if (!book.hasClass(className)) this.#unknownClass++;
+    if (!this.#book.hasClass(slot.className)) this.#unknownClass++;
     return this.#overflow;
+  }
+
+  /** Gives `slot` a place in the table, if one is free; returns whether it has one. */
+  #place(slot: Slot, nowUs: number): boolean {
+    if (!this.#table.insert(slot, nowUs)) return false;
+    if (this.#hashes !== undefined) {
+      slot.candidate = false;
+      this.#hashes.add(slot);
+    } else {
+      slot.candidate = true; // no allocator to nominate it to: skip the test per check
+    }
+    return true;
   }
 
   #overflowRule(): Rule {

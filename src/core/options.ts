@@ -68,6 +68,7 @@ export const GUARD_BOUNDS = {
   maxMembers: { default: 8_192, min: 1, max: 65_536 },
   mostDenied: { default: 10, min: 0, max: 1_024 },
   maxKeyBytes: { default: 1_024, min: 1, max: 65_536 },
+  maxBlocks: { default: 1_024, min: 1, max: 65_536 },
 } as const satisfies Record<string, OptionBounds>;
 
 /**
@@ -224,6 +225,16 @@ export interface GuardOptions {
    * @default {4096}
    */
   readonly maxKeyLimits?: number;
+  /**
+   * Keys blocked at once (`guard.block`, and with `fleetRules` the fleet's
+   * blocks), 1 to 65,536. Blocks live in a set of their own, never in the
+   * key table, so however many are made, check traffic keeps every place
+   * of the table; when the set is full, a new block ends the one nearest
+   * its end (counted in `stats().blocksEvicted`).
+   *
+   * @default {1024}
+   */
+  readonly maxBlocks?: number;
   /**
    * What to do when the cluster may be split; takes effect once the guard gossips.
    *

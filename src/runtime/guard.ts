@@ -218,7 +218,9 @@ export class Guard {
    * @param key The key, a non-empty string.
    * @param ms How long, above 0 and at most a year.
    * @param options The class; the default class when left out.
-   * @returns Whether it is blocked: false when the key table has no place for it.
+   * @returns Whether it is blocked: always true. Blocks take no place in the
+   *   key table; when `maxBlocks` keys are blocked, the block nearest its end
+   *   ends to make room (counted in `stats().blocksEvicted`).
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is out of range, or the key or class too long.
    */
@@ -470,6 +472,7 @@ export class Guard {
    */
   stats(): Stats {
     return collectStats({
+      nowMs: this.#clock(),
       enforcer: this.#enforcer,
       fleet: this.#gossip?.node.stats(this.#clock()),
       gossip: this.#gossip?.counters(),
