@@ -169,7 +169,8 @@ export class Client {
    * @param key The key, a non-empty string.
    * @param ms How long, above 0 and at most a year.
    * @param options The class; the default class when left out.
-   * @returns Whether it is blocked: false when the sidecar's key table had no place for it.
+   * @returns Whether it is blocked: true from this version's sidecar, whose blocks live in a set
+   *   of their own (`--max-blocks`); false from an older one whose key table had no place for it.
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is not a positive number.
    * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.

@@ -169,7 +169,9 @@ class Client:
     def block(self, key: str, ms: float, cls: str = "") -> bool:
         """Denies every check of `key` on the sidecar for `ms` milliseconds.
 
-        False only when the sidecar's key table had no place for the key.
+        True from a current sidecar, whose blocks live in a set of their own
+        (--max-blocks); False only from an older one whose key table had no
+        place for the key.
         """
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf:
             raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
