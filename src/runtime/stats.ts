@@ -37,7 +37,7 @@ export interface Stats {
   readonly shadowDenied: number;
   /** Keys holding state now. */
   readonly trackedKeys: number;
-  /** Keys blocked now (`block`), at most `maxBlocks`: they hold no place among `trackedKeys`. */
+  /** Keys blocked now (`block`), at most `maxBlocks`: none holds a place among `trackedKeys` but a hot key's. */
   readonly blockedKeys: number;
   /** Blocks ended early to make room for a new one when `maxBlocks` keys were blocked. */
   readonly blocksEvicted: number;
