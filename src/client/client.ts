@@ -145,7 +145,10 @@ export class Client {
    */
   async refund(key: string, options: CheckOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
-    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
+    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", {
+      body,
+      once: true,
+    })).refunded;
   }
 
   /**
