@@ -86,6 +86,15 @@ export const HTTP_BOUNDS = {
 } as const satisfies Record<string, OptionBounds>;
 
 /**
+ * How long a leave waits, at most, for its goodbyes to be handed to the
+ * system before it closes the socket. Closing at once drops them on Deno
+ * and Node, and the peers then take the leaver for crashed; waiting with
+ * no bound would let a stuck network hold a shutdown up. Fixed, not an
+ * option: it bounds how long `leave()` takes, whatever the fleet.
+ */
+export const LEAVE_WAIT_MS = 500;
+
+/**
  * The cold fraction α: a key nobody coordinates runs at α times its fair
  * share R/N, and keys with no place in the table share one allowance at
  * that rate. Fixed, not an option: the accuracy table is measured with it.

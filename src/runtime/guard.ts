@@ -585,11 +585,12 @@ export class Guard {
   }
 
   /**
-   * Tells the peers this instance is going (they take its share within a
-   * round), then stops its timer and closes its socket. Checks still work
-   * afterwards, every key at the floor, which the peers no longer count.
+   * Tells the peers this instance is going (they take its share at once),
+   * then stops its timer and closes its socket once the goodbyes are out,
+   * waiting at most 500 ms for them. Checks still work afterwards, every
+   * key at the floor, which the peers no longer count.
    *
-   * @returns A promise that settles once the socket is closed.
+   * @returns A promise that settles once the socket is closed, within about 500 ms.
    */
   async leave(): Promise<void> {
     this.#running = false;
