@@ -125,7 +125,8 @@ function wrap(lead: string, names: readonly string[]): string {
 export const HELP =
   `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
 
-Usage: cli.ts --limit 1000/min [options]
+Usage: rateguard --limit 1000/min [options]
+       (from a checkout: deno run -A cli.ts, bun cli.ts or node --import tsx cli.ts)
 
 Limits
   --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)

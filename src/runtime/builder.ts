@@ -70,8 +70,14 @@ export class GuardBuilder {
    * @param perSec Requests a second, more than 0.
    * @returns This builder.
    * @throws {RangeError} when `perSec` is not a rate a {@link Limit} takes.
+   * @throws {TypeError} when `perSec` is a {@link Limit}: that goes to {@link defaultLimit}.
    */
   limit(perSec: number): this {
+    if ((perSec as unknown) instanceof Limit) {
+      throw new TypeError(
+        `limit(perSec) takes requests a second; give a Limit to defaultLimit(limit), got ${perSec}`,
+      );
+    }
     this.#options.limit = Limit.perSecond(perSec);
     return this;
   }
