@@ -11,7 +11,7 @@ import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
-import { type AcquireOptions, Waiters } from "../runtime/acquire.ts";
+import { type AcquireOptions, Retrier } from "../runtime/acquire.ts";
 import { ClientError, ClientUnavailableError } from "./errors.ts";
 import { positive, SidecarHttp } from "./transport.ts";
 import type {
@@ -47,7 +47,7 @@ interface Wire {
 export class Client {
   readonly #http: SidecarHttp;
   readonly #onFailure: FailurePolicy;
-  readonly #waiters = new Waiters();
+  readonly #waiters = new Retrier();
 
   /**
    * A client of the sidecar at `options.url`.

@@ -15,7 +15,7 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, deniedDecision, fullInMs } from "./gcra.ts";
+import { admitDebt, allowedDecision, deniedDecision, fullInMs, queuedDenial } from "./gcra.ts";
 import { Decision } from "./decision.ts";
 import type { HashKey } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
@@ -28,6 +28,7 @@ import { type BatchDecision, checkBatch, checkCost, decideBatch } from "./batch.
 import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
 import { BlockSet } from "./blocks.ts";
 import { toUs } from "./time.ts";
+import type { LineGate } from "./wait_line.ts";
 
 export type { BatchItem } from "./options.ts";
 export type { BatchDecision } from "./batch.ts";
@@ -318,6 +319,62 @@ export class Enforcer {
   }
 
   /**
+   * How long a request of `cost` waits in line behind requests costing
+   * `aheadCost` in all before it is admitted, if each is admitted as soon
+   * as it fits and nothing else is: 0 when it fits now (with nothing
+   * ahead, exactly when a check would admit it), `Infinity` when it never
+   * can. Consumes and counts nothing, and gives no key a place.
+   *
+   * @internal For `acquire`'s lines (`wait_line.ts`).
+   */
+  waitMs(className: string, key: string, cost: number, aheadCost: number, nowMs: number): number {
+    this.#book.checkKey(className, key, "acquire");
+    if (cost !== 1) checkCost(cost);
+    if (this.dryRun) return 0;
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slot = this.#table.get(className, key);
+    const rule = this.#ruleOf(slot, className, key);
+    const debt = slot ? slot.debt : 0;
+    const atUs = slot ? slot.atUs : nowUs;
+    const next = admitDebt(debt, atUs, rule, cost, nowUs);
+    if (aheadCost === 0 && next === next) return 0; // not NaN: admitted
+    // Not now: never 0, or a line would wake to find its head still waiting.
+    return Math.max(queuedDenial(debt, atUs, rule, cost, aheadCost, nowUs).retryAfterMs, 0.001);
+  }
+
+  /**
+   * One key of the enforcer, as a line of `acquire` callers sees it.
+   *
+   * @internal For `acquire`'s lines (`wait_line.ts`).
+   */
+  lineGate(className: string, key: string): LineGate {
+    return {
+      waitMs: (cost, aheadCost, nowMs) => this.waitMs(className, key, cost, aheadCost, nowMs),
+      check: (cost, nowMs) => this.check(className, key, cost, nowMs),
+      giveUp: (cost, aheadCost, nowMs) => this.giveUp(className, key, cost, aheadCost, nowMs),
+    };
+  }
+
+  /**
+   * Counts a wait in line that ended without its admission (it timed out or
+   * was given up) as what it was, one request denied: once, however often
+   * it was looked at while it waited. Decides nothing, consumes nothing,
+   * and runs no shadow.
+   *
+   * @returns Its denial, the wait as {@link Enforcer.waitMs} reckons it.
+   * @internal For `acquire`'s lines (`wait_line.ts`).
+   */
+  giveUp(className: string, key: string, cost: number, aheadCost: number, nowMs: number): Decision {
+    if (cost !== 1) checkCost(cost);
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slot = this.#slotFor(className, key, nowMs, nowUs);
+    this.#refresh(slot, nowUs);
+    slot.requests += cost;
+    this.#countDenied(slot, cost, nowUs);
+    return queuedDenial(slot.debt, slot.atUs, slot.rule, cost, aheadCost, nowUs);
+  }
+
+  /**
    * Checks several keys at once, all or nothing: if any is denied, none
    * consumes anything. The same (class, key) twice is a caller error.
    *
@@ -494,12 +551,16 @@ export class Enforcer {
   }
 
   #deny(slot: Slot, rule: Rule, cost: number, nowUs: number): Decision {
+    this.#countDenied(slot, cost, nowUs);
+    if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
+    return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
+  }
+
+  #countDenied(slot: Slot, cost: number, nowUs: number): void {
     this.#denied++;
     slot.denied += cost;
     if (slot !== this.#overflow) this.#noted.note(slot, nowUs);
     if (!slot.candidate) this.#candidates.nominate(slot);
-    if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
-    return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
   }
 
   #runShadow(slot: Slot, cost: number, nowUs: number): void {

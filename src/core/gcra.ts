@@ -219,6 +219,30 @@ export function deniedDecision(
   );
 }
 
+/**
+ * A denial for a request of `cost` waiting in line behind `aheadCost`
+ * requests of cost 1 (`acquire`): its `retryAfterMs` is how long until it
+ * is admitted if each before it is admitted as soon as it fits and nothing
+ * else is, 0 if it would fit now, `Infinity` for a cost above the burst.
+ * From the debt as of now, not as of `atUs`: a debt paid off long ago gives
+ * the line no head start.
+ */
+export function queuedDenial(
+  debt: number,
+  atUs: number,
+  rate: Rate,
+  cost: number,
+  aheadCost: number,
+  nowUs: number,
+): Decision {
+  const owed = owedAt(debt, atUs, rate, nowUs);
+  const over = owed + (aheadCost + cost) * rate.unitsPerRequest - rate.toleranceUnits;
+  const retryAfterMs = cost > rate.burst
+    ? Infinity
+    : usToMs(Math.max(0, Math.max(atUs, nowUs) + paidInUs(over, rate) - nowUs));
+  return new Decision(false, retryAfterMs, roomFor(owed, rate), fullInMs(debt, atUs, rate, nowUs));
+}
+
 /** How long until a debt of `debt` as of `atUs` is paid back in full, from `nowUs`. */
 export function fullInMs(debt: number, atUs: number, rate: Rate, nowUs: number): number {
   return usToMs(Math.max(0, atUs + paidInUs(debt, rate) - nowUs));

@@ -61,7 +61,7 @@ export class Guard {
   readonly #mostDenied: number;
   #auth: AuthConfig;
   #running = true;
-  readonly #waiters = new Waiters();
+  readonly #waiters: Waiters;
   readonly #rules: RuleDesk;
 
   static {
@@ -79,6 +79,7 @@ export class Guard {
     this.#hashKey = parts.hashKey;
     this.#mostDenied = parts.mostDenied;
     this.#rules = new RuleDesk(parts);
+    this.#waiters = new Waiters(parts.enforcer, parts.clock);
   }
 
   /**
@@ -255,8 +256,8 @@ export class Guard {
    * @throws {RangeError} as {@link Guard.check}, or when `maxWaitMs` is out of range.
    */
   acquire(key: string, options?: AcquireOptions): Promise<Decision> {
-    const check = { class: options?.class ?? "", cost: options?.cost ?? 1 };
-    return this.#waiters.acquire(() => this.check(key, check), options, this.#clock);
+    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
+    return this.#waiters.acquire(target, options);
   }
 
   /**

@@ -1,0 +1,209 @@
+/**
+ * One key's line of callers waiting to be admitted (`acquire`). Callers
+ * are served in the order they came; only the head of the line is checked,
+ * and only once it fits, so that each admission is one check and a wait
+ * counts as one request however long it lasts. A wait that cannot end
+ * within its deadline is counted once as a denied request and answered.
+ *
+ * Sans-I/O like the rest of the core: the time is an argument, the line
+ * says when it next needs the time ({@link WaitLine.pollTimeout}), and the
+ * runtime (or the simulator) keeps one timer per line for it. Everything
+ * else a caller sees (promises, signals, how many wait in all) is the
+ * runtime's.
+ *
+ * @module
+ */
+
+import type { Decision } from "./decision.ts";
+
+/** What a line asks of the limiter about its key: the enforcer's, bound to a class and key. */
+export interface LineGate {
+  /**
+   * How long a request of `cost` behind requests costing `aheadCost` waits
+   * (see `Enforcer.waitMs`): 0 when it fits now; counts nothing.
+   */
+  waitMs(cost: number, aheadCost: number, nowMs: number): number;
+  /** The check that admits the head of the line: counted, as any check. */
+  check(cost: number, nowMs: number): Decision;
+  /** Counts a wait that ended without its admission as one denied request (`Enforcer.giveUp`). */
+  giveUp(cost: number, aheadCost: number, nowMs: number): Decision;
+}
+
+/** A caller in line. */
+export interface Waiter {
+  /** What its request costs. */
+  readonly cost: number;
+  /** When it stops waiting, ms on the line's clock. */
+  readonly deadlineMs: number;
+  /** Told once what ended the wait; called after the line is in order again, so it may join. */
+  readonly settle: (decision: Decision) => void;
+}
+
+interface Place {
+  readonly waiter: Waiter;
+  /** When it would be admitted if all goes as the last look at the key said. */
+  readyAtMs: number;
+}
+
+/** Places served before the array is compacted. */
+const COMPACT_AFTER = 1_024;
+
+/**
+ * The callers waiting on one key, in arrival order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Enforcer } from "./enforcer.ts";
+ * import { Limit } from "./limit.ts";
+ * import { LimitBook } from "./rules.ts";
+ * import { WaitLine } from "./wait_line.ts";
+ *
+ * const book = new LimitBook(Limit.perSecond(10).burst(1), { maxClasses: 1, maxKeyLimits: 1 });
+ * const enforcer = new Enforcer(book, { capacity: 16, overflowScale: 0.5 });
+ * const line = new WaitLine(enforcer.lineGate("", "k"));
+ * assert(line.join({ cost: 1, deadlineMs: 0, settle() {} }, 0)?.allowed);
+ * let admitted = false;
+ * line.join({ cost: 1, deadlineMs: 1_000, settle: (d) => admitted = d.allowed }, 0);
+ * assert.equal(line.pollTimeout(), 100);
+ * line.handleTimeout(100);
+ * assert(admitted);
+ * ```
+ */
+export class WaitLine {
+  readonly #gate: LineGate;
+  #places: Place[] = [];
+  #head = 0;
+  /** What the places from the head on cost, together. */
+  #queuedCost = 0;
+
+  /**
+   * An empty line.
+   *
+   * @param gate The limiter, bound to the line's key.
+   */
+  constructor(gate: LineGate) {
+    this.#gate = gate;
+  }
+
+  /** Callers in line. */
+  get size(): number {
+    return this.#places.length - this.#head;
+  }
+
+  /**
+   * A caller arrives. With no one ahead and room now, it is checked and
+   * answered at once; when it could not be admitted by its deadline, even
+   * if all went well, it is counted as denied and answered at once;
+   * otherwise it takes its place, and is answered through `settle`.
+   *
+   * @param waiter The caller.
+   * @param nowMs The time, ms.
+   * @returns Its decision when answered at once; undefined when it waits.
+   */
+  join(waiter: Waiter, nowMs: number): Decision | undefined {
+    const waitMs = this.#gate.waitMs(waiter.cost, this.#queuedCost, nowMs);
+    if (waitMs === 0 && this.size === 0) return this.#gate.check(waiter.cost, nowMs);
+    if (waitMs > waiter.deadlineMs - nowMs) {
+      return this.#gate.giveUp(waiter.cost, this.#queuedCost, nowMs);
+    }
+    this.#places.push({ waiter, readyAtMs: nowMs + waitMs });
+    this.#queuedCost += waiter.cost;
+    return undefined;
+  }
+
+  /**
+   * A caller gives up its place (its signal aborted): counted as one denied
+   * request, and not settled, since its caller already knows. Those behind
+   * it move up.
+   *
+   * @param waiter The caller.
+   * @param nowMs The time, ms.
+   * @returns Whether it was in line (false once it was settled).
+   */
+  leave(waiter: Waiter, nowMs: number): boolean {
+    const at = this.#places.findIndex((p, i) => i >= this.#head && p.waiter === waiter);
+    if (at < 0) return false;
+    this.#places.splice(at, 1);
+    this.#queuedCost -= waiter.cost;
+    this.#gate.giveUp(waiter.cost, 0, nowMs);
+    this.#serve(nowMs, true);
+    return true;
+  }
+
+  /**
+   * When the line next needs {@link WaitLine.handleTimeout}: when its head
+   * would fit, as last reckoned. No later than any caller's deadline.
+   *
+   * @returns The time, ms; undefined for an empty line.
+   */
+  pollTimeout(): number | undefined {
+    return this.size > 0 ? this.#places[this.#head].readyAtMs : undefined;
+  }
+
+  /**
+   * Admits the callers at the head that fit now, one check each. When the
+   * head is later than reckoned (other checks took the room, or the key's
+   * share shrank), reckons every place again, and answers those that can no
+   * longer be admitted by their deadlines. Harmless when nothing is due.
+   *
+   * @param nowMs The time, ms.
+   */
+  handleTimeout(nowMs: number): void {
+    this.#serve(nowMs, false);
+  }
+
+  #serve(nowMs: number, reckon: boolean): void {
+    const done: [Waiter, Decision][] = [];
+    while (this.size > 0) {
+      const head = this.#places[this.#head];
+      const waitMs = this.#gate.waitMs(head.waiter.cost, 0, nowMs);
+      if (waitMs === 0) {
+        this.#shift();
+        // Admitted: the wait said it fits, and nothing ran between.
+        done.push([head.waiter, this.#gate.check(head.waiter.cost, nowMs)]);
+        continue;
+      }
+      if (!reckon && nowMs + waitMs <= head.readyAtMs) {
+        head.readyAtMs = nowMs + waitMs;
+        break;
+      }
+      reckon = false;
+      const size = this.size;
+      this.#reckon(nowMs, done);
+      // No one was answered: the head stays, its time just reckoned.
+      if (this.size === size) break;
+    }
+    for (const [waiter, decision] of done) waiter.settle(decision);
+  }
+
+  /** Every place's time afresh, behind those before it; those past their deadlines answered. */
+  #reckon(nowMs: number, done: [Waiter, Decision][]): void {
+    const kept: Place[] = [];
+    let aheadCost = 0;
+    for (let i = this.#head; i < this.#places.length; i++) {
+      const place = this.#places[i];
+      const cost = place.waiter.cost;
+      const waitMs = this.#gate.waitMs(cost, aheadCost, nowMs);
+      if (waitMs > place.waiter.deadlineMs - nowMs) {
+        done.push([place.waiter, this.#gate.giveUp(cost, aheadCost, nowMs)]);
+        this.#queuedCost -= cost;
+        continue;
+      }
+      place.readyAtMs = nowMs + waitMs;
+      aheadCost += cost;
+      kept.push(place);
+    }
+    this.#places = kept;
+    this.#head = 0;
+  }
+
+  #shift(): void {
+    this.#queuedCost -= this.#places[this.#head].waiter.cost;
+    this.#head++;
+    if (this.#head >= COMPACT_AFTER && this.#head * 2 >= this.#places.length) {
+      this.#places = this.#places.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+}
