@@ -185,8 +185,9 @@ export class Client {
   }
 
   /**
-   * Waits until a check of `key` is admitted, then takes it, as the guard's
-   * `acquire`: each denial's `retryAfterMs` is slept, at most `maxWaitMs` in
+   * Waits until a check of `key` is admitted, then takes it, within the
+   * guard's `acquire` bounds but with no line: each denial's `retryAfterMs`
+   * is slept and the sidecar asked again (each a check it counts), at most `maxWaitMs` in
    * all (10 s by default), at most 4,096 callers of this client at once
    * (one more gets its denial at once), cancellable with `signal`. A check
    * the failure policy answers ends the wait with that answer.

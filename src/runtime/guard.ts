@@ -233,10 +233,13 @@ export class Guard {
   }
 
   /**
-   * Waits until a check of `key` is admitted, then takes it: at most
-   * `maxWaitMs` (10 s by default), answered at once with the denial when the
-   * wait would pass it (a cost above the burst, a long block), or when
-   * 4,096 callers already wait here. Cancel it with `signal`.
+   * Waits until a check of `key` is admitted, then takes it: in the key's
+   * line, callers admitted in the order they came, each by one check, so a
+   * wait counts as one request however long it lasts. At most `maxWaitMs`
+   * (10 s by default): answered at once with the denial when the wait behind
+   * the line would pass it (a cost above the burst, a long block), or when
+   * 4,096 callers already wait here; a wait that times out or is aborted
+   * counts as one denied request. Cancel it with `signal`.
    *
    * @example
    * ```ts
