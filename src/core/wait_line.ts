@@ -76,6 +76,11 @@ export class WaitLine {
   #head = 0;
   /** What the places from the head on cost, together. */
   #queuedCost = 0;
+  /**
+   * Since when the places' times are pessimistic (someone ahead of them
+   * left), for the next timeout to reckon them again; NaN when they are not.
+   */
+  #leftAtMs = NaN;
 
   /**
    * An empty line.
@@ -115,46 +120,50 @@ export class WaitLine {
   /**
    * A caller gives up its place (its signal aborted): counted as one denied
    * request, and not settled, since its caller already knows. Those behind
-   * it move up.
+   * it move up at the next timeout, which is due now: many leaving at once
+   * (a shutdown) cost one reckoning, not one each.
    *
    * @param waiter The caller.
    * @param nowMs The time, ms.
    * @returns Whether it was in line (false once it was settled).
    */
   leave(waiter: Waiter, nowMs: number): boolean {
-    const at = this.#places.findIndex((p, i) => i >= this.#head && p.waiter === waiter);
-    if (at < 0) return false;
+    let at = this.#head;
+    while (at < this.#places.length && this.#places[at].waiter !== waiter) at++;
+    if (at === this.#places.length) return false;
     this.#places.splice(at, 1);
     this.#queuedCost -= waiter.cost;
     this.#gate.giveUp(waiter.cost, 0, nowMs);
-    this.#serve(nowMs, true);
+    if (this.size === 0) this.#leftAtMs = NaN;
+    else if (!(this.#leftAtMs <= nowMs)) this.#leftAtMs = nowMs;
     return true;
   }
 
   /**
    * When the line next needs {@link WaitLine.handleTimeout}: when its head
-   * would fit, as last reckoned. No later than any caller's deadline.
+   * would fit, as last reckoned, or now when someone left. No later than
+   * any caller's deadline.
    *
    * @returns The time, ms; undefined for an empty line.
    */
   pollTimeout(): number | undefined {
-    return this.size > 0 ? this.#places[this.#head].readyAtMs : undefined;
+    if (this.size === 0) return undefined;
+    const readyAtMs = this.#places[this.#head].readyAtMs;
+    return this.#leftAtMs < readyAtMs ? this.#leftAtMs : readyAtMs;
   }
 
   /**
    * Admits the callers at the head that fit now, one check each. When the
    * head is later than reckoned (other checks took the room, or the key's
-   * share shrank), reckons every place again, and answers those that can no
-   * longer be admitted by their deadlines. Harmless when nothing is due.
+   * share shrank) or someone left, reckons every place again, and answers
+   * those that can no longer be admitted by their deadlines. Harmless when
+   * nothing is due.
    *
    * @param nowMs The time, ms.
    */
   handleTimeout(nowMs: number): void {
-    this.#serve(nowMs, false);
-  }
-
-  #serve(nowMs: number, reckon: boolean): void {
     const done: [Waiter, Decision][] = [];
+    let reckon = this.#leftAtMs === this.#leftAtMs; // not NaN: someone left
     while (this.size > 0) {
       const head = this.#places[this.#head];
       const waitMs = this.#gate.waitMs(head.waiter.cost, 0, nowMs);
@@ -174,11 +183,13 @@ export class WaitLine {
       // No one was answered: the head stays, its time just reckoned.
       if (this.size === size) break;
     }
+    if (this.size === 0) this.#leftAtMs = NaN;
     for (const [waiter, decision] of done) waiter.settle(decision);
   }
 
   /** Every place's time afresh, behind those before it; those past their deadlines answered. */
   #reckon(nowMs: number, done: [Waiter, Decision][]): void {
+    this.#leftAtMs = NaN;
     const kept: Place[] = [];
     let aheadCost = 0;
     for (let i = this.#head; i < this.#places.length; i++) {

@@ -140,7 +140,7 @@ export class Waiters {
     clearTimeout(held.timer);
     held.timer = undefined;
     if (atMs === undefined) {
-      this.#lines.delete(held.id);
+      if (this.#lines.get(held.id) === held) this.#lines.delete(held.id);
       return;
     }
     held.atMs = atMs;

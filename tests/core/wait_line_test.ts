@@ -86,7 +86,9 @@ describe("one key's wait line", () => {
     t.time.nowMs = 50;
     assert.equal(t.line.leave(first, 50), true);
     assert.equal(t.line.leave(first, 50), false, "already gone: not counted again");
-    assert.equal(t.line.pollTimeout(), 100, "the next one is now the head");
+    assert.equal(t.line.pollTimeout(), 50, "due now, to move those behind it up");
+    t.runUntil(60);
+    assert.equal(t.line.pollTimeout(), 100, "the next one is the head");
     t.runUntil(1_000);
     assert.deepEqual(t.answers.map((a) => [a.id, a.atMs, a.decision.allowed]), [[1, 100, true]]);
     assert.deepEqual(t.counts(), { admitted: 2, denied: 1, requests: 3 });

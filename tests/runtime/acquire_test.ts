@@ -1,6 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Guard, Limit } from "../../mod.ts";
+import { MAX_WAITERS } from "../../src/runtime/acquire.ts";
 
 // On the real clock, kept short: 40 admissions at 1,000 a second. The same
 // line on virtual time, at the issue's 10 a second, is in
@@ -39,6 +40,22 @@ describe("acquire on the guard", () => {
     controller.abort(new Error("gone"));
     await assert.rejects(aborted, /gone/);
     assert.deepEqual([guard.stats().admitted, guard.stats().denied], [1, 2]);
+    await guard.leave();
+  });
+
+  it("holds at most MAX_WAITERS, and lets them all go at once, each counted once", async () => {
+    const guard = await Guard.builder().defaultLimit(Limit.perMinute(1).burst(1)).spawn();
+    guard.check("k");
+    const controller = new AbortController();
+    const options = { signal: controller.signal, maxWaitMs: 2 ** 31 - 1 };
+    const waits = Array.from({ length: MAX_WAITERS }, () => guard.acquire("k", options));
+    const beyond = await guard.acquire("k", options);
+    assert.equal(beyond.allowed, false, "one more is answered at once");
+    assert.equal(guard.stats().denied, 1);
+    controller.abort(new Error("shutting down"));
+    const ends = await Promise.allSettled(waits);
+    assert(ends.every((e) => e.status === "rejected"));
+    assert.deepEqual([guard.stats().admitted, guard.stats().denied], [1, MAX_WAITERS + 1]);
     await guard.leave();
   });
 });
