@@ -334,7 +334,15 @@ export class Enforcer {
     const nowUs = toUs(nowMs, this.#originMs);
     const slot = this.#table.get(className, key);
     const rule = this.#ruleOf(slot, className, key);
-    const debt = slot ? slot.debt : 0;
+    // A key with no place yet starts as a check would give it one: lean
+    // while the table is. (One with no place to get, in a full table, is
+    // decided by the overflow allowance, which this does not foresee: its
+    // check comes at once, and a denial ends the wait.)
+    const debt = slot
+      ? slot.debt
+      : this.#table.lean
+      ? rule.toleranceUnits - rule.unitsPerRequest
+      : 0;
     const atUs = slot ? slot.atUs : nowUs;
     const next = admitDebt(debt, atUs, rule, cost, nowUs);
     if (aheadCost === 0 && next === next) return 0; // not NaN: admitted
