@@ -323,7 +323,8 @@ export class Enforcer {
    * `aheadCost` in all before it is admitted, if each is admitted as soon
    * as it fits and nothing else is: 0 when it fits now (with nothing
    * ahead, exactly when a check would admit it), `Infinity` when it never
-   * can. Consumes and counts nothing, and gives no key a place.
+   * can. Consumes and counts nothing; a key with no state is given the
+   * place a check would give it, since the line waits on that.
    *
    * @internal For `acquire`'s lines (`wait_line.ts`).
    */
@@ -332,18 +333,13 @@ export class Enforcer {
     if (cost !== 1) checkCost(cost);
     if (this.dryRun) return 0;
     const nowUs = toUs(nowMs, this.#originMs);
-    const slot = this.#table.get(className, key);
+    // A key with no place yet is given the one its check would get, as that
+    // check would make it (lean while the table is, or the overflow
+    // allowance when full), and counted only by that check.
+    const slot = this.#table.get(className, key) ??
+      this.#newSlot(className, key, nowMs, nowUs, false);
     const rule = this.#ruleOf(slot, className, key);
-    // A key with no place yet starts as a check would give it one: lean
-    // while the table is. (One with no place to get, in a full table, is
-    // decided by the overflow allowance, which this does not foresee: its
-    // check comes at once, and a denial ends the wait.)
-    const debt = slot
-      ? slot.debt
-      : this.#table.lean
-      ? rule.toleranceUnits - rule.unitsPerRequest
-      : 0;
-    const atUs = slot ? slot.atUs : nowUs;
+    const debt = slot.debt, atUs = slot.atUs;
     const next = admitDebt(debt, atUs, rule, cost, nowUs);
     if (aheadCost === 0 && next === next) return 0; // not NaN: admitted
     // Not now: never 0, or a line would wake to find its head still waiting.
@@ -617,11 +613,14 @@ export class Enforcer {
   /**
    * A slot for a key with no place: its block entry's while it is blocked
    * (it takes no place), else a place in the table (for a key whose block
-   * has ended, with the state the block left), else the overflow allowance.
+   * has ended, with the state the block left), else the overflow allowance,
+   * counted as a check of it unless `counted` is false.
    */
-  #newSlot(className: string, key: string, nowMs: number, nowUs: number): Slot {
+  #newSlot(className: string, key: string, nowMs: number, nowUs: number, counted = true): Slot {
     const held = this.#blocks.size === 0 ? undefined : this.#blocks.take(className, key, nowUs);
-    if (held !== undefined) return held.atUs > nowUs ? held : this.#placeOrOverflow(held, nowUs);
+    if (held !== undefined) {
+      return held.atUs > nowUs ? held : this.#placeOrOverflow(held, nowUs, counted);
+    }
     this.#book.checkKey(className, key, "check");
     const slot = this.#detached(className, key, nowMs);
     if (this.#table.lean) {
@@ -629,7 +628,7 @@ export class Enforcer {
       slot.debt = slot.leanDebt();
       slot.atUs = nowUs;
     }
-    return this.#placeOrOverflow(slot, nowUs);
+    return this.#placeOrOverflow(slot, nowUs, counted);
   }
 
   /** A fresh slot in no index: a full burst. */
@@ -640,12 +639,14 @@ export class Enforcer {
     return slot;
   }
 
-  /** Gives `slot` a place in the table, or its key the overflow allowance. */
-  #placeOrOverflow(slot: Slot, nowUs: number): Slot {
+  /** Gives `slot` a place in the table, or its key the overflow allowance (counted unless not `counted`). */
+  #placeOrOverflow(slot: Slot, nowUs: number, counted = true): Slot {
     if (this.#place(slot, nowUs)) return slot;
     this.#noted.delete(slot);
-    this.#overflowed++;
-    if (!this.#book.hasClass(slot.className)) this.#unknownClass++;
+    if (counted) {
+      this.#overflowed++;
+      if (!this.#book.hasClass(slot.className)) this.#unknownClass++;
+    }
     return this.#overflow;
   }
 

@@ -6,8 +6,8 @@ import type { Decision } from "../../src/core/decision.ts";
 import { rig } from "./support.ts";
 
 /** One key's line over a standalone enforcer, on virtual time. */
-function lineOf(limit: Limit) {
-  const { enforcer } = rig(limit);
+function lineOf(limit: Limit, capacity?: number) {
+  const { enforcer } = rig(limit, { capacity });
   const line = new WaitLine(enforcer.lineGate("", "k"));
   const answers: { id: number; atMs: number; decision: Decision }[] = [];
   const time = { nowMs: 0, wakes: 0 };
@@ -102,6 +102,27 @@ describe("one key's wait line", () => {
     t.runUntil(1_000);
     assert.deepEqual(t.answers.map((a) => [a.id, a.atMs]), [[0, 300], [1, 400]]);
     assert.deepEqual(t.counts(), { admitted: 5, denied: 0, requests: 3 + 3 + 1 });
+  });
+
+  it("waits on a new key as its first check finds it: lean while the node is held", () => {
+    const t = lineOf(Limit.perSecond(10).burst(3));
+    t.enforcer.setStartLean(true, 0); // a new key starts with one request of its burst
+    assert.equal(t.line.join(t.waiter(0, 10_000, 2), 0), undefined, "waits, not denied");
+    t.runUntil(1_000);
+    assert.deepEqual(t.answers.map((a) => [a.id, a.atMs, a.decision.allowed]), [[0, 100, true]]);
+    assert.deepEqual(t.counts(), { admitted: 1, denied: 0, requests: 2 });
+  });
+
+  it("waits on the overflow allowance for a key with no place, counted by its checks alone", () => {
+    const t = lineOf(Limit.perSecond(10).burst(1), 1);
+    assert(t.enforcer.check("", "other", 1, 0).allowed, "takes the table's one place");
+    assert(t.enforcer.check("", "k", 1, 0).allowed, "the overflow allowance, at half the rate");
+    assert.equal(t.line.join(t.waiter(0, 10_000), 0), undefined);
+    t.runUntil(1_000);
+    assert.deepEqual(t.answers.map((a) => [a.atMs, a.decision.allowed]), [[200, true]]);
+    // The check at 0 alone: the line's looks count nothing, and by 200 ms
+    // "other" has paid back all it owed, so the admission took its place.
+    assert.equal(t.enforcer.counters.overflowed, 1);
   });
 
   it("admits at once in a dry run", () => {
