@@ -15,7 +15,15 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, deniedDecision, fullInMs, queuedDenial } from "./gcra.ts";
+import {
+  admitDebt,
+  allowedDecision,
+  deniedDecision,
+  fullInMs,
+  owedAt,
+  queuedDenial,
+  queuedWaitMs,
+} from "./gcra.ts";
 import { Decision } from "./decision.ts";
 import type { HashKey } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
@@ -28,7 +36,7 @@ import { type BatchDecision, checkBatch, checkCost, decideBatch } from "./batch.
 import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
 import { BlockSet } from "./blocks.ts";
 import { toUs } from "./time.ts";
-import type { LineGate } from "./wait_line.ts";
+import type { Forecast, LineGate } from "./wait_line.ts";
 
 export type { BatchItem } from "./options.ts";
 export type { BatchDecision } from "./batch.ts";
@@ -319,31 +327,35 @@ export class Enforcer {
   }
 
   /**
-   * How long a request of `cost` waits in line behind requests costing
-   * `aheadCost` in all before it is admitted, if each is admitted as soon
-   * as it fits and nothing else is: 0 when it fits now (with nothing
-   * ahead, exactly when a check would admit it), `Infinity` when it never
-   * can. Consumes and counts nothing; a key with no state is given the
-   * place a check would give it, since the line waits on that.
+   * How long requests would wait in line for a key, as of now: the key
+   * looked up once, for a line to reckon all its places by (see
+   * {@link Forecast}). With nothing ahead, 0 exactly when a check would
+   * admit the request. Consumes and counts nothing; a key with no state is
+   * given the place a check would give it, since the line waits on that.
    *
    * @internal For `acquire`'s lines (`wait_line.ts`).
    */
-  waitMs(className: string, key: string, cost: number, aheadCost: number, nowMs: number): number {
+  forecast(className: string, key: string, nowMs: number): Forecast {
     this.#book.checkKey(className, key, "acquire");
-    if (cost !== 1) checkCost(cost);
-    if (this.dryRun) return 0;
+    if (this.dryRun) return { basis: this, waitMs: admitsAll };
     const nowUs = toUs(nowMs, this.#originMs);
-    // A key with no place yet is given the one its check would get, as that
-    // check would make it (lean while the table is, or the overflow
-    // allowance when full), and counted only by that check.
+    // A key with no place yet gets the one its check would (lean while the
+    // table is, or the overflow allowance when full), counted by that check.
     const slot = this.#table.get(className, key) ??
       this.#newSlot(className, key, nowMs, nowUs, false);
     const rule = this.#ruleOf(slot, className, key);
     const debt = slot.debt, atUs = slot.atUs;
-    const next = admitDebt(debt, atUs, rule, cost, nowUs);
-    if (aheadCost === 0 && next === next) return 0; // not NaN: admitted
-    // Not now: never 0, or a line would wake to find its head still waiting.
-    return Math.max(queuedDenial(debt, atUs, rule, cost, aheadCost, nowUs).retryAfterMs, 0.001);
+    const owed = owedAt(debt, atUs, rule, nowUs), fromUs = Math.max(atUs, nowUs);
+    return {
+      basis: rule,
+      waitMs: (cost, aheadCost) => {
+        if (cost !== 1) checkCost(cost);
+        const next = admitDebt(debt, atUs, rule, cost, nowUs);
+        if (aheadCost === 0 && next === next) return 0; // not NaN: admitted
+        // Not now: never 0, or a line would wake to find its head still waiting.
+        return Math.max(queuedWaitMs(owed, fromUs, rule, cost, aheadCost, nowUs), 0.001);
+      },
+    };
   }
 
   /**
@@ -353,7 +365,7 @@ export class Enforcer {
    */
   lineGate(className: string, key: string): LineGate {
     return {
-      waitMs: (cost, aheadCost, nowMs) => this.waitMs(className, key, cost, aheadCost, nowMs),
+      forecast: (nowMs) => this.forecast(className, key, nowMs),
       check: (cost, nowMs) => this.check(className, key, cost, nowMs),
       giveUp: (cost, aheadCost, nowMs) => this.giveUp(className, key, cost, aheadCost, nowMs),
     };
@@ -365,7 +377,7 @@ export class Enforcer {
    * it was looked at while it waited. Decides nothing, consumes nothing,
    * and runs no shadow.
    *
-   * @returns Its denial, the wait as {@link Enforcer.waitMs} reckons it.
+   * @returns Its denial, the wait as {@link Enforcer.forecast} reckons it.
    * @internal For `acquire`'s lines (`wait_line.ts`).
    */
   giveUp(className: string, key: string, cost: number, aheadCost: number, nowMs: number): Decision {
@@ -671,4 +683,10 @@ export class Enforcer {
       this.#book.sharedBurst,
     );
   }
+}
+
+/** The waits of a dry run: none, for any request a check would take. */
+function admitsAll(cost: number): number {
+  if (cost !== 1) checkCost(cost);
+  return 0;
 }

@@ -220,13 +220,27 @@ export function deniedDecision(
 }
 
 /**
- * A denial for a request of `cost` waiting in line behind `aheadCost`
- * requests of cost 1 (`acquire`): its `retryAfterMs` is how long until it
- * is admitted if each before it is admitted as soon as it fits and nothing
- * else is, 0 if it would fit now, `Infinity` for a cost above the burst.
- * From the debt as of now, not as of `atUs`: a debt paid off long ago gives
- * the line no head start.
+ * How long a request of `cost` waits in line behind requests costing
+ * `aheadCost` in all, if each before it is admitted as soon as it fits and
+ * nothing else is: 0 if it would fit now, `Infinity` for a cost above the
+ * burst. `owed` is the debt as of `fromUs`, the later of its instant and
+ * now (see {@link owedAt}): a debt paid off long ago gives the line no head
+ * start.
  */
+export function queuedWaitMs(
+  owed: number,
+  fromUs: number,
+  rate: Rate,
+  cost: number,
+  aheadCost: number,
+  nowUs: number,
+): number {
+  if (cost > rate.burst) return Infinity;
+  const over = owed + (aheadCost + cost) * rate.unitsPerRequest - rate.toleranceUnits;
+  return usToMs(Math.max(0, fromUs + paidInUs(over, rate) - nowUs));
+}
+
+/** The denial of a request of `cost` that waited in line behind `aheadCost` ({@link queuedWaitMs}). */
 export function queuedDenial(
   debt: number,
   atUs: number,
@@ -236,11 +250,8 @@ export function queuedDenial(
   nowUs: number,
 ): Decision {
   const owed = owedAt(debt, atUs, rate, nowUs);
-  const over = owed + (aheadCost + cost) * rate.unitsPerRequest - rate.toleranceUnits;
-  const retryAfterMs = cost > rate.burst
-    ? Infinity
-    : usToMs(Math.max(0, Math.max(atUs, nowUs) + paidInUs(over, rate) - nowUs));
-  return new Decision(false, retryAfterMs, roomFor(owed, rate), fullInMs(debt, atUs, rate, nowUs));
+  const waitMs = queuedWaitMs(owed, Math.max(atUs, nowUs), rate, cost, aheadCost, nowUs);
+  return new Decision(false, waitMs, roomFor(owed, rate), fullInMs(debt, atUs, rate, nowUs));
 }
 
 /** How long until a debt of `debt` as of `atUs` is paid back in full, from `nowUs`. */

@@ -5,6 +5,14 @@
  * counts as one request however long it lasts. A wait that cannot end
  * within its deadline is counted once as a denied request and answered.
  *
+ * Each place keeps when it would be admitted, reckoned behind those ahead
+ * of it. When the head is found later than that (the line's own timer
+ * fired late, other checks took the key's room), everyone behind it is
+ * later by as much, while the key's rule is the same: the line adds the
+ * slips up and reckons every place again only once they could have cost
+ * someone their deadline, or when the rule changed (a new share), so that
+ * a long line costs one reckoning now and then, not one per admission.
+ *
  * Sans-I/O like the rest of the core: the time is an argument, the line
  * says when it next needs the time ({@link WaitLine.pollTimeout}), and the
  * runtime (or the simulator) keeps one timer per line for it. Everything
@@ -16,13 +24,21 @@
 
 import type { Decision } from "./decision.ts";
 
+/** A key's waits as of one instant (`Enforcer.forecast`). */
+export interface Forecast {
+  /**
+   * How long, ms, a request of `cost` behind requests costing `aheadCost`
+   * in all would wait: 0 when it fits now, `Infinity` when it never can.
+   */
+  waitMs(cost: number, aheadCost: number): number;
+  /** What the waits are reckoned on (the key's rule): the same object while it holds. */
+  readonly basis: object;
+}
+
 /** What a line asks of the limiter about its key: the enforcer's, bound to a class and key. */
 export interface LineGate {
-  /**
-   * How long a request of `cost` behind requests costing `aheadCost` waits
-   * (see `Enforcer.waitMs`): 0 when it fits now; counts nothing.
-   */
-  waitMs(cost: number, aheadCost: number, nowMs: number): number;
+  /** The key's waits as of `nowMs`, from one look at it; counts nothing. */
+  forecast(nowMs: number): Forecast;
   /** The check that admits the head of the line: counted, as any check. */
   check(cost: number, nowMs: number): Decision;
   /** Counts a wait that ended without its admission as one denied request (`Enforcer.giveUp`). */
@@ -41,7 +57,7 @@ export interface Waiter {
 
 interface Place {
   readonly waiter: Waiter;
-  /** When it would be admitted if all goes as the last look at the key said. */
+  /** When it would be admitted, as last reckoned (plus the line's slips since, for all but the head). */
   readyAtMs: number;
 }
 
@@ -76,10 +92,13 @@ export class WaitLine {
   #head = 0;
   /** What the places from the head on cost, together. */
   #queuedCost = 0;
-  /**
-   * Since when the places' times are pessimistic (someone ahead of them
-   * left), for the next timeout to reckon them again; NaN when they are not.
-   */
+  /** The rule the places were reckoned on; undefined to reckon them at the next timeout. */
+  #basis: object | undefined;
+  /** How much later than reckoned everyone behind the head is: the head's slips since. */
+  #slipMs = 0;
+  /** The least time to spare, deadline less reckoned time, of any place since reckoned. */
+  #spareMs = Infinity;
+  /** Since when someone who left makes the line due again; NaN when no one did. */
   #leftAtMs = NaN;
 
   /**
@@ -107,13 +126,23 @@ export class WaitLine {
    * @returns Its decision when answered at once; undefined when it waits.
    */
   join(waiter: Waiter, nowMs: number): Decision | undefined {
-    const waitMs = this.#gate.waitMs(waiter.cost, this.#queuedCost, nowMs);
+    const forecast = this.#gate.forecast(nowMs);
+    const waitMs = forecast.waitMs(waiter.cost, this.#queuedCost);
     if (waitMs === 0 && this.size === 0) return this.#gate.check(waiter.cost, nowMs);
     if (waitMs > waiter.deadlineMs - nowMs) {
       return this.#gate.giveUp(waiter.cost, this.#queuedCost, nowMs);
     }
-    this.#places.push({ waiter, readyAtMs: nowMs + waitMs });
+    if (this.size === 0) {
+      this.#basis = forecast.basis;
+      this.#slipMs = 0;
+      this.#spareMs = Infinity;
+    } else if (forecast.basis !== this.#basis) {
+      this.#basis = undefined;
+    }
+    // Reckoned afresh, it stands as if it had slipped as much as the line has.
+    this.#places.push({ waiter, readyAtMs: nowMs + waitMs - this.#slipMs });
     this.#queuedCost += waiter.cost;
+    this.#spareMs = Math.min(this.#spareMs, waiter.deadlineMs - nowMs - waitMs);
     return undefined;
   }
 
@@ -148,16 +177,16 @@ export class WaitLine {
    */
   pollTimeout(): number | undefined {
     if (this.size === 0) return undefined;
-    const readyAtMs = this.#places[this.#head].readyAtMs;
+    const readyAtMs = this.#places[this.#head].readyAtMs + this.#slipMs;
     return this.#leftAtMs < readyAtMs ? this.#leftAtMs : readyAtMs;
   }
 
   /**
    * Admits the callers at the head that fit now, one check each. When the
-   * head is later than reckoned (other checks took the room, or the key's
-   * share shrank) or someone left, reckons every place again, and answers
-   * those that can no longer be admitted by their deadlines. Harmless when
-   * nothing is due.
+   * head is later than reckoned by more than anyone can spare, when the
+   * key's rule changed, or when someone left, reckons every place again,
+   * and answers those that can no longer be admitted by their deadlines.
+   * Harmless when nothing is due.
    *
    * @param nowMs The time, ms.
    */
@@ -166,15 +195,20 @@ export class WaitLine {
     let reckon = this.#leftAtMs === this.#leftAtMs; // not NaN: someone left
     while (this.size > 0) {
       const head = this.#places[this.#head];
-      const waitMs = this.#gate.waitMs(head.waiter.cost, 0, nowMs);
+      // Afresh each time round: the check before changed the key.
+      const forecast = this.#gate.forecast(nowMs);
+      const waitMs = forecast.waitMs(head.waiter.cost, 0);
       if (waitMs === 0) {
         this.#shift();
-        // Admitted: the wait said it fits, and nothing ran between.
+        // Admitted: the forecast said it fits, and nothing ran between.
         done.push([head.waiter, this.#gate.check(head.waiter.cost, nowMs)]);
         continue;
       }
-      if (!reckon && nowMs + waitMs <= head.readyAtMs) {
-        head.readyAtMs = nowMs + waitMs;
+      // Later than reckoned: so is everyone behind it, by as much.
+      const slipMs = Math.max(0, nowMs + waitMs - (head.readyAtMs + this.#slipMs));
+      if (!reckon && forecast.basis === this.#basis && this.#slipMs + slipMs <= this.#spareMs) {
+        this.#slipMs += slipMs;
+        head.readyAtMs = nowMs + waitMs - this.#slipMs;
         break;
       }
       reckon = false;
@@ -189,23 +223,28 @@ export class WaitLine {
 
   /** Every place's time afresh, behind those before it; those past their deadlines answered. */
   #reckon(nowMs: number, done: [Waiter, Decision][]): void {
+    const places = this.#places;
+    const forecast = this.#gate.forecast(nowMs);
     this.#leftAtMs = NaN;
-    const kept: Place[] = [];
-    let aheadCost = 0;
-    for (let i = this.#head; i < this.#places.length; i++) {
-      const place = this.#places[i];
-      const cost = place.waiter.cost;
-      const waitMs = this.#gate.waitMs(cost, aheadCost, nowMs);
-      if (waitMs > place.waiter.deadlineMs - nowMs) {
+    this.#basis = forecast.basis;
+    this.#slipMs = 0;
+    this.#spareMs = Infinity;
+    let aheadCost = 0, kept = 0;
+    for (let i = this.#head; i < places.length; i++) {
+      const place = places[i];
+      const { cost, deadlineMs } = place.waiter;
+      const waitMs = forecast.waitMs(cost, aheadCost);
+      if (waitMs > deadlineMs - nowMs) {
         done.push([place.waiter, this.#gate.giveUp(cost, aheadCost, nowMs)]);
         this.#queuedCost -= cost;
         continue;
       }
       place.readyAtMs = nowMs + waitMs;
+      this.#spareMs = Math.min(this.#spareMs, deadlineMs - place.readyAtMs);
       aheadCost += cost;
-      kept.push(place);
+      places[kept++] = place;
     }
-    this.#places = kept;
+    places.length = kept;
     this.#head = 0;
   }
 

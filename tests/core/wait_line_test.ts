@@ -49,6 +49,29 @@ describe("one key's wait line", () => {
     assert.equal(t.line.size, 0);
   });
 
+  it("keeps count through a late timer: the line slips, and answers each by its deadline", () => {
+    const t = lineOf(Limit.perSecond(1_000).burst(1));
+    t.enforcer.check("", "k", 1, 0);
+    // 100 waiters, 1 ms apart if the timer were punctual; it fires 0.5 ms
+    // late each time, so it admits one each 1.5 ms, and those after the
+    // 80th cannot make their 120 ms.
+    for (let i = 0; i < 100; i++) t.line.join(t.waiter(i, 120), 0);
+    for (let at = t.line.pollTimeout(); at !== undefined; at = t.line.pollTimeout()) {
+      t.time.nowMs = Math.max(t.time.nowMs, at + 0.5);
+      t.line.handleTimeout(t.time.nowMs);
+    }
+    const admitted = t.answers.filter((a) => a.decision.allowed);
+    assert.equal(t.answers.length, 100);
+    assert.equal(admitted.length, 80, "one each 1.5 ms, up to 120 ms");
+    assert.deepEqual(admitted.map((a) => a.id), admitted.map((_, i) => i), "in order");
+    assert(
+      t.answers.every((a) => a.atMs <= 120 + 0.5),
+      "none answered after its deadline and a late timer",
+    );
+    const denied = 100 - admitted.length;
+    assert.deepEqual(t.counts(), { admitted: 1 + admitted.length, denied, requests: 101 });
+  });
+
   it("answers at once a waiter the line ahead keeps past its deadline, counted once", () => {
     const t = lineOf(Limit.perSecond(10).burst(1));
     t.enforcer.check("", "k", 1, 0);
