@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { Limit } from "../../src/core/limit.ts";
 import { type Waiter, WaitLine } from "../../src/core/wait_line.ts";
 import type { Decision } from "../../src/core/decision.ts";
+import { block } from "../../src/core/operations.ts";
 import { rig } from "./support.ts";
 
 /** One key's line over a standalone enforcer, on virtual time. */
@@ -146,6 +147,18 @@ describe("one key's wait line", () => {
     // The check at 0 alone: the line's looks count nothing, and by 200 ms
     // "other" has paid back all it owed, so the admission took its place.
     assert.equal(t.enforcer.counters.overflowed, 1);
+  });
+
+  it("waits out a block held outside the key table, then the burst's first request", () => {
+    const t = lineOf(Limit.perSecond(10).burst(1));
+    t.enforcer.check("", "k", 1, 0);
+    assert(block(t.enforcer, { className: "", key: "k", ms: 300 }, 0));
+    const tooSoon = t.line.join(t.waiter(0, 350), 0);
+    assert.equal(tooSoon?.retryAfterMs, 400, "blocked until 300, then one interval");
+    assert.equal(t.line.join(t.waiter(1, 10_000), 0), undefined);
+    t.runUntil(1_000);
+    assert.deepEqual(t.answers.map((a) => [a.id, a.atMs, a.decision.allowed]), [[1, 400, true]]);
+    assert.deepEqual(t.counts(), { admitted: 2, denied: 1, requests: 3 });
   });
 
   it("admits at once in a dry run", () => {
