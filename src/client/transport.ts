@@ -20,6 +20,7 @@ export class SidecarHttp {
   readonly #connectTimeoutMs: number;
   #connected: Promise<void> | undefined;
   readonly #auth: Record<string, string>;
+  readonly #opsAuth: Record<string, string>;
 
   /**
    * The sidecar at `options.url`.
@@ -37,9 +38,9 @@ export class SidecarHttp {
     this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
     this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
     this.#connectTimeoutMs = positive(options.connectTimeoutMs ?? 1_000, "connectTimeoutMs");
-    this.#auth = options.adminToken === undefined
-      ? {}
-      : { authorization: `Bearer ${options.adminToken}` };
+    this.#auth = bearer(options.adminToken);
+    // An operator's client holds the admin token alone: its blocks are the operator's.
+    this.#opsAuth = bearer(options.opsToken ?? options.adminToken);
   }
 
   /**
@@ -61,11 +62,13 @@ export class SidecarHttp {
 
   /**
    * One exchange with the sidecar, within the check's timeout or, for an
-   * admin call, the admin timeout and with the admin token.
+   * admin call, the admin timeout and with the admin token; an operation
+   * (refund, reset, block) goes with the ops token, or the admin token
+   * when the client has no ops token.
    *
    * @param method The HTTP method.
    * @param path The path and query.
-   * @param options The JSON body, if any, and whether it is an admin call.
+   * @param options The JSON body, if any, and whether it is an admin call or an operation.
    * @returns The JSON object the sidecar answered with.
    * @throws {ClientError} on a 4xx.
    * @throws {ClientUnavailableError} when it cannot be asked, answers 5xx or no JSON object.
@@ -73,7 +76,7 @@ export class SidecarHttp {
   async call<T>(
     method: string,
     path: string,
-    options: { body?: unknown; admin?: boolean } = {},
+    options: { body?: unknown; admin?: boolean; ops?: boolean } = {},
   ): Promise<T> {
     const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
     await (this.#connected ??= this.#connect());
@@ -85,7 +88,7 @@ export class SidecarHttp {
         method,
         headers: {
           ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-          ...(options.admin ? this.#auth : {}),
+          ...(options.admin ? this.#auth : options.ops ? this.#opsAuth : {}),
         },
         body: options.body === undefined ? undefined : JSON.stringify(options.body),
         signal: AbortSignal.timeout(timeoutMs),
@@ -138,6 +141,11 @@ export class SidecarHttp {
       // Unreachable or slow: the call that follows says so.
     }
   }
+}
+
+/** The header that carries `token`, if there is one. */
+function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
 /**

@@ -4,6 +4,7 @@ import { Guard, Limit } from "../../mod.ts";
 import { sidecarApp } from "../../src/http/sidecar.ts";
 import { serveHttp } from "../../src/http/serve.ts";
 import { Client } from "../../src/client/client.ts";
+import { ClientError } from "../../src/client/errors.ts";
 import { MAX_OPERATOR_BLOCKS } from "../../src/http/operations.ts";
 
 const post = (body: unknown) => ({
@@ -212,5 +213,46 @@ describe("who may call refund, reset and block", () => {
     assert.equal((await ask("/v1/block", "adm1n", { key: "k0", ms: 90_000 })).status, 200);
     assert.equal((await ask("/v1/reset", "adm1n", { key: "k1" })).status, 200);
     assert.equal((await ask("/v1/block", "adm1n", { key: "one-more", ms: 60_000 })).status, 200);
+  });
+
+  it("the TypeScript client sends the ops token on the operations, else its admin token", async () => {
+    const guard = await spawn();
+    const app = sidecarApp(guard, { adminToken: () => "adm1n", opsToken: () => "0ps" });
+    const server = await serveHttp(app.fetch, { hostname: "127.0.0.1", port: 0 });
+    try {
+      const url = `http://${server.address}`;
+      const client = (tokens: { adminToken?: string; opsToken?: string }) =>
+        new Client({ url, timeoutMs: 5_000, ...tokens });
+      const none = client({});
+      await assert.rejects(
+        () => none.block("k", 60_000),
+        (e) => e instanceof ClientError && e.status === 401,
+      );
+      const service = client({ opsToken: "0ps" });
+      assert.equal(await service.block("k", 60_000), true);
+      assert.equal(await service.refund("k"), false);
+      assert.equal(await service.reset("k"), true, "a service lifts a service's block");
+      await assert.rejects(
+        () => service.classes(),
+        (e) => e instanceof ClientError && e.status === 401,
+      );
+      const operator = client({ adminToken: "adm1n" });
+      assert.equal(await operator.block("k", 60_000), true);
+      await assert.rejects(
+        () => service.reset("k"),
+        (e) => e instanceof ClientError && e.status === 409 && e.problem.code === "OperatorBlock",
+      );
+      // Both tokens: the ops token on the operations, the admin token on the admin calls.
+      const both = client({ adminToken: "adm1n", opsToken: "0ps" });
+      await assert.rejects(
+        () => both.reset("k"),
+        (e) => e instanceof ClientError && e.status === 409,
+      );
+      assert.equal((await both.classes()).length, 0);
+      assert.equal(await operator.reset("k"), true);
+      assert.equal(guard.keyStats("k")!.blockedForMs, 0);
+    } finally {
+      await server.close();
+    }
   });
 });
