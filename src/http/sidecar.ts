@@ -80,7 +80,10 @@ export interface SidecarOptions {
  * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
  * - `GET /v1/peek?class=&key=` → what the next check would say;
  * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
- *   (with `"ms"`) → what a service does to one key besides checking it;
+ *   (with `"ms"`) → what a service does to one key besides checking it:
+ *   open with no token, else they need `opsToken` or `adminToken` (or
+ *   nothing, with `adminToken` alone and `opsOpen`); a block made with the
+ *   admin token is the operator's, which only a reset with it lifts;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
  * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
