@@ -39,20 +39,31 @@ async function main(): Promise<void> {
   }
   const { config } = parsed;
   const log = lineLogger(config.logFormat, (line) => process.stderr.write(line));
-  let adminToken: string | undefined;
-  if (config.adminTokenFile !== undefined) {
-    const path = config.adminTokenFile;
-    adminToken = fromFile("--admin-token-file", () => readTokenFile(path));
+  const tokens = { admin: undefined as string | undefined, ops: undefined as string | undefined };
+  const token = (which: "admin" | "ops", path: string | undefined, flag: string) => {
+    if (path === undefined) return;
+    const other = which === "admin" ? "ops" : "admin";
+    // Services hold the ops token: were it the admin token, they could change the rules.
+    const read = (p: string) => {
+      const t = readTokenFile(p);
+      if (tokens[other] !== undefined && t === tokens[other]) {
+        throw new RangeError(`${p} holds the ${other} token: the two must differ`);
+      }
+      return t;
+    };
+    tokens[which] = fromFile(flag, () => read(path));
     // A new token is taken as the file changes; a bad one keeps the old.
-    watchFile(path, readTokenFile, {
-      changed: (token) => {
-        adminToken = token;
-        log.info("admin token reloaded", { file: path });
+    watchFile(path, read, {
+      changed: (t) => {
+        tokens[which] = t;
+        log.info(`${which} token reloaded`, { file: path });
       },
       failed: (e) =>
-        log.warn("admin token file unreadable, keeping the token in use", { error: e.message }),
+        log.warn(`${which} token file unreadable, keeping the token in use`, { error: e.message }),
     });
-  }
+  };
+  token("admin", config.adminTokenFile, "--admin-token-file");
+  token("ops", config.opsTokenFile, "--ops-token-file");
   const guard = await spawnGuard(config);
   if (config.gossipSecretFile !== undefined) {
     const path = config.gossipSecretFile;
@@ -87,7 +98,9 @@ async function main(): Promise<void> {
 
   const app = sidecarApp(guard, {
     defaultLimit: config.limit,
-    ...(adminToken === undefined ? {} : { adminToken: () => adminToken }),
+    ...(tokens.admin === undefined ? {} : { adminToken: () => tokens.admin }),
+    ...(tokens.ops === undefined ? {} : { opsToken: () => tokens.ops }),
+    opsOpen: config.opsOpen,
     log,
   });
   const server = running.server = await serveHttp(app.fetch, config.http);
@@ -97,7 +110,12 @@ async function main(): Promise<void> {
     limit: String(config.limit),
     classes: config.classes.map(([n, l]) => `${n}=${l}`).join(",") || undefined,
     seeds: config.seeds.join(",") || undefined,
-    adminToken: adminToken !== undefined,
+    adminToken: tokens.admin !== undefined,
+    ops: tokens.ops !== undefined
+      ? "ops token"
+      : tokens.admin === undefined || config.opsOpen
+      ? "open"
+      : "admin token",
   });
 }
 

@@ -147,12 +147,15 @@ export class Client {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
     return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", {
       body,
+      ops: true,
       once: true,
     })).refunded;
   }
 
   /**
-   * Forgets what `key` owes on the sidecar, a block included (`POST /v1/reset`).
+   * Forgets what `key` owes on the sidecar, a block included (`POST /v1/reset`);
+   * the operator's block (made with the admin token) only when this client
+   * sends the admin token: else a `ClientError` 409 with code `OperatorBlock`.
    *
    * @param key The key, a non-empty string.
    * @param options The class; the default class when left out.
@@ -163,7 +166,8 @@ export class Client {
    */
   async reset(key: string, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "" };
-    return (await this.#http.call<{ reset: boolean }>("POST", "/v1/reset", { body })).reset;
+    return (await this.#http.call<{ reset: boolean }>("POST", "/v1/reset", { body, ops: true }))
+      .reset;
   }
 
   /**
@@ -181,7 +185,8 @@ export class Client {
    */
   async block(key: string, ms: number, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", ms: positive(ms, "ms") };
-    return (await this.#http.call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
+    return (await this.#http.call<{ blocked: boolean }>("POST", "/v1/block", { body, ops: true }))
+      .blocked;
   }
 
   /**

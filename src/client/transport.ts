@@ -23,6 +23,7 @@ export class SidecarHttp {
   readonly #connectTimeoutMs: number;
   #connected: Promise<void> | undefined;
   readonly #auth: Record<string, string>;
+  readonly #opsAuth: Record<string, string>;
 
   /**
    * The sidecar at `options.url`.
@@ -40,9 +41,9 @@ export class SidecarHttp {
     this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
     this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
     this.#connectTimeoutMs = positive(options.connectTimeoutMs ?? 1_000, "connectTimeoutMs");
-    this.#auth = options.adminToken === undefined
-      ? {}
-      : { authorization: `Bearer ${options.adminToken}` };
+    this.#auth = bearer(options.adminToken);
+    // An operator's client holds the admin token alone: its blocks are the operator's.
+    this.#opsAuth = bearer(options.opsToken ?? options.adminToken);
   }
 
   /**
@@ -64,12 +65,14 @@ export class SidecarHttp {
 
   /**
    * One exchange with the sidecar, within the check's timeout or, for an
-   * admin call, the admin timeout and with the admin token.
+   * admin call, the admin timeout and with the admin token; an operation
+   * (refund, reset, block) goes with the ops token, or the admin token
+   * when the client has no ops token.
    *
    * @param method The HTTP method.
    * @param path The path and query.
-   * @param options The JSON body, if any, whether it is an admin call, and
-   *   whether it must be sent at most once (see `#fetch`).
+   * @param options The JSON body, if any, whether it is an admin call or an
+   *   operation, and whether it must be sent at most once (see `#fetch`).
    * @returns The JSON object the sidecar answered with.
    * @throws {ClientError} on a 4xx.
    * @throws {ClientUnavailableError} when it cannot be asked, answers 5xx or no JSON object.
@@ -77,7 +80,7 @@ export class SidecarHttp {
   async call<T>(
     method: string,
     path: string,
-    options: { body?: unknown; admin?: boolean; once?: boolean } = {},
+    options: { body?: unknown; admin?: boolean; ops?: boolean; once?: boolean } = {},
   ): Promise<T> {
     const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
     await (this.#connected ??= this.#connect());
@@ -86,7 +89,7 @@ export class SidecarHttp {
       method,
       headers: {
         ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-        ...(options.admin ? this.#auth : {}),
+        ...(options.admin ? this.#auth : options.ops ? this.#opsAuth : {}),
       },
       body: options.body === undefined ? undefined : JSON.stringify(options.body),
       // One deadline for the call, a second attempt included.
@@ -165,6 +168,11 @@ export class SidecarHttp {
       // Unreachable or slow: the call that follows says so.
     }
   }
+}
+
+/** The header that carries `token`, if there is one. */
+function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
 /**

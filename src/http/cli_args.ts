@@ -91,6 +91,10 @@ export interface SidecarConfig extends GuardFlags {
   readonly advertise?: string;
   /** A file holding the bearer token the admin routes require, if any. */
   readonly adminTokenFile?: string;
+  /** A file holding the bearer token refund, reset and block require (or the admin token). */
+  readonly opsTokenFile?: string;
+  /** With only the admin token, whether refund, reset and block take calls with no token. */
+  readonly opsOpen: boolean;
   /** How log lines are written. */
   readonly logFormat: LogFormat;
   /** How gossip is signed. */
@@ -163,7 +167,6 @@ export function parseSidecarArgs(
   if (fleetRules && get("bind") === undefined) {
     throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
   }
-  const adminTokenFile = get("admin-token-file")?.text;
   return {
     kind: "run",
     config: {
@@ -175,10 +178,39 @@ export function parseSidecarArgs(
       sharedBurst: on("shared-burst"),
       ...numbers,
       ...fleetFlags(get),
-      ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
+      ...tokenFlags(get, on("ops-open")),
       logFormat: logFormat(get("log-format")),
       ...authFlags(get),
     },
+  };
+}
+
+type TokenFlags = Pick<SidecarConfig, "adminTokenFile" | "opsTokenFile" | "opsOpen">;
+
+/**
+ * The tokens' files, and whether the operations are open. What would leave
+ * a door open by mistake is refused: an ops token with the admin routes
+ * open (whoever lacks it changes the rules instead), or with `--ops-open`
+ * (which of the two was meant?).
+ */
+function tokenFlags(get: (flag: Flag) => Given | undefined, opsOpen: boolean): TokenFlags {
+  const adminTokenFile = get("admin-token-file")?.text;
+  const opsTokenFile = get("ops-token-file");
+  if (opsTokenFile !== undefined && adminTokenFile === undefined) {
+    throw new UsageError(
+      `${opsTokenFile.from} guards refund, reset and block while the admin routes stay open: ` +
+        "set --admin-token-file too",
+    );
+  }
+  if (opsTokenFile !== undefined && opsOpen) {
+    throw new UsageError(
+      `${opsTokenFile.from} and --ops-open: the ops routes need the token, or are open, not both`,
+    );
+  }
+  return {
+    ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
+    ...(opsTokenFile === undefined ? {} : { opsTokenFile: opsTokenFile.text }),
+    opsOpen,
   };
 }
 

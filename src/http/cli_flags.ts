@@ -41,6 +41,8 @@ export const OPTIONS = {
   "idle-timeout": { type: "string" },
   "max-connections": { type: "string" },
   "admin-token-file": { type: "string" },
+  "ops-token-file": { type: "string" },
+  "ops-open": { type: "boolean" },
   "log-format": { type: "string" },
   "gossip-auth": { type: "string" },
   "gossip-secret-file": { type: "string" },
@@ -168,7 +170,13 @@ HTTP
     seconds(H.idleTimeoutMs.default)
   })
   --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
-  --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
+  --admin-token-file <path>    the admin routes need "Authorization: Bearer <the file's token>";
+                               so do refund, reset and block, unless one of the next two says
+  --ops-token-file <path>      refund, reset and block need this file's token (the services')
+                               or the admin token; needs --admin-token-file
+  --ops-open                   with only --admin-token-file, refund, reset and block need no token
+                               A block made with the admin token is the operator's: only a reset
+                               with the admin token lifts it. Token files are re-read as they change.
   --log-format <text|json>     one line per event on stderr (default text)
   --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}
   -h, --help                   this text
@@ -187,7 +195,10 @@ Any other RATEGUARD_ variable is refused, save those the project's test tooling
 ${wrap("and clients set: ", RESERVED_ENV)}
 
 API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
-GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
+GET /v1/peek?class=&key=, GET /healthz, GET /readyz (no token);
+ops (a token when the operator sets one, as above): POST /v1/refund, POST /v1/reset,
+POST /v1/block {"key": "ip:203.0.113.7", "ms": 60000};
+admin (the admin token): GET /v1/stats, GET /v1/keys?class=&key=,
 GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run;
 GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dashboard).
 `;

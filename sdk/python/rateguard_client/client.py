@@ -82,7 +82,9 @@ class Client:
     `timeout` bounds a check (seconds, default 0.05: the sidecar is on
     loopback); `admin_timeout` an admin call. `on_failure` decides what a
     check answers when the sidecar cannot: "open" admits, "closed" denies,
-    "raise" raises SidecarUnavailable.
+    "raise" raises SidecarUnavailable. `admin_token` goes on the admin
+    calls (a sidecar with --admin-token-file); `ops_token` on refund, reset
+    and block (--ops-token-file), which without it take the admin token.
     """
 
     def __init__(
@@ -93,6 +95,7 @@ class Client:
         admin_timeout: float = 5.0,
         on_failure: FailurePolicy = "open",
         admin_token: Optional[str] = None,
+        ops_token: Optional[str] = None,
     ):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -108,7 +111,10 @@ class Client:
         self._timeout = float(timeout)
         self._admin_timeout = float(admin_timeout)
         self._on_failure = on_failure
-        self._auth = {} if admin_token is None else {"Authorization": f"Bearer {admin_token}"}
+        self._auth = _bearer(admin_token)
+        # Without an ops token, refund, reset and block go with the admin token:
+        # an operator's client makes the operator's blocks.
+        self._ops_auth = _bearer(admin_token if ops_token is None else ops_token)
         self._local = threading.local()
 
     # The request path ---------------------------------------------------
@@ -169,14 +175,17 @@ class Client:
         applies, as nothing is decided: raises SidecarUnavailable.
         """
         body = {"key": _key(key), "class": cls, "cost": cost}
-        return self._call("POST", "/v1/refund", body)["refunded"]
+        return self._call("POST", "/v1/refund", body, ops=True)["refunded"]
 
     def reset(self, key: str, cls: str = "") -> bool:
         """Forgets what `key` owes on the sidecar, a block included.
 
-        True if the sidecar had state for the key.
+        True if the sidecar had state for the key. The operator's block (made
+        with the admin token) is lifted only by a client sending the admin
+        token: else a ClientError 409 with code OperatorBlock.
         """
-        return self._call("POST", "/v1/reset", {"key": _key(key), "class": cls})["reset"]
+        body = {"key": _key(key), "class": cls}
+        return self._call("POST", "/v1/reset", body, ops=True)["reset"]
 
     def block(self, key: str, ms: float, cls: str = "") -> bool:
         """Denies every check of `key` on the sidecar for `ms` milliseconds.
@@ -188,7 +197,7 @@ class Client:
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf:
             raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
         body = {"key": _key(key), "class": cls, "ms": ms}
-        return self._call("POST", "/v1/block", body)["blocked"]
+        return self._call("POST", "/v1/block", body, ops=True)["blocked"]
 
     def ready(self) -> bool:
         """Whether the sidecar runs and has joined its fleet (or is standalone)."""
@@ -300,12 +309,15 @@ class Client:
         body: Any = None,
         *,
         admin: bool = False,
+        ops: bool = False,
         raw: bool = False,
     ) -> Any:
         payload = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if payload is not None else {}
         if admin:
             headers.update(self._auth)
+        elif ops:
+            headers.update(self._ops_auth)
         timeout = self._admin_timeout if admin else self._timeout
         for attempt in (0, 1):
             conn, reused = self._connection()
@@ -337,6 +349,10 @@ class Client:
         if res.status >= 400:
             raise ClientError(res.status, parsed)
         return parsed
+
+
+def _bearer(token: Optional[str]) -> Dict[str, str]:
+    return {} if token is None else {"Authorization": f"Bearer {token}"}
 
 
 def _decision(w: Mapping[str, Any]) -> Decision:

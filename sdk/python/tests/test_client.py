@@ -108,25 +108,40 @@ class CheckTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.check("")
 
+    def test_refund_reset_and_block_take_a_token(self):
+        if TOKEN is None:
+            self.skipTest("a sidecar with no token takes the operations from anyone")
+        # The sidecar has an admin token and no ops token: the operations need the admin token.
+        for client in (self.client, Client(URL, timeout=2.0, ops_token="wrong")):
+            with self.assertRaises(ClientError) as caught:
+                client.block(unique("k"), 60_000)
+            self.assertEqual(caught.exception.status, 401)
+        # The ops token, when given, is what the operations send.
+        self.assertTrue(Client(URL, timeout=2.0, ops_token=TOKEN).block(unique("k"), 1_000))
+        with self.assertRaises(ClientError) as caught:
+            Client(URL, timeout=2.0, admin_token=TOKEN, ops_token="wrong").reset(unique("k"))
+        self.assertEqual(caught.exception.status, 401)
+
     def test_refund_reset_and_block(self):
         key = unique("tenant")
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
         self.assertFalse(self.client.check(key, cls=self.cls).allowed)
-        self.assertTrue(self.client.refund(key, cls=self.cls))
+        ops = Client(URL, timeout=2.0, admin_token=TOKEN)
+        self.assertTrue(ops.refund(key, cls=self.cls))
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
-        self.assertTrue(self.client.reset(key, cls=self.cls))
-        self.assertFalse(self.client.reset(unique("never-seen"), cls=self.cls))
-        self.assertTrue(self.client.block(key, 60_000, cls=self.cls))
+        self.assertTrue(ops.reset(key, cls=self.cls))
+        self.assertFalse(ops.reset(unique("never-seen"), cls=self.cls))
+        self.assertTrue(ops.block(key, 60_000, cls=self.cls))
         denied = self.client.check(key, cls=self.cls)
         self.assertFalse(denied.allowed)
         self.assertGreaterEqual(denied.retry_after_ms, 60_000)
-        self.assertTrue(self.client.reset(key, cls=self.cls))
+        self.assertTrue(ops.reset(key, cls=self.cls))
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
         with self.assertRaises(ValueError):
-            self.client.block(key, 0)
+            ops.block(key, 0)
         with self.assertRaises(ClientError) as caught:
-            self.client.refund(key, cost=0)
+            ops.refund(key, cost=0)
         self.assertEqual(caught.exception.problem["field"], "/cost")
 
     def test_acquire_waits_within_max_wait_ms(self):
