@@ -127,13 +127,13 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);
   for (const [name, limit] of config.classes) builder = builder.class(name, limit);
-  if (config.gossipSecretFile !== undefined) {
-    const file = config.gossipSecretFile;
-    builder = builder.gossipAuth(
-      config.gossipAuth,
-      fromFile("--gossip-secret-file", () => readSecretFile(file)),
-    );
-  }
+  // Always said, so that a bound sidecar's mode is the one its flags chose
+  // (parseSidecarArgs has refused a bound one that chose none).
+  const file = config.gossipSecretFile;
+  builder = builder.gossipAuth(
+    config.gossipAuth,
+    file === undefined ? [] : fromFile("--gossip-secret-file", () => readSecretFile(file)),
+  );
   if (config.keySaltFile !== undefined) {
     const file = config.keySaltFile;
     builder = builder.keySalt(fromFile("--key-salt-file", () => readSaltFile(file)));
