@@ -125,6 +125,7 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .trackedKeys(config.trackedKeys)
     .maxClasses(config.maxClasses)
     .maxKeyLimits(config.maxKeyLimits)
+    .maxBlocks(config.maxBlocks)
     .partitionPolicy(config.partitionPolicy)
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);

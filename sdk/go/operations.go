@@ -46,8 +46,10 @@ func (c *Client) Reset(ctx context.Context, key string, opts *KeyOptions) (bool,
 }
 
 // Block denies every check of key on the sidecar for d, above 0 and at
-// most a year (POST /v1/block). It says whether the key is blocked: false
-// only when the sidecar's key table had no place for it.
+// most a year (POST /v1/block). It says whether the key is blocked: true
+// from a current sidecar, whose blocks live in a set of their own
+// (--max-blocks); false only from an older one whose key table had no
+// place for it.
 func (c *Client) Block(ctx context.Context, key string, d time.Duration, opts *KeyOptions) (bool, error) {
 	if opts == nil {
 		opts = &KeyOptions{}

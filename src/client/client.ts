@@ -11,7 +11,7 @@ import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
-import { type AcquireOptions, Waiters } from "../runtime/acquire.ts";
+import { type AcquireOptions, Retrier } from "../runtime/acquire.ts";
 import { ClientError, ClientUnavailableError } from "./errors.ts";
 import { positive, SidecarHttp } from "./transport.ts";
 import type {
@@ -47,7 +47,7 @@ interface Wire {
 export class Client {
   readonly #http: SidecarHttp;
   readonly #onFailure: FailurePolicy;
-  readonly #waiters = new Waiters();
+  readonly #waiters = new Retrier();
 
   /**
    * A client of the sidecar at `options.url`.
@@ -145,7 +145,10 @@ export class Client {
    */
   async refund(key: string, options: CheckOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
-    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
+    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", {
+      body,
+      once: true,
+    })).refunded;
   }
 
   /**
@@ -169,7 +172,8 @@ export class Client {
    * @param key The key, a non-empty string.
    * @param ms How long, above 0 and at most a year.
    * @param options The class; the default class when left out.
-   * @returns Whether it is blocked: false when the sidecar's key table had no place for it.
+   * @returns Whether it is blocked: true from this version's sidecar, whose blocks live in a set
+   *   of their own (`--max-blocks`); false from an older one whose key table had no place for it.
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is not a positive number.
    * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
@@ -181,8 +185,9 @@ export class Client {
   }
 
   /**
-   * Waits until a check of `key` is admitted, then takes it, as the guard's
-   * `acquire`: each denial's `retryAfterMs` is slept, at most `maxWaitMs` in
+   * Waits until a check of `key` is admitted, then takes it, within the
+   * guard's `acquire` bounds but with no line: each denial's `retryAfterMs`
+   * is slept and the sidecar asked again (each a check it counts), at most `maxWaitMs` in
    * all (10 s by default), at most 4,096 callers of this client at once
    * (one more gets its denial at once), cancellable with `signal`. A check
    * the failure policy answers ends the wait with that answer.

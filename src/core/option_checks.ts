@@ -50,6 +50,8 @@ export interface ResolvedGuardOptions {
   readonly mostDenied: number;
   /** See {@link GuardOptions.maxKeyBytes}. */
   readonly maxKeyBytes: number;
+  /** See {@link GuardOptions.maxBlocks}. */
+  readonly maxBlocks: number;
   /** The partition policy. */
   readonly partitionPolicy: PartitionPolicy;
   /** Where to gossip, when the guard is in a fleet. */

@@ -72,6 +72,7 @@ type GuardFlags = Pick<
   | "maxClasses"
   | "maxKeyLimits"
   | "maxKeyBytes"
+  | "maxBlocks"
   | "seeds"
   | "partitionPolicy"
   | "protocolPeriodMs"
@@ -183,7 +184,13 @@ export function parseSidecarArgs(
 
 type NumericFlags = Pick<
   SidecarConfig,
-  "trackedKeys" | "hotKeys" | "maxKeyBytes" | "maxMembers" | "maxClasses" | "maxKeyLimits"
+  | "trackedKeys"
+  | "hotKeys"
+  | "maxKeyBytes"
+  | "maxMembers"
+  | "maxClasses"
+  | "maxKeyLimits"
+  | "maxBlocks"
 >;
 
 /** Each numeric flag within its option's bounds, and the tracked keys no fewer than the hot. */

@@ -32,6 +32,7 @@ export const OPTIONS = {
   "max-members": { type: "string" },
   "max-classes": { type: "string" },
   "max-key-limits": { type: "string" },
+  "max-blocks": { type: "string" },
   "dry-run": { type: "boolean" },
   "fleet-rules": { type: "boolean" },
   "shared-burst": { type: "boolean" },
@@ -59,6 +60,7 @@ export const NUMERIC = {
   "max-members": "maxMembers",
   "max-classes": "maxClasses",
   "max-key-limits": "maxKeyLimits",
+  "max-blocks": "maxBlocks",
 } as const satisfies Partial<Record<Flag, NumericOption>>;
 
 /** A switch: a flag that takes no value and that `--no-<switch>` turns off. */
@@ -123,7 +125,8 @@ function wrap(lead: string, names: readonly string[]): string {
 export const HELP =
   `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
 
-Usage: cli.ts --limit 1000/min [options]
+Usage: rateguard --limit 1000/min [options]
+       (from a checkout: deno run -A cli.ts, bun cli.ts or node --import tsx cli.ts)
 
 Limits
   --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
@@ -135,6 +138,8 @@ Limits
   --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, ${B.maxKeyBytes.min} to ${B.maxKeyBytes.max} (default ${B.maxKeyBytes.default})
   --max-classes <n>            named classes kept at most, ${B.maxClasses.min} to ${B.maxClasses.max} (default ${B.maxClasses.default})
   --max-key-limits <n>         key limits kept at most, ${B.maxKeyLimits.min} to ${B.maxKeyLimits.max} (default ${B.maxKeyLimits.default})
+  --max-blocks <n>             keys blocked at once, apart from --tracked-keys' table; a full set
+                               ends the block nearest its end, ${B.maxBlocks.min} to ${B.maxBlocks.max} (default ${B.maxBlocks.default})
 
 Fleet (leave out --bind to run standalone)
   --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946

@@ -38,6 +38,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ConnInfo } from "hono/conninfo";
 import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
+import { applyWrites } from "./fields.ts";
 import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
 export * from "./common.ts";
@@ -54,8 +55,9 @@ export interface RateLimitEnv {
 /**
  * A middleware that limits each request by its key. An admitted request
  * goes on with what was decided in `c.get("rateLimit")`, and its response
- * gets the rate limit fields, appended with `c.header(..., { append: true })`
- * so that two limiters share a response. A denied one throws Hono's
+ * gets the rate limit fields, appended to `c.res.headers` so that two
+ * limiters share a response; its type, body and status are left as the
+ * handler made them, on every runtime's server. A denied one throws Hono's
  * `HTTPException` of 429: `app.onError` may restyle it (`err.cause` is the
  * {@link RateLimitInfo}, `err.getResponse()` the 429), and without an
  * `onError` Hono sends that 429 as it is: `Retry-After`, the fields, and an
@@ -118,8 +120,20 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimi
     await next();
     // The response so far, with what another limiter already wrote.
     const headers = c.res.headers;
-    for (const [name, value, append] of limiting.writes(info, (n) => headers.get(n))) {
-      c.header(name, value, { append });
+    const writes = limiting.writes(info, (n) => headers.get(n));
+    // Into the response's own headers, as Hono's middleware guide does,
+    // not through c.header: after next() that rebuilds the response from
+    // its body stream, and a stream has no type, so Bun.serve sent a
+    // c.text() as application/octet-stream (Bun types a string body only
+    // as it writes it, so no content-type was there yet to copy).
+    try {
+      applyWrites(headers, writes);
+    } catch (e) {
+      // Immutable headers (Response.redirect, a fetch response), whose type
+      // is in them already: the first write is the one that throws, so
+      // nothing was half written, and c.header's copy loses nothing.
+      if (!(e instanceof TypeError)) throw e;
+      for (const [name, value, append] of writes) c.header(name, value, { append });
     }
   };
 }

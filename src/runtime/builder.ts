@@ -70,8 +70,14 @@ export class GuardBuilder {
    * @param perSec Requests a second, more than 0.
    * @returns This builder.
    * @throws {RangeError} when `perSec` is not a rate a {@link Limit} takes.
+   * @throws {TypeError} when `perSec` is a {@link Limit}: that goes to {@link defaultLimit}.
    */
   limit(perSec: number): this {
+    if ((perSec as unknown) instanceof Limit) {
+      throw new TypeError(
+        `limit(perSec) takes requests a second; give a Limit to defaultLimit(limit), got ${perSec}`,
+      );
+    }
     this.#options.limit = Limit.perSecond(perSec);
     return this;
   }
@@ -217,6 +223,31 @@ export class GuardBuilder {
    */
   maxKeyLimits(n: number): this {
     return this.#number("maxKeyLimits", n);
+  }
+
+  /**
+   * Keys blocked at once (`block`, and with fleet rules the fleet's
+   * blocks). Blocks live in a set of their own, never in the key table:
+   * however many are made, checks keep every place of the table. A block
+   * made when the set is full ends the one nearest its end, counted in
+   * `stats().blocksEvicted`.
+   *
+   * @example Room for 100 blocks
+   * ```ts
+   * import { Guard } from "@rateguard/guard";
+   * import assert from "node:assert/strict";
+   *
+   * const guard = await Guard.builder().limit(10).maxBlocks(100).spawn();
+   * guard.block("ip:203.0.113.7", 60_000);
+   * assert(guard.stats().blockedKeys === 1);
+   * ```
+   *
+   * @param n 1 to 65,536 (default 1024).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  maxBlocks(n: number): this {
+    return this.#number("maxBlocks", n);
   }
 
   /**

@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import math
+import re
 import socket
 import threading
 import time
@@ -59,6 +60,17 @@ class SidecarUnavailable(Exception):
 # closed by the server before it read the request: resending cannot count a
 # check twice.
 _STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+def _idle_allowance(res: http.client.HTTPResponse) -> float:
+    """How long the connection may sit idle: a margin inside the `timeout=`
+    of the sidecar's Keep-Alive header (a second, or half of a shorter one),
+    for ever when it names none."""
+    match = re.search(r"timeout=(\d+(?:\.\d+)?)", res.getheader("Keep-Alive") or "")
+    if match is None:
+        return math.inf
+    timeout = float(match.group(1))
+    return timeout - min(1.0, timeout / 2)
+
 
 LimitSpec = Union[str, Tuple[str, int]]
 """A limit: its text, such as "10/s" or "1000/min", or (text, burst)."""
@@ -169,7 +181,9 @@ class Client:
     def block(self, key: str, ms: float, cls: str = "") -> bool:
         """Denies every check of `key` on the sidecar for `ms` milliseconds.
 
-        False only when the sidecar's key table had no place for the key.
+        True from a current sidecar, whose blocks live in a set of their own
+        (--max-blocks); False only from an older one whose key table had no
+        place for the key.
         """
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf:
             raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
@@ -268,10 +282,15 @@ class Client:
     def _connection(self) -> Tuple[http.client.HTTPConnection, bool]:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
-            return conn, True
+            # Dropped before the sidecar's idle timeout ends it, so that no
+            # request goes out on a connection the sidecar is closing.
+            if time.monotonic() < getattr(self._local, "idle_until", math.inf):
+                return conn, True
+            self.close()
         kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
         conn = kind(self._host, self._port, timeout=self._timeout)
         self._local.conn = conn
+        self._local.idle_until = math.inf
         return conn, False
 
     def _call(
@@ -297,6 +316,7 @@ class Client:
                 conn.request(method, path, body=payload, headers=headers)
                 res = conn.getresponse()
                 data = res.read()
+                self._local.idle_until = time.monotonic() + _idle_allowance(res)
                 break
             except _STALE as e:
                 self.close()

@@ -153,6 +153,48 @@ class CheckTest(unittest.TestCase):
         self.assertIs(self.client._local.conn.sock, first)
 
 
+class IdleTest(unittest.TestCase):
+    """A connection is dropped before the sidecar's idle timeout would close it."""
+
+    def setUp(self):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                body = b'{"allowed":true,"remaining":1,"retryAfterMs":0,"resetMs":1}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Keep-Alive", "timeout=0.4")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.client = Client(f"http://127.0.0.1:{self.server.server_port}", timeout=2.0)
+
+    def tearDown(self):
+        self.client.close()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def test_drops_an_idle_connection_before_the_sidecars_idle_timeout(self):
+        self.client.check("k")
+        first = self.client._local.conn.sock
+        self.client.check("k")
+        self.assertIs(self.client._local.conn.sock, first, "reused while fresh")
+        time.sleep(0.25)  # past the allowance (0.4 s less half), short of the timeout
+        self.client.check("k")
+        self.assertIsNot(self.client._local.conn.sock, first)
+
+
 class AdminTest(unittest.TestCase):
     def setUp(self):
         self.admin = Client(URL, admin_token=TOKEN)
