@@ -1,12 +1,14 @@
 /**
  * The rateguard sidecar: a guard with an HTTP API on loopback, for services
  * in any language. With `--bind` it joins the other sidecars of the fleet
- * over UDP gossip and shares one limit with them; without, it runs
- * standalone.
+ * over UDP gossip and shares one limit with them, signed with the fleet's
+ * secret (or, said in so many words, `--gossip-auth off`); without, it
+ * runs standalone.
  *
  * ```sh
  * node_modules/.bin/deno run -A cli.ts --limit 1000/min
- * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
+ * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946 \
+ *   --gossip-secret-file /etc/rateguard/gossip-secret
  * node --import tsx cli.ts --config rateguard.json
  * ```
  *
@@ -146,13 +148,13 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);
   for (const [name, limit] of config.classes) builder = builder.class(name, limit);
-  if (config.gossipSecretFile !== undefined) {
-    const file = config.gossipSecretFile;
-    builder = builder.gossipAuth(
-      config.gossipAuth,
-      fromFile("--gossip-secret-file", () => readSecretFile(file)),
-    );
-  }
+  // Always said, so that a bound sidecar's mode is the one its flags chose
+  // (parseSidecarArgs has refused a bound one that chose none).
+  const file = config.gossipSecretFile;
+  builder = builder.gossipAuth(
+    config.gossipAuth,
+    file === undefined ? [] : fromFile("--gossip-secret-file", () => readSecretFile(file)),
+  );
   if (config.keySaltFile !== undefined) {
     const file = config.keySaltFile;
     builder = builder.keySalt(fromFile("--key-salt-file", () => readSaltFile(file)));

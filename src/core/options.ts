@@ -305,9 +305,11 @@ export interface GuardOptions {
   readonly clock?: () => number;
   /**
    * How gossip is signed: a mode and at most two secrets, the first signs
-   * and either verifies.
+   * and either verifies. A guard with `bind` has no default: it needs a
+   * mode said, a secret to sign with or `Off` for a network trusted as it
+   * is, and `spawn()` refuses it without (a `RangeError` naming both).
    *
-   * @default {{ mode: "off", secrets: [] }}
+   * @default {{ mode: "off", secrets: [] } standalone; none with bind}
    */
   readonly gossipAuth?: { readonly mode: GossipAuthMode; readonly secrets: readonly Secret[] };
   /**

@@ -244,12 +244,27 @@ function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {
 
 type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySaltFile">;
 
-/** Signing needs a secret to sign with; a secret without signing is a mistake too. */
+/**
+ * Signing needs a secret to sign with. A sidecar that binds gossip, the
+ * first of a fleet too, signs unless told otherwise: a secret file alone
+ * means `required`, and unsigned gossip takes `--gossip-auth off` said.
+ */
 function authFlags(get: (flag: Flag) => Given | undefined): AuthFlags {
   const mode = get("gossip-auth");
-  const gossipAuth = mode === undefined ? "off" : valueOf(mode, parseGossipAuth);
   const gossipSecretFile = get("gossip-secret-file")?.text;
   const keySaltFile = get("key-salt-file")?.text;
+  const bind = get("bind");
+  if (bind !== undefined && mode === undefined && gossipSecretFile === undefined) {
+    throw new UsageError(
+      `${bind.from}: gossip is signed unless you say otherwise: give --gossip-secret-file <path> ` +
+        "to sign it, or --gossip-auth off to say the network is trusted",
+    );
+  }
+  const gossipAuth = mode !== undefined
+    ? valueOf(mode, parseGossipAuth)
+    : gossipSecretFile !== undefined
+    ? "required"
+    : "off";
   if (gossipAuth !== "off" && gossipSecretFile === undefined) {
     throw new UsageError(
       `--gossip-auth ${gossipAuth} needs --gossip-secret-file, the secret to sign with`,

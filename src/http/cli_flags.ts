@@ -154,7 +154,9 @@ Fleet (leave out --bind to run standalone)
                                routes apply on every sidecar with this flag (default off)
   --shared-burst               each sidecar's burst follows its share of the limit, so the
                                fleet admits the limit plus one burst, not one per sidecar
-  --gossip-auth <mode>         off (default), transitional or required: signed gossip
+  --gossip-auth <mode>         off, transitional or required: signed gossip (default: required
+                               with a secret file, off standalone); with --bind, give a secret
+                               file or say --gossip-auth off (a trusted network), or it exits 2
   --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
   --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
 

@@ -376,9 +376,25 @@ export class GuardBuilder {
   }
 
   /**
-   * Signs the gossip. See the README's Security section.
+   * Signs the gossip, or says it goes unsigned. A guard that binds needs
+   * this said, even the first of a fleet (which has no seeds): with no
+   * secret, `GossipAuth.Off` is the operator's word that the network is
+   * trusted. A standalone guard needs none. See the README's Security section.
    *
-   * @param mode `GossipAuth.Off` (the default), `Transitional` or `Required`.
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { GossipAuth, Guard, Secret } from "@rateguard/guard";
+   *
+   * const secret = new Secret(crypto.getRandomValues(new Uint8Array(32)));
+   * const guard = await Guard.builder().limit(100).bind("127.0.0.1:0")
+   *   .gossipAuth(GossipAuth.Required, [secret])
+   *   .spawn();
+   * assert(guard.stats().gossipAuth === "required");
+   * await guard.leave();
+   * ```
+   *
+   * @param mode `GossipAuth.Off` (a standalone guard's default), `Transitional` or `Required`.
    * @param secrets At most two; the first signs, either verifies.
    * @returns This builder.
    * @throws {TypeError} when the mode or a secret is not one.
@@ -412,8 +428,9 @@ export class GuardBuilder {
    *
    * @returns A promise of the running guard. It rejects with a `TypeError`
    *   when no limit was set, a `RangeError` when `trackedKeys` is below
-   *   `hotKeys`, there are more classes than `maxClasses`, or an unspecified
-   *   address is bound with no `advertise`, and an `Error` naming the
+   *   `hotKeys`, there are more classes than `maxClasses`, an unspecified
+   *   address is bound with no `advertise`, or an address is bound with no
+   *   `gossipAuth` said (a secret, or `GossipAuth.Off`), and an `Error` naming the
    *   address when the port cannot be bound.
    */
   async spawn(): Promise<Guard> {

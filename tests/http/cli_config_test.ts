@@ -57,7 +57,16 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
       {},
       /^--advertise: /,
     );
-    const c = config(["--limit", "1", "--bind", "0.0.0.0:7946", "--advertise", "10.0.0.3:7946"]);
+    const c = config([
+      "--limit",
+      "1",
+      "--bind",
+      "0.0.0.0:7946",
+      "--advertise",
+      "10.0.0.3:7946",
+      "--gossip-auth",
+      "off",
+    ]);
     assert.equal(c.bind, "0.0.0.0:7946");
   });
 
@@ -109,6 +118,7 @@ describe("sidecar flags: --config", () => {
       class: ["free=1/s,burst=2"],
       seeds: ["10.0.0.1:7946"],
       bind: "127.0.0.1:0",
+      "gossip-auth": "off",
     };
     const c = config(["--config", "rg.json"], {}, file);
     assert.deepEqual(

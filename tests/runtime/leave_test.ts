@@ -5,7 +5,7 @@
 // to stop by SIGTERM, on each runtime and each of Deno's two UDP APIs.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Guard } from "../../mod.ts";
+import { GossipAuth, Guard } from "../../mod.ts";
 import type { RuntimeName } from "../support/process.ts";
 import { eventually, startSidecar, waitForStderr } from "../http/support.ts";
 import { sleep } from "./fleet_support.ts";
@@ -58,7 +58,9 @@ async function countedBy(observers: readonly Guard[], n: number): Promise<number
 }
 
 async function spawnGuard(seeds: string[]): Promise<Guard> {
-  return await Guard.builder().bind("127.0.0.1:0").seeds(seeds).limit(100)
+  return await Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off).seeds(seeds).limit(
+    100,
+  )
     .protocolPeriodMs(PERIOD_MS).spawn();
 }
 
