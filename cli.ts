@@ -1,12 +1,14 @@
 /**
  * The rateguard sidecar: a guard with an HTTP API on loopback, for services
  * in any language. With `--bind` it joins the other sidecars of the fleet
- * over UDP gossip and shares one limit with them; without, it runs
- * standalone.
+ * over UDP gossip and shares one limit with them, signed with the fleet's
+ * secret (or, said in so many words, `--gossip-auth off`); without, it
+ * runs standalone.
  *
  * ```sh
  * node_modules/.bin/deno run -A cli.ts --limit 1000/min
- * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946
+ * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946 \
+ *   --gossip-secret-file /etc/rateguard/gossip-secret
  * node --import tsx cli.ts --config rateguard.json
  * ```
  *
@@ -42,20 +44,31 @@ async function main(): Promise<void> {
   }
   const { config } = parsed;
   const log = lineLogger(config.logFormat, (line) => process.stderr.write(line));
-  let adminToken: string | undefined;
-  if (config.adminTokenFile !== undefined) {
-    const path = config.adminTokenFile;
-    adminToken = fromFile("--admin-token-file", () => readTokenFile(path));
+  const tokens = { admin: undefined as string | undefined, ops: undefined as string | undefined };
+  const token = (which: "admin" | "ops", path: string | undefined, flag: string) => {
+    if (path === undefined) return;
+    const other = which === "admin" ? "ops" : "admin";
+    // Services hold the ops token: were it the admin token, they could change the rules.
+    const read = (p: string) => {
+      const t = readTokenFile(p);
+      if (tokens[other] !== undefined && t === tokens[other]) {
+        throw new RangeError(`${p} holds the ${other} token: the two must differ`);
+      }
+      return t;
+    };
+    tokens[which] = fromFile(flag, () => read(path));
     // A new token is taken as the file changes; a bad one keeps the old.
-    watchFile(path, readTokenFile, {
-      changed: (token) => {
-        adminToken = token;
-        log.info("admin token reloaded", { file: path });
+    watchFile(path, read, {
+      changed: (t) => {
+        tokens[which] = t;
+        log.info(`${which} token reloaded`, { file: path });
       },
       failed: (e) =>
-        log.warn("admin token file unreadable, keeping the token in use", { error: e.message }),
+        log.warn(`${which} token file unreadable, keeping the token in use`, { error: e.message }),
     });
-  }
+  };
+  token("admin", config.adminTokenFile, "--admin-token-file");
+  token("ops", config.opsTokenFile, "--ops-token-file");
   const guard = await spawnGuard(config);
   if (config.gossipSecretFile !== undefined) {
     const path = config.gossipSecretFile;
@@ -96,7 +109,9 @@ async function main(): Promise<void> {
 
   const app = sidecarApp(guard, {
     defaultLimit: config.limit,
-    ...(adminToken === undefined ? {} : { adminToken: () => adminToken }),
+    ...(tokens.admin === undefined ? {} : { adminToken: () => tokens.admin }),
+    ...(tokens.ops === undefined ? {} : { opsToken: () => tokens.ops }),
+    opsOpen: config.opsOpen,
     log,
   });
   const server = running.server = await serveHttp(app.fetch, config.http);
@@ -106,7 +121,12 @@ async function main(): Promise<void> {
     limit: String(config.limit),
     classes: config.classes.map(([n, l]) => `${n}=${l}`).join(",") || undefined,
     seeds: config.seeds.join(",") || undefined,
-    adminToken: adminToken !== undefined,
+    adminToken: tokens.admin !== undefined,
+    ops: tokens.ops !== undefined
+      ? "ops token"
+      : tokens.admin === undefined || config.opsOpen
+      ? "open"
+      : "admin token",
   });
 }
 
@@ -132,17 +152,18 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .trackedKeys(config.trackedKeys)
     .maxClasses(config.maxClasses)
     .maxKeyLimits(config.maxKeyLimits)
+    .maxBlocks(config.maxBlocks)
     .partitionPolicy(config.partitionPolicy)
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);
   for (const [name, limit] of config.classes) builder = builder.class(name, limit);
-  if (config.gossipSecretFile !== undefined) {
-    const file = config.gossipSecretFile;
-    builder = builder.gossipAuth(
-      config.gossipAuth,
-      fromFile("--gossip-secret-file", () => readSecretFile(file)),
-    );
-  }
+  // Always said, so that a bound sidecar's mode is the one its flags chose
+  // (parseSidecarArgs has refused a bound one that chose none).
+  const file = config.gossipSecretFile;
+  builder = builder.gossipAuth(
+    config.gossipAuth,
+    file === undefined ? [] : fromFile("--gossip-secret-file", () => readSecretFile(file)),
+  );
   if (config.keySaltFile !== undefined) {
     const file = config.keySaltFile;
     builder = builder.keySalt(fromFile("--key-salt-file", () => readSaltFile(file)));

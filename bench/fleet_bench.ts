@@ -12,7 +12,7 @@
 //   deno task bench:fleet50   (--members 50 --seconds 30)
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { Guard, Limit } from "../mod.ts";
+import { GossipAuth, Guard, Limit } from "../mod.ts";
 import {
   latest,
   type Member,
@@ -58,7 +58,8 @@ async function fiveInstances(): Promise<void> {
     periodMs: PERIOD_MS,
   });
   try {
-    const guard = await Guard.builder().bind("127.0.0.1:0").seeds([members[0].address])
+    const guard = await Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off)
+      .seeds([members[0].address])
       .limit(1_000_000).protocolPeriodMs(PERIOD_MS).spawn();
     const standalone = await Guard.builder().defaultLimit(Limit.perSecond(1_000_000)).spawn();
     while (guard.clusterSize() < 5) await sleep(100);

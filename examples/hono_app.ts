@@ -7,15 +7,26 @@
  * ```
  *
  * Set `PORT` to listen elsewhere (0 picks a free port), and `BIND` plus
- * `SEEDS` to share the limit with other instances over gossip.
+ * `SEEDS` to share the limit with other instances over gossip, signed with
+ * the secrets of `GOSSIP_SECRET_FILE` (one base64 secret per line, as the
+ * sidecar's `--gossip-secret-file`):
+ *
+ * ```sh
+ * openssl rand -base64 32 > gossip-secret   # the same file on every instance
+ * BIND=127.0.0.1:7946 GOSSIP_SECRET_FILE=gossip-secret deno run -A examples/hono_app.ts
+ * ```
+ *
+ * On a network trusted as it is, `GOSSIP_AUTH=off` instead; with neither,
+ * `spawn()` refuses to gossip.
  *
  * @module
  */
 
 import process from "node:process";
 import { Hono } from "hono";
-import { Guard, Limit } from "../mod.ts";
+import { GossipAuth, Guard, Limit } from "../mod.ts";
 import { rateLimit } from "../src/http/hono.ts";
+import { readSecretFile } from "../src/http/secrets.ts";
 import { serveHttp } from "../src/http/serve.ts";
 
 // Per tenant, across every instance: the default class and the pro plan.
@@ -26,6 +37,14 @@ const limits: Record<string, Limit> = {
 let builder = Guard.builder().defaultLimit(limits[""]).class("pro", limits.pro);
 if (process.env.BIND) {
   builder = builder.bind(process.env.BIND).seeds(process.env.SEEDS?.split(",") ?? []);
+  if (process.env.GOSSIP_SECRET_FILE) {
+    builder = builder.gossipAuth(
+      GossipAuth.Required,
+      readSecretFile(process.env.GOSSIP_SECRET_FILE),
+    );
+  } else if (process.env.GOSSIP_AUTH === "off") {
+    builder = builder.gossipAuth(GossipAuth.Off);
+  }
 }
 const guard = await builder.spawn();
 

@@ -146,6 +146,14 @@ describe("Guard (standalone)", () => {
     });
     assert.throws(() => Guard.builder().limit(-1), { name: "RangeError", message: /-1/ });
     assert.throws(() => Guard.builder().limit(NaN), RangeError);
+    // A Limit where a number goes: pointed to the method that takes one.
+    assert.throws(
+      () => Guard.builder().limit(Limit.perMinute(10) as unknown as number),
+      {
+        name: "TypeError",
+        message: /limit\(perSec\) takes requests a second; give a Limit to defaultLimit\(limit\)/,
+      },
+    );
     assert.throws(() => Guard.builder().burst(5_000_000), {
       name: "RangeError",
       message: /5000000/,

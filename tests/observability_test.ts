@@ -115,6 +115,7 @@ describe("stats", () => {
       mismatchedRecords: 9,
     };
     const s = collectStats({
+      nowMs: 0,
       enforcer: r.enforcer,
       fleet: fleet as unknown as Parameters<typeof collectStats>[0]["fleet"],
       gossip: {

@@ -190,7 +190,7 @@ func TestCallerMistakesAreRefusedBeforeAnythingIsSent(t *testing.T) {
 	_, calls["bulk key limits"] = c.SetKeyLimits(ctx, []rateguard.KeyLimitEntry{{Key: "\xff", Limit: "1/s"}})
 	for _, opts := range []rateguard.Options{
 		{URL: "127.0.0.1:7947"}, {URL: "ftp://127.0.0.1"}, {URL: "http://127.0.0.1:7947/?q=1"},
-		{OnFailure: "maybe"}, {Timeout: -1}, {AdminTimeout: -1}, {AdminToken: "two words"}, {AdminToken: "t\x00"},
+		{OnFailure: "maybe"}, {Timeout: -1}, {AdminTimeout: -1}, {AdminToken: "two words"}, {AdminToken: "t\x00"}, {OpsToken: "two words"},
 	} {
 		_, calls[fmt.Sprintf("options %+v", opts)] =
 			rateguard.NewClient(opts)

@@ -72,6 +72,11 @@ type Options struct {
 	// for a sidecar started with --admin-token-file; the whitespace around
 	// it is trimmed.
 	AdminToken string
+	// OpsToken is sent as "Authorization: Bearer" on Refund, Reset and
+	// Block, for a sidecar started with --ops-token-file; without it those
+	// calls send the AdminToken, if any (an operator's client: its blocks
+	// are the operator's, which a service's Reset does not lift).
+	OpsToken string
 	// HTTPClient sends the requests; when nil, the Client makes its own,
 	// which keeps up to 64 idle connections to the sidecar alive and uses
 	// no proxy (the sidecar is on loopback).
@@ -88,13 +93,14 @@ type Client struct {
 	adminTimeout time.Duration
 	onFailure    FailurePolicy
 	auth         string
+	opsAuth      string
 	http         *http.Client
 }
 
 // NewClient returns a client of the sidecar that opts describe. It fails,
 // wrapping ErrInvalidArgument, when the URL is not http(s)://host[:port],
 // a timeout is negative, OnFailure is not one of its values, or AdminToken
-// holds a space or a control character.
+// or OpsToken holds a space or a control character.
 func NewClient(opts Options) (*Client, error) {
 	raw := opts.URL
 	if raw == "" {
@@ -131,11 +137,14 @@ func NewClient(opts Options) (*Client, error) {
 	}
 	// Trimmed, as the sidecar trims its token file: a token read from a
 	// file may end in a newline.
-	if token := strings.TrimSpace(opts.AdminToken); token != "" {
-		if strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-			return nil, invalid("AdminToken must hold no space or control character") // and is not shown
-		}
-		c.auth = "Bearer " + token
+	if c.auth, err = bearer("AdminToken", opts.AdminToken); err != nil {
+		return nil, err
+	}
+	if c.opsAuth, err = bearer("OpsToken", opts.OpsToken); err != nil {
+		return nil, err
+	}
+	if c.opsAuth == "" {
+		c.opsAuth = c.auth
 	}
 	if c.http == nil {
 		transport := &http.Transport{
@@ -164,6 +173,7 @@ type request struct {
 	path   string // with its query
 	body   any    // sent as JSON unless nil
 	admin  bool
+	ops    bool // refund, reset, block: the ops token
 }
 
 // send makes the request and reads the answer whole. Its errors are a
@@ -191,8 +201,8 @@ func (c *Client) send(ctx context.Context, r request) (int, []byte, error) {
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	if r.admin && c.auth != "" {
-		req.Header.Set("Authorization", c.auth)
+	if auth := c.authFor(r); auth != "" {
+		req.Header.Set("Authorization", auth)
 	}
 	// A connection kept alive may be closed by the sidecar just as a request
 	// goes out on it. Marked idempotent, the request is sent again on a new
@@ -309,4 +319,30 @@ func checkText(what, text string, emptyOK bool) error {
 		return invalid("%s must be valid UTF-8, got %q", what, text)
 	}
 	return nil
+}
+
+// authFor is the Authorization header of r: the admin token on an admin
+// call, the ops token on an operation, none on a check.
+func (c *Client) authFor(r request) string {
+	switch {
+	case r.admin:
+		return c.auth
+	case r.ops:
+		return c.opsAuth
+	}
+	return ""
+}
+
+// bearer is the header value of a token option, trimmed as the sidecar
+// trims its token file (a token read from a file may end in a newline);
+// "" when it is empty.
+func bearer(name, token string) (string, error) {
+	token = strings.TrimSpace(token)
+	if token == "" {
+		return "", nil
+	}
+	if strings.IndexFunc(token, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
+		return "", invalid("%s must hold no space or control character", name) // and is not shown
+	}
+	return "Bearer " + token, nil
 }

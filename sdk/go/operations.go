@@ -25,11 +25,14 @@ func (c *Client) Refund(ctx context.Context, key string, opts *CheckOptions) (bo
 	var w struct {
 		Refunded *bool `json:"refunded"`
 	}
-	return c.operation(ctx, request{method: "POST", path: "/v1/refund", body: body}, &w, &w.Refunded)
+	return c.operation(ctx, request{method: "POST", path: "/v1/refund", body: body, ops: true}, &w, &w.Refunded)
 }
 
 // Reset forgets what key owes on the sidecar, a block included
 // (POST /v1/reset); it says whether the sidecar had state for the key.
+// The operator's block (made with the admin token) is lifted only by a
+// client sending the admin token: else a *ClientError 409 with the code
+// OperatorBlock.
 func (c *Client) Reset(ctx context.Context, key string, opts *KeyOptions) (bool, error) {
 	if opts == nil {
 		opts = &KeyOptions{}
@@ -41,13 +44,15 @@ func (c *Client) Reset(ctx context.Context, key string, opts *KeyOptions) (bool,
 	var w struct {
 		Reset *bool `json:"reset"`
 	}
-	r := request{method: "POST", path: "/v1/reset", body: map[string]string{"key": body.Key, "class": body.Class}}
+	r := request{method: "POST", path: "/v1/reset", body: map[string]string{"key": body.Key, "class": body.Class}, ops: true}
 	return c.operation(ctx, r, &w, &w.Reset)
 }
 
 // Block denies every check of key on the sidecar for d, above 0 and at
-// most a year (POST /v1/block). It says whether the key is blocked: false
-// only when the sidecar's key table had no place for it.
+// most a year (POST /v1/block). It says whether the key is blocked: true
+// from a current sidecar, whose blocks live in a set of their own
+// (--max-blocks); false only from an older one whose key table had no
+// place for it.
 func (c *Client) Block(ctx context.Context, key string, d time.Duration, opts *KeyOptions) (bool, error) {
 	if opts == nil {
 		opts = &KeyOptions{}
@@ -63,7 +68,7 @@ func (c *Client) Block(ctx context.Context, key string, d time.Duration, opts *K
 		Blocked *bool `json:"blocked"`
 	}
 	ms := float64(d) / float64(time.Millisecond)
-	r := request{method: "POST", path: "/v1/block", body: map[string]any{"key": body.Key, "class": body.Class, "ms": ms}}
+	r := request{method: "POST", path: "/v1/block", body: map[string]any{"key": body.Key, "class": body.Class, "ms": ms}, ops: true}
 	return c.operation(ctx, r, &w, &w.Blocked)
 }
 

@@ -9,7 +9,8 @@ import (
 
 func TestRefundResetAndBlock(t *testing.T) {
 	cls := class(t, rateguard.LimitSpec{Limit: "2/h", Burst: 2})
-	c, key := client(t, rateguard.Options{Timeout: 5 * time.Second}), unique("tenant")
+	// The test sidecar has an admin token and no ops token: the operations take the admin token.
+	c, key := client(t, rateguard.Options{Timeout: 5 * time.Second, AdminToken: adminToken}), unique("tenant")
 	in := &rateguard.CheckOptions{Class: cls}
 	allowed := func() bool {
 		d, err := c.Check(ctx, key, in)
@@ -50,6 +51,23 @@ func TestRefundResetAndBlock(t *testing.T) {
 	_, err = c.Refund(ctx, key, &rateguard.CheckOptions{Class: cls, Cost: -1})
 	if e := clientError(t, err, 400); e.Problem["field"] != "/cost" {
 		t.Fatalf("want the problem to name /cost, got %+v", e.Problem)
+	}
+}
+
+func TestOperationsTakeAToken(t *testing.T) {
+	if adminToken == "" {
+		t.Skip("a sidecar with no token takes the operations from anyone")
+	}
+	// The sidecar has an admin token and no ops token: the operations need the admin token.
+	for _, opts := range []rateguard.Options{{}, {OpsToken: "wrong"}, {AdminToken: adminToken, OpsToken: "wrong"}} {
+		opts.Timeout = 5 * time.Second
+		_, err := client(t, opts).Block(ctx, unique("k"), time.Minute, nil)
+		clientError(t, err, 401)
+	}
+	// The ops token, when given, is what the operations send.
+	c := client(t, rateguard.Options{Timeout: 5 * time.Second, OpsToken: adminToken})
+	if ok, err := c.Block(ctx, unique("k"), time.Second, nil); err != nil || !ok {
+		t.Fatalf("a block with the ops token: %v, %v", ok, err)
 	}
 }
 

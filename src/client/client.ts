@@ -11,7 +11,7 @@ import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
 import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
-import { type AcquireOptions, Waiters } from "../runtime/acquire.ts";
+import { type AcquireOptions, Retrier } from "../runtime/acquire.ts";
 import { ClientError, ClientUnavailableError } from "./errors.ts";
 import { positive, SidecarHttp } from "./transport.ts";
 import type {
@@ -47,7 +47,7 @@ interface Wire {
 export class Client {
   readonly #http: SidecarHttp;
   readonly #onFailure: FailurePolicy;
-  readonly #waiters = new Waiters();
+  readonly #waiters = new Retrier();
 
   /**
    * A client of the sidecar at `options.url`.
@@ -145,11 +145,17 @@ export class Client {
    */
   async refund(key: string, options: CheckOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", cost: options.cost ?? 1 };
-    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", { body })).refunded;
+    return (await this.#http.call<{ refunded: boolean }>("POST", "/v1/refund", {
+      body,
+      ops: true,
+      once: true,
+    })).refunded;
   }
 
   /**
-   * Forgets what `key` owes on the sidecar, a block included (`POST /v1/reset`).
+   * Forgets what `key` owes on the sidecar, a block included (`POST /v1/reset`);
+   * the operator's block (made with the admin token) only when this client
+   * sends the admin token: else a `ClientError` 409 with code `OperatorBlock`.
    *
    * @param key The key, a non-empty string.
    * @param options The class; the default class when left out.
@@ -160,7 +166,8 @@ export class Client {
    */
   async reset(key: string, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "" };
-    return (await this.#http.call<{ reset: boolean }>("POST", "/v1/reset", { body })).reset;
+    return (await this.#http.call<{ reset: boolean }>("POST", "/v1/reset", { body, ops: true }))
+      .reset;
   }
 
   /**
@@ -169,7 +176,8 @@ export class Client {
    * @param key The key, a non-empty string.
    * @param ms How long, above 0 and at most a year.
    * @param options The class; the default class when left out.
-   * @returns Whether it is blocked: false when the sidecar's key table had no place for it.
+   * @returns Whether it is blocked: true from this version's sidecar, whose blocks live in a set
+   *   of their own (`--max-blocks`); false from an older one whose key table had no place for it.
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is not a positive number.
    * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
@@ -177,12 +185,14 @@ export class Client {
    */
   async block(key: string, ms: number, options: KeyOptions = {}): Promise<boolean> {
     const body = { key: checkKey(key), class: options.class ?? "", ms: positive(ms, "ms") };
-    return (await this.#http.call<{ blocked: boolean }>("POST", "/v1/block", { body })).blocked;
+    return (await this.#http.call<{ blocked: boolean }>("POST", "/v1/block", { body, ops: true }))
+      .blocked;
   }
 
   /**
-   * Waits until a check of `key` is admitted, then takes it, as the guard's
-   * `acquire`: each denial's `retryAfterMs` is slept, at most `maxWaitMs` in
+   * Waits until a check of `key` is admitted, then takes it, within the
+   * guard's `acquire` bounds but with no line: each denial's `retryAfterMs`
+   * is slept and the sidecar asked again (each a check it counts), at most `maxWaitMs` in
    * all (10 s by default), at most 4,096 callers of this client at once
    * (one more gets its denial at once), cancellable with `signal`. A check
    * the failure policy answers ends the wait with that answer.

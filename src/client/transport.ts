@@ -12,6 +12,9 @@ import { messageOf } from "../core/errors.ts";
 import { ClientError, ClientUnavailableError } from "./errors.ts";
 import type { ClientOptions } from "./types.ts";
 
+/** Sends of one request, at most, when the connection fails before an answer (see `#fetch`). */
+const ATTEMPTS = 3;
+
 /** The sidecar at one URL, with the client's timeouts and token. */
 export class SidecarHttp {
   readonly #url: string;
@@ -20,6 +23,7 @@ export class SidecarHttp {
   readonly #connectTimeoutMs: number;
   #connected: Promise<void> | undefined;
   readonly #auth: Record<string, string>;
+  readonly #opsAuth: Record<string, string>;
 
   /**
    * The sidecar at `options.url`.
@@ -37,9 +41,9 @@ export class SidecarHttp {
     this.#timeoutMs = positive(options.timeoutMs ?? 50, "timeoutMs");
     this.#adminTimeoutMs = positive(options.adminTimeoutMs ?? 5_000, "adminTimeoutMs");
     this.#connectTimeoutMs = positive(options.connectTimeoutMs ?? 1_000, "connectTimeoutMs");
-    this.#auth = options.adminToken === undefined
-      ? {}
-      : { authorization: `Bearer ${options.adminToken}` };
+    this.#auth = bearer(options.adminToken);
+    // An operator's client holds the admin token alone: its blocks are the operator's.
+    this.#opsAuth = bearer(options.opsToken ?? options.adminToken);
   }
 
   /**
@@ -61,11 +65,14 @@ export class SidecarHttp {
 
   /**
    * One exchange with the sidecar, within the check's timeout or, for an
-   * admin call, the admin timeout and with the admin token.
+   * admin call, the admin timeout and with the admin token; an operation
+   * (refund, reset, block) goes with the ops token, or the admin token
+   * when the client has no ops token.
    *
    * @param method The HTTP method.
    * @param path The path and query.
-   * @param options The JSON body, if any, and whether it is an admin call.
+   * @param options The JSON body, if any, whether it is an admin call or an
+   *   operation, and whether it must be sent at most once (see `#fetch`).
    * @returns The JSON object the sidecar answered with.
    * @throws {ClientError} on a 4xx.
    * @throws {ClientUnavailableError} when it cannot be asked, answers 5xx or no JSON object.
@@ -73,23 +80,25 @@ export class SidecarHttp {
   async call<T>(
     method: string,
     path: string,
-    options: { body?: unknown; admin?: boolean } = {},
+    options: { body?: unknown; admin?: boolean; ops?: boolean; once?: boolean } = {},
   ): Promise<T> {
     const timeoutMs = options.admin ? this.#adminTimeoutMs : this.#timeoutMs;
     await (this.#connected ??= this.#connect());
     const where = `${method} ${this.#url}${path.replace(/\?.*/, "")}`;
+    const init: RequestInit = {
+      method,
+      headers: {
+        ...(options.body === undefined ? {} : { "content-type": "application/json" }),
+        ...(options.admin ? this.#auth : options.ops ? this.#opsAuth : {}),
+      },
+      body: options.body === undefined ? undefined : JSON.stringify(options.body),
+      // One deadline for the call, a second attempt included.
+      signal: AbortSignal.timeout(timeoutMs),
+    };
     let res: Response;
     let payload;
     try {
-      res = await fetch(`${this.#url}${path}`, {
-        method,
-        headers: {
-          ...(options.body === undefined ? {} : { "content-type": "application/json" }),
-          ...(options.admin ? this.#auth : {}),
-        },
-        body: options.body === undefined ? undefined : JSON.stringify(options.body),
-        signal: AbortSignal.timeout(timeoutMs),
-      });
+      res = await this.#fetch(`${this.#url}${path}`, init, options.once === true);
       payload = await res.json().catch(() => undefined);
     } catch (e) {
       const timedOut = (e as { name?: unknown } | null)?.name === "TimeoutError";
@@ -120,6 +129,27 @@ export class SidecarHttp {
   }
 
   /**
+   * `fetch`, sent again when it fails before any answer and before the
+   * deadline, up to {@link ATTEMPTS} times in all. A kept-alive connection
+   * can be closed by the sidecar (its idle timeout) just as a request goes
+   * out on it, and the runtimes' pools do not all send it again (Bun's and
+   * Node's do not); each failed attempt takes one such connection out of
+   * the pool, and a pool may hold several. A request the sidecar had
+   * already acted on is acted on twice: for a check, counted twice (the
+   * strict side, never an extra admission); a refund, which twice would
+   * admit more, is sent once (`once`).
+   */
+  async #fetch(url: string, init: RequestInit, once: boolean): Promise<Response> {
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await fetch(url, init);
+      } catch (e) {
+        if (once || attempt >= ATTEMPTS || init.signal?.aborted) throw e;
+      }
+    }
+  }
+
+  /**
    * Opens the connection once, outside any call's timeout. Whatever comes
    * of it, the calls go on: one that cannot reach the sidecar fails on its own.
    */
@@ -138,6 +168,11 @@ export class SidecarHttp {
       // Unreachable or slow: the call that follows says so.
     }
   }
+}
+
+/** The header that carries `token`, if there is one. */
+function bearer(token: string | undefined): Record<string, string> {
+  return token === undefined ? {} : { authorization: `Bearer ${token}` };
 }
 
 /**

@@ -71,11 +71,21 @@ export interface ClientOptions {
    */
   readonly onFailure?: FailurePolicy;
   /**
-   * The admin token, sent as `Authorization: Bearer` on admin calls.
+   * The admin token, sent as `Authorization: Bearer` on admin calls, and on
+   * refund, reset and block when the client has no `opsToken`.
    *
    * @default {none}
    */
   readonly adminToken?: string;
+  /**
+   * The ops token, sent as `Authorization: Bearer` on refund, reset and
+   * block, for a sidecar with `--ops-token-file`. Without it those calls
+   * send the admin token, if the client has one: its blocks are then the
+   * operator's, which a service's reset does not lift.
+   *
+   * @default {none}
+   */
+  readonly opsToken?: string;
 }
 
 /** A limit for the admin calls: a {@link Limit}, its text (`"10/s"`), or text and burst. */

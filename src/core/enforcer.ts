@@ -5,7 +5,9 @@
  * the parts that own it: a key nearing its cold share to the allocator's
  * {@link CandidateQueue}, a denied key to the {@link NotedKeys} the stats
  * read, a new key in a fleet to the {@link KeyHashIndex} peers' reports are
- * matched through. It is synchronous and does no I/O;
+ * matched through. A blocked key lives in the {@link BlockSet}, out of the
+ * table: a check of a key with no place looks there before it takes one.
+ * It is synchronous and does no I/O;
  * the time is an argument, read on the caller's clock in milliseconds and
  * brought into the core's time base (whole microseconds since the
  * enforcer's origin, see `time.ts`) once per check.
@@ -13,7 +15,15 @@
  * @module
  */
 
-import { admitDebt, allowedDecision, deniedDecision, fullInMs } from "./gcra.ts";
+import {
+  admitDebt,
+  allowedDecision,
+  deniedDecision,
+  fullInMs,
+  owedAt,
+  queuedDenial,
+  queuedWaitMs,
+} from "./gcra.ts";
 import { Decision } from "./decision.ts";
 import type { HashKey } from "./hash.ts";
 import { KeyTable, Slot } from "./keytable.ts";
@@ -23,8 +33,10 @@ import { CandidateQueue, nearsColdShare } from "./allocation/candidates.ts";
 import type { LimitBook } from "./rules.ts";
 import { type Rule, ruleOf } from "./rule.ts";
 import { type BatchDecision, checkBatch, checkCost, decideBatch } from "./batch.ts";
-import type { BatchItem } from "./options.ts";
+import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
+import { BlockSet } from "./blocks.ts";
 import { toUs } from "./time.ts";
+import type { Forecast, LineGate } from "./wait_line.ts";
 
 export type { BatchItem } from "./options.ts";
 export type { BatchDecision } from "./batch.ts";
@@ -49,6 +61,8 @@ export interface EnforcerCounters {
   unknownClass: number;
   /** Checks the shadow limit would have denied. */
   shadowDenied: number;
+  /** Blocks ended early to make room for another in a full block set. */
+  blocksEvicted: number;
 }
 
 /** How an {@link Enforcer} is bounded, and whether it serves a fleet. */
@@ -73,6 +87,12 @@ export interface EnforcerOptions {
    */
   readonly maxNoted?: number;
   /**
+   * Keys blocked at once, in a set apart from the key table (`GuardOptions.maxBlocks`).
+   *
+   * @default {GUARD_BOUNDS.maxBlocks.default}
+   */
+  readonly maxBlocks?: number;
+  /**
    * Where time counts from, ms on the caller's clock: the guard passes its
    * clock's reading when it is built.
    *
@@ -92,6 +112,7 @@ export class Enforcer {
   #overflowed = 0;
   #unknownClass = 0;
   #shadowDenied = 0;
+  readonly #blocks: BlockSet;
   readonly #book: LimitBook;
   readonly #table: KeyTable;
   readonly #overflow: Slot;
@@ -122,9 +143,18 @@ export class Enforcer {
     this.#noted = new NotedKeys({ max: options.maxNoted, originMs: this.#originMs });
     // An evicted slot leaves every index of slots: a key that comes back
     // gets a new slot, which must not sit beside its old one.
-    this.#table = new KeyTable(options.capacity, (slot) => {
+    const table = this.#table = new KeyTable(options.capacity, (slot) => {
       this.#noted.delete(slot);
       this.#hashes?.delete(slot);
+    });
+    this.#blocks = new BlockSet(options.maxBlocks ?? GUARD_BOUNDS.maxBlocks.default, {
+      table,
+      leftTable: (slot) => {
+        this.#hashes?.delete(slot);
+        slot.hash = undefined; // so that a nomination still queued cannot make it hot
+      },
+      place: (slot, nowUs) => this.#place(slot, nowUs),
+      forget: (slot) => this.#noted.delete(slot),
     });
     this.#overflowScale = options.overflowScale;
     this.#overflow = new Slot("", "", this.#overflowRule(), book.epoch);
@@ -205,7 +235,13 @@ export class Enforcer {
       overflowed: this.#overflowed,
       unknownClass: this.#unknownClass,
       shadowDenied: this.#shadowDenied,
+      blocksEvicted: this.#blocks.evicted,
     };
+  }
+
+  /** Keys blocked at once, at most. */
+  get maxBlocks(): number {
+    return this.#blocks.max;
   }
 
   /**
@@ -279,7 +315,7 @@ export class Enforcer {
   peek(className: string, key: string, nowMs: number): Decision {
     this.#book.checkKey(className, key, "peek");
     const nowUs = toUs(nowMs, this.#originMs);
-    const slot = this.#table.get(className, key);
+    const slot = this.slotOf(className, key);
     const rule = this.#ruleOf(slot, className, key);
     const debt = slot ? slot.debt : 0;
     const atUs = slot ? slot.atUs : nowUs;
@@ -288,6 +324,70 @@ export class Enforcer {
     return this.dryRun
       ? new Decision(true, 0, 0, fullInMs(debt, atUs, rule, nowUs))
       : deniedDecision(debt, atUs, rule, 1, nowUs);
+  }
+
+  /**
+   * How long requests would wait in line for a key, as of now: the key
+   * looked up once, for a line to reckon all its places by (see
+   * {@link Forecast}). With nothing ahead, 0 exactly when a check would
+   * admit the request. Consumes and counts nothing; a key with no state is
+   * given the place a check would give it, since the line waits on that.
+   *
+   * @internal For `acquire`'s lines (`wait_line.ts`).
+   */
+  forecast(className: string, key: string, nowMs: number): Forecast {
+    this.#book.checkKey(className, key, "acquire");
+    if (this.dryRun) return { basis: this, waitMs: admitsAll };
+    const nowUs = toUs(nowMs, this.#originMs);
+    // A key with no place yet gets the one its check would (lean while the
+    // table is, or the overflow allowance when full), counted by that check.
+    const slot = this.#table.get(className, key) ??
+      this.#newSlot(className, key, nowMs, nowUs, false);
+    const rule = this.#ruleOf(slot, className, key);
+    const debt = slot.debt, atUs = slot.atUs;
+    const owed = owedAt(debt, atUs, rule, nowUs), fromUs = Math.max(atUs, nowUs);
+    return {
+      basis: rule,
+      waitMs: (cost, aheadCost) => {
+        if (cost !== 1) checkCost(cost);
+        const next = admitDebt(debt, atUs, rule, cost, nowUs);
+        if (aheadCost === 0 && next === next) return 0; // not NaN: admitted
+        // Not now: never 0, or a line would wake to find its head still waiting.
+        return Math.max(queuedWaitMs(owed, fromUs, rule, cost, aheadCost, nowUs), 0.001);
+      },
+    };
+  }
+
+  /**
+   * One key of the enforcer, as a line of `acquire` callers sees it.
+   *
+   * @internal For `acquire`'s lines (`wait_line.ts`).
+   */
+  lineGate(className: string, key: string): LineGate {
+    return {
+      forecast: (nowMs) => this.forecast(className, key, nowMs),
+      check: (cost, nowMs) => this.check(className, key, cost, nowMs),
+      giveUp: (cost, aheadCost, nowMs) => this.giveUp(className, key, cost, aheadCost, nowMs),
+    };
+  }
+
+  /**
+   * Counts a wait in line that ended without its admission (it timed out or
+   * was given up) as what it was, one request denied: once, however often
+   * it was looked at while it waited. Decides nothing, consumes nothing,
+   * and runs no shadow.
+   *
+   * @returns Its denial, the wait as {@link Enforcer.forecast} reckons it.
+   * @internal For `acquire`'s lines (`wait_line.ts`).
+   */
+  giveUp(className: string, key: string, cost: number, aheadCost: number, nowMs: number): Decision {
+    if (cost !== 1) checkCost(cost);
+    const nowUs = toUs(nowMs, this.#originMs);
+    const slot = this.#slotFor(className, key, nowMs, nowUs);
+    this.#refresh(slot, nowUs);
+    slot.requests += cost;
+    this.#countDenied(slot, cost, nowUs);
+    return queuedDenial(slot.debt, slot.atUs, slot.rule, cost, aheadCost, nowUs);
   }
 
   /**
@@ -334,17 +434,63 @@ export class Enforcer {
    */
   currentRate(className: string, key: string): number {
     this.#book.checkKey(className, key, "share");
-    return this.#ruleOf(this.#table.get(className, key), className, key).perSec;
+    return this.#ruleOf(this.slotOf(className, key), className, key).perSec;
   }
 
   /**
-   * Forgets replenished keys; returns how many were freed.
+   * Forgets replenished keys, and blocks that have ended and left nothing
+   * owed; returns how many slots of the key table were freed.
    *
    * @param nowMs The time, ms.
    * @returns Slots freed.
    */
   prune(nowMs: number): number {
-    return this.#table.prune(toUs(nowMs, this.#originMs));
+    const nowUs = toUs(nowMs, this.#originMs);
+    this.#blocks.dropEnded(nowUs);
+    return this.#table.prune(nowUs);
+  }
+
+  /**
+   * Keys blocked now, at most {@link maxBlocks}; ended blocks that left
+   * nothing owed are dropped on the way.
+   *
+   * @param nowMs The time, ms.
+   * @returns How many keys are blocked.
+   */
+  blockedKeys(nowMs: number): number {
+    return this.#blocks.blocked(toUs(nowMs, this.#originMs));
+  }
+
+  /**
+   * A key's slot wherever it is: its place in the table, or the block set
+   * (a blocked key, or one whose block ended and that has not been checked
+   * since). Creates nothing.
+   *
+   * @internal For the readers (peek, share, keyStats) and the operations.
+   */
+  slotOf(className: string, key: string): Slot | undefined {
+    const slot = this.#table.get(className, key);
+    if (slot !== undefined || this.#blocks.size === 0) return slot;
+    return this.#blocks.get(className, key);
+  }
+
+  /**
+   * Holds the block `slot` now carries, out of the key table
+   * (`BlockSet.hold`): blocks never take the places checks need.
+   *
+   * @internal For the operations.
+   */
+  holdBlock(slot: Slot, nowMs: number): void {
+    this.#blocks.hold(slot, toUs(nowMs, this.#originMs));
+  }
+
+  /**
+   * Takes a reset key's slot out of the block set (`BlockSet.release`).
+   *
+   * @internal For the operations.
+   */
+  releaseBlock(slot: Slot, nowMs: number): void {
+    this.#blocks.release(slot, toUs(nowMs, this.#originMs));
   }
 
   /**
@@ -378,9 +524,10 @@ export class Enforcer {
   /**
    * A key's slot, with its rule current, and the time in the core's base,
    * for the operations off the request path (refund, reset, block, see
-   * `operations.ts`); with `create`, a key with no state is given a slot.
-   * Undefined when the key has no slot of its own: none, or the shared
-   * overflow allowance, which no one key may change.
+   * `operations.ts`): its place in the table or its block entry. With
+   * `create` (a block), a key with neither gets a slot of its own outside
+   * the table, for {@link holdBlock} to hold. Undefined when the key has no
+   * slot and `create` is off.
    *
    * @internal For the operations.
    */
@@ -392,10 +539,9 @@ export class Enforcer {
   ): { slot: Slot; nowUs: number } | undefined {
     this.#book.checkKey(className, key, "the operation");
     const nowUs = toUs(nowMs, this.#originMs);
-    const slot = create
-      ? this.#slotFor(className, key, nowMs, nowUs)
-      : this.#table.get(className, key);
-    if (slot === undefined || slot === this.#overflow) return undefined;
+    const slot = this.slotOf(className, key) ??
+      (create ? this.#detached(className, key, nowMs) : undefined);
+    if (slot === undefined) return undefined;
     if (slot.epoch !== this.#book.epoch) this.#refreshRule(slot, nowUs);
     return { slot, nowUs };
   }
@@ -421,12 +567,16 @@ export class Enforcer {
   }
 
   #deny(slot: Slot, rule: Rule, cost: number, nowUs: number): Decision {
+    this.#countDenied(slot, cost, nowUs);
+    if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
+    return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
+  }
+
+  #countDenied(slot: Slot, cost: number, nowUs: number): void {
     this.#denied++;
     slot.denied += cost;
     if (slot !== this.#overflow) this.#noted.note(slot, nowUs);
     if (!slot.candidate) this.#candidates.nominate(slot);
-    if (this.dryRun) return new Decision(true, 0, 0, fullInMs(slot.debt, slot.atUs, rule, nowUs));
-    return deniedDecision(slot.debt, slot.atUs, rule, cost, nowUs);
   }
 
   #runShadow(slot: Slot, cost: number, nowUs: number): void {
@@ -472,28 +622,56 @@ export class Enforcer {
     return this.#table.get(className, key) ?? this.#newSlot(className, key, nowMs, nowUs);
   }
 
-  /** A slot for a key with none: a place in the table, or the overflow allowance. */
-  #newSlot(className: string, key: string, nowMs: number, nowUs: number): Slot {
+  /**
+   * A slot for a key with no place: its block entry's while it is blocked
+   * (it takes no place), else a place in the table (for a key whose block
+   * has ended, with the state the block left), else the overflow allowance,
+   * counted as a check of it unless `counted` is false.
+   */
+  #newSlot(className: string, key: string, nowMs: number, nowUs: number, counted = true): Slot {
+    const held = this.#blocks.size === 0 ? undefined : this.#blocks.take(className, key, nowUs);
+    if (held !== undefined) {
+      return held.atUs > nowUs ? held : this.#placeOrOverflow(held, nowUs, counted);
+    }
     this.#book.checkKey(className, key, "check");
-    const book = this.#book;
-    const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
-    slot.bornMs = nowMs;
+    const slot = this.#detached(className, key, nowMs);
     if (this.#table.lean) {
       slot.lean = true;
       slot.debt = slot.leanDebt();
       slot.atUs = nowUs;
     }
-    if (this.#table.insert(slot, nowUs)) {
-      if (this.#hashes !== undefined) {
-        this.#hashes.add(slot);
-      } else {
-        slot.candidate = true; // no allocator to nominate it to: skip the test per check
-      }
-      return slot;
+    return this.#placeOrOverflow(slot, nowUs, counted);
+  }
+
+  /** A fresh slot in no index: a full burst. */
+  #detached(className: string, key: string, nowMs: number): Slot {
+    const book = this.#book;
+    const slot = new Slot(className, key, book.resolve(className, key), book.epoch);
+    slot.bornMs = nowMs;
+    return slot;
+  }
+
+  /** Gives `slot` a place in the table, or its key the overflow allowance (counted unless not `counted`). */
+  #placeOrOverflow(slot: Slot, nowUs: number, counted = true): Slot {
+    if (this.#place(slot, nowUs)) return slot;
+    this.#noted.delete(slot);
+    if (counted) {
+      this.#overflowed++;
+      if (!this.#book.hasClass(slot.className)) this.#unknownClass++;
     }
-    this.#overflowed++;
-    if (!book.hasClass(className)) this.#unknownClass++;
     return this.#overflow;
+  }
+
+  /** Gives `slot` a place in the table, if one is free; returns whether it has one. */
+  #place(slot: Slot, nowUs: number): boolean {
+    if (!this.#table.insert(slot, nowUs)) return false;
+    if (this.#hashes !== undefined) {
+      slot.candidate = false;
+      this.#hashes.add(slot);
+    } else {
+      slot.candidate = true; // no allocator to nominate it to: skip the test per check
+    }
+    return true;
   }
 
   #overflowRule(): Rule {
@@ -505,4 +683,10 @@ export class Enforcer {
       this.#book.sharedBurst,
     );
   }
+}
+
+/** The waits of a dry run: none, for any request a check would take. */
+function admitsAll(cost: number): number {
+  if (cost !== 1) checkCost(cost);
+  return 0;
 }

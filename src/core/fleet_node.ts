@@ -109,6 +109,8 @@ export interface FleetStats
   extends EnforcerCounters, AllocationStats, MembershipStats, RulesSyncStats {
   /** Keys holding state. */
   readonly trackedKeys: number;
+  /** Keys blocked here now, at most the enforcer's `maxBlocks`. */
+  readonly blockedKeys: number;
   /** Whether rule changes are shared with the fleet; the `rules…` figures are zero when not. */
   readonly fleetRules: boolean;
 }
@@ -217,7 +219,7 @@ export class FleetNode {
    * @param key The key, a non-empty string.
    * @param ms How long, above 0 and at most a year.
    * @param nowMs The time, ms.
-   * @returns Whether it is blocked here: false when the key table has no place for it.
+   * @returns Whether it is blocked here: always true (a full block set makes room).
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is out of range.
    */
@@ -459,6 +461,7 @@ export class FleetNode {
       ...(this.#rules?.stats(nowMs) ?? NO_RULES),
       rulesRefused: (this.#rules?.stats(nowMs).rulesRefused ?? 0) + this.#refusedRules,
       trackedKeys: this.#enforcer.table.size,
+      blockedKeys: this.#enforcer.blockedKeys(nowMs),
       fleetRules: this.#rules !== undefined,
     };
   }

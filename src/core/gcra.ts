@@ -219,6 +219,41 @@ export function deniedDecision(
   );
 }
 
+/**
+ * How long a request of `cost` waits in line behind requests costing
+ * `aheadCost` in all, if each before it is admitted as soon as it fits and
+ * nothing else is: 0 if it would fit now, `Infinity` for a cost above the
+ * burst. `owed` is the debt as of `fromUs`, the later of its instant and
+ * now (see {@link owedAt}): a debt paid off long ago gives the line no head
+ * start.
+ */
+export function queuedWaitMs(
+  owed: number,
+  fromUs: number,
+  rate: Rate,
+  cost: number,
+  aheadCost: number,
+  nowUs: number,
+): number {
+  if (cost > rate.burst) return Infinity;
+  const over = owed + (aheadCost + cost) * rate.unitsPerRequest - rate.toleranceUnits;
+  return usToMs(Math.max(0, fromUs + paidInUs(over, rate) - nowUs));
+}
+
+/** The denial of a request of `cost` that waited in line behind `aheadCost` ({@link queuedWaitMs}). */
+export function queuedDenial(
+  debt: number,
+  atUs: number,
+  rate: Rate,
+  cost: number,
+  aheadCost: number,
+  nowUs: number,
+): Decision {
+  const owed = owedAt(debt, atUs, rate, nowUs);
+  const waitMs = queuedWaitMs(owed, Math.max(atUs, nowUs), rate, cost, aheadCost, nowUs);
+  return new Decision(false, waitMs, roomFor(owed, rate), fullInMs(debt, atUs, rate, nowUs));
+}
+
 /** How long until a debt of `debt` as of `atUs` is paid back in full, from `nowUs`. */
 export function fullInMs(debt: number, atUs: number, rate: Rate, nowUs: number): number {
   return usToMs(Math.max(0, atUs + paidInUs(debt, rate) - nowUs));

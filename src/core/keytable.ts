@@ -318,6 +318,21 @@ export class KeyTable {
     return true;
   }
 
+  /**
+   * Takes `slot` out of the table, telling no one: the caller moves it
+   * elsewhere (a blocked key to the block set, `blocks.ts`).
+   *
+   * @returns Whether the slot was in the table.
+   */
+  delete(slot: Slot): boolean {
+    const map = slot.className === "" ? this.#default : this.#byClass.get(slot.className);
+    if (map?.get(slot.key) !== slot) return false;
+    map.delete(slot.key);
+    if (map.size === 0 && slot.className !== "") this.#byClass.delete(slot.className);
+    this.#size--;
+    return true;
+  }
+
   /** Forgets every replenished key; returns how many were freed. */
   prune(nowUs: number): number {
     let freed = 0;

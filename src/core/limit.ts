@@ -239,6 +239,25 @@ export class Limit {
   toJSON(): { count: number; periodMs: number; burst: number } {
     return { count: this.#count, periodMs: this.#periodMs, burst: this.burstSize() };
   }
+
+  /**
+   * What Node's and Bun's inspectors (`console.log`) print: its fields are
+   * private, so without this they would print `Limit {}`.
+   *
+   * @returns `Limit(1000/min, burst 50)`, the burst as it applies.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return shown(this);
+  }
+
+  /**
+   * What Deno's inspector prints: as Node's.
+   *
+   * @returns `Limit(1000/min, burst 50)`.
+   */
+  [Symbol.for("Deno.customInspect")](): string {
+    return shown(this);
+  }
 }
 
 /**
@@ -280,6 +299,31 @@ export class KeyLimit {
   toString(): string {
     return `class:${this.className}`;
   }
+
+  /**
+   * What Node's and Bun's inspectors print.
+   *
+   * @returns `KeyLimit(class "pro")`.
+   */
+  [Symbol.for("nodejs.util.inspect.custom")](): string {
+    return shown(this);
+  }
+
+  /**
+   * What Deno's inspector prints: as Node's.
+   *
+   * @returns `KeyLimit(class "pro")`.
+   */
+  [Symbol.for("Deno.customInspect")](): string {
+    return shown(this);
+  }
+}
+
+/** How the inspectors print a limit: the one form for Deno's and Node's alike. */
+function shown(limit: Limit | KeyLimit): string {
+  return limit instanceof Limit
+    ? `Limit(${rateText(limit)}, burst ${limit.burstSize()})`
+    : `KeyLimit(class ${JSON.stringify(limit.className)})`;
 }
 
 /** `1000/min`: a limit's count and period as `Limit.parse` reads them, without the burst. */

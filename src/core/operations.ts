@@ -14,6 +14,11 @@
  * taken) and never while the key is blocked, so a refund cannot lift a
  * block.
  *
+ * A blocked key's slot lives in the enforcer's block set, bounded by
+ * `maxBlocks`, not in the key table (`blocks.ts`): blocks never take the
+ * places check traffic needs, and a block made when the set is full ends
+ * the one nearest its end.
+ *
  * @module
  */
 
@@ -78,16 +83,17 @@ export function reset(enforcer: Enforcer, className: string, key: string, nowMs:
   slot.debt = slot.lean ? slot.leanDebt() : 0;
   slot.atUs = nowUs;
   if (slot.shadow !== undefined) slot.shadow = undefined;
+  enforcer.releaseBlock(slot, nowMs);
   return true;
 }
 
 /**
  * Denies every check of the key for `ms`, after which its burst comes back
  * at its rate, as if it had just spent it. A block longer than one in force
- * replaces it; a shorter one leaves it.
+ * replaces it; a shorter one leaves it. The block takes no place in the
+ * key table; a full block set makes room by ending the block nearest its end.
  *
- * @returns Whether the key is blocked: false only when it has no place in
- *   the key table (its checks share the overflow allowance).
+ * @returns Whether the key is blocked: always, since the block set makes room.
  * @throws {TypeError} when `key` is not a non-empty string.
  * @throws {RangeError} when `ms` is not a number from 0 (exclusive) to `MAX_BLOCK_MS`.
  */
@@ -108,7 +114,10 @@ export function block(
   if (at === undefined) return false;
   const { slot, nowUs } = at;
   const untilUs = nowUs + Math.ceil(ms * US_PER_MS);
-  if (untilUs > slot.atUs) blockSlot(slot, untilUs);
+  if (untilUs > slot.atUs) {
+    blockSlot(slot, untilUs);
+    enforcer.holdBlock(slot, nowMs);
+  }
   return true;
 }
 
@@ -135,10 +144,11 @@ export function blockUntil(
   const { slot, nowUs } = at;
   if (blocking) {
     blockSlot(slot, nowUs + Math.ceil((target.untilMs - nowMs) * US_PER_MS));
-    return true;
+  } else {
+    if (slot.atUs <= nowUs) return false;
+    blockSlot(slot, nowUs);
   }
-  if (slot.atUs <= nowUs) return false;
-  blockSlot(slot, nowUs);
+  enforcer.holdBlock(slot, nowMs);
   return true;
 }
 

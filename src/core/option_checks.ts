@@ -50,6 +50,8 @@ export interface ResolvedGuardOptions {
   readonly mostDenied: number;
   /** See {@link GuardOptions.maxKeyBytes}. */
   readonly maxKeyBytes: number;
+  /** See {@link GuardOptions.maxBlocks}. */
+  readonly maxBlocks: number;
   /** The partition policy. */
   readonly partitionPolicy: PartitionPolicy;
   /** Where to gossip, when the guard is in a fleet. */
@@ -109,6 +111,7 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
   if (options.fleetRules === true && bind === undefined) {
     throw new RangeError("fleetRules: rules are shared by gossip; set bind(ip:port) too");
   }
+  if (bind !== undefined && options.gossipAuth === undefined) throw unsaidAuth(bind);
   const auth = options.gossipAuth ?? { mode: "off", secrets: [] };
   return {
     ...numbers,
@@ -125,6 +128,20 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
     ...(options.keySalt === undefined ? {} : { keySalt: checkSalt(options.keySalt) }),
     ...(options.clock === undefined ? {} : { clock: checkClock(options.clock) }),
   };
+}
+
+/**
+ * Gossip that nobody chose to leave unsigned is refused: signing off lets
+ * anyone who reaches the port shift shares and rules, and off is what a
+ * fleet would get if nobody chose. Any bound guard counts, seeds or none:
+ * the first of a fleet has no seeds, and every other member joins it.
+ */
+function unsaidAuth(bind: Address): RangeError {
+  return new RangeError(
+    `bind ${bind}: gossip is signed unless you say otherwise: ` +
+      "set gossipAuth(GossipAuth.Required, [secret]) to sign it, " +
+      "or gossipAuth(GossipAuth.Off) to say the network is trusted",
+  );
 }
 
 /**

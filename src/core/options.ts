@@ -68,6 +68,7 @@ export const GUARD_BOUNDS = {
   maxMembers: { default: 8_192, min: 1, max: 65_536 },
   mostDenied: { default: 10, min: 0, max: 1_024 },
   maxKeyBytes: { default: 1_024, min: 1, max: 65_536 },
+  maxBlocks: { default: 1_024, min: 1, max: 65_536 },
 } as const satisfies Record<string, OptionBounds>;
 
 /**
@@ -83,6 +84,15 @@ export const HTTP_BOUNDS = {
   idleTimeoutMs: { default: 5_000, min: 100, max: 600_000 },
   maxConnections: { default: 1_024, min: 1, max: 65_536 },
 } as const satisfies Record<string, OptionBounds>;
+
+/**
+ * How long a leave waits, at most, for its goodbyes to be handed to the
+ * system before it closes the socket. Closing at once drops them on Deno
+ * and Node, and the peers then take the leaver for crashed; waiting with
+ * no bound would let a stuck network hold a shutdown up. Fixed, not an
+ * option: it bounds how long `leave()` takes, whatever the fleet.
+ */
+export const LEAVE_WAIT_MS = 500;
 
 /**
  * The cold fraction α: a key nobody coordinates runs at α times its fair
@@ -225,6 +235,16 @@ export interface GuardOptions {
    */
   readonly maxKeyLimits?: number;
   /**
+   * Keys blocked at once (`guard.block`, and with `fleetRules` the fleet's
+   * blocks), 1 to 65,536. Blocks live in a set of their own, never in the
+   * key table, so however many are made, check traffic keeps every place
+   * of the table; when the set is full, a new block ends the one nearest
+   * its end (counted in `stats().blocksEvicted`).
+   *
+   * @default {1024}
+   */
+  readonly maxBlocks?: number;
+  /**
    * What to do when the cluster may be split; takes effect once the guard gossips.
    *
    * @default {PartitionPolicy.holdDown(10_000)}
@@ -285,9 +305,11 @@ export interface GuardOptions {
   readonly clock?: () => number;
   /**
    * How gossip is signed: a mode and at most two secrets, the first signs
-   * and either verifies.
+   * and either verifies. A guard with `bind` has no default: it needs a
+   * mode said, a secret to sign with or `Off` for a network trusted as it
+   * is, and `spawn()` refuses it without (a `RangeError` naming both).
    *
-   * @default {{ mode: "off", secrets: [] }}
+   * @default {{ mode: "off", secrets: [] } standalone; none with bind}
    */
   readonly gossipAuth?: { readonly mode: GossipAuthMode; readonly secrets: readonly Secret[] };
   /**

@@ -72,6 +72,7 @@ type GuardFlags = Pick<
   | "maxClasses"
   | "maxKeyLimits"
   | "maxKeyBytes"
+  | "maxBlocks"
   | "seeds"
   | "partitionPolicy"
   | "protocolPeriodMs"
@@ -90,6 +91,10 @@ export interface SidecarConfig extends GuardFlags {
   readonly advertise?: string;
   /** A file holding the bearer token the admin routes require, if any. */
   readonly adminTokenFile?: string;
+  /** A file holding the bearer token refund, reset and block require (or the admin token). */
+  readonly opsTokenFile?: string;
+  /** With only the admin token, whether refund, reset and block take calls with no token. */
+  readonly opsOpen: boolean;
   /** How log lines are written. */
   readonly logFormat: LogFormat;
   /** How gossip is signed. */
@@ -162,7 +167,6 @@ export function parseSidecarArgs(
   if (fleetRules && get("bind") === undefined) {
     throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
   }
-  const adminTokenFile = get("admin-token-file")?.text;
   return {
     kind: "run",
     config: {
@@ -174,16 +178,51 @@ export function parseSidecarArgs(
       sharedBurst: on("shared-burst"),
       ...numbers,
       ...fleetFlags(get),
-      ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
+      ...tokenFlags(get, on("ops-open")),
       logFormat: logFormat(get("log-format")),
       ...authFlags(get),
     },
   };
 }
 
+type TokenFlags = Pick<SidecarConfig, "adminTokenFile" | "opsTokenFile" | "opsOpen">;
+
+/**
+ * The tokens' files, and whether the operations are open. What would leave
+ * a door open by mistake is refused: an ops token with the admin routes
+ * open (whoever lacks it changes the rules instead), or with `--ops-open`
+ * (which of the two was meant?).
+ */
+function tokenFlags(get: (flag: Flag) => Given | undefined, opsOpen: boolean): TokenFlags {
+  const adminTokenFile = get("admin-token-file")?.text;
+  const opsTokenFile = get("ops-token-file");
+  if (opsTokenFile !== undefined && adminTokenFile === undefined) {
+    throw new UsageError(
+      `${opsTokenFile.from} guards refund, reset and block while the admin routes stay open: ` +
+        "set --admin-token-file too",
+    );
+  }
+  if (opsTokenFile !== undefined && opsOpen) {
+    throw new UsageError(
+      `${opsTokenFile.from} and --ops-open: the ops routes need the token, or are open, not both`,
+    );
+  }
+  return {
+    ...(adminTokenFile === undefined ? {} : { adminTokenFile }),
+    ...(opsTokenFile === undefined ? {} : { opsTokenFile: opsTokenFile.text }),
+    opsOpen,
+  };
+}
+
 type NumericFlags = Pick<
   SidecarConfig,
-  "trackedKeys" | "hotKeys" | "maxKeyBytes" | "maxMembers" | "maxClasses" | "maxKeyLimits"
+  | "trackedKeys"
+  | "hotKeys"
+  | "maxKeyBytes"
+  | "maxMembers"
+  | "maxClasses"
+  | "maxKeyLimits"
+  | "maxBlocks"
 >;
 
 /** Each numeric flag within its option's bounds, and the tracked keys no fewer than the hot. */
@@ -205,12 +244,27 @@ function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {
 
 type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySaltFile">;
 
-/** Signing needs a secret to sign with; a secret without signing is a mistake too. */
+/**
+ * Signing needs a secret to sign with. A sidecar that binds gossip, the
+ * first of a fleet too, signs unless told otherwise: a secret file alone
+ * means `required`, and unsigned gossip takes `--gossip-auth off` said.
+ */
 function authFlags(get: (flag: Flag) => Given | undefined): AuthFlags {
   const mode = get("gossip-auth");
-  const gossipAuth = mode === undefined ? "off" : valueOf(mode, parseGossipAuth);
   const gossipSecretFile = get("gossip-secret-file")?.text;
   const keySaltFile = get("key-salt-file")?.text;
+  const bind = get("bind");
+  if (bind !== undefined && mode === undefined && gossipSecretFile === undefined) {
+    throw new UsageError(
+      `${bind.from}: gossip is signed unless you say otherwise: give --gossip-secret-file <path> ` +
+        "to sign it, or --gossip-auth off to say the network is trusted",
+    );
+  }
+  const gossipAuth = mode !== undefined
+    ? valueOf(mode, parseGossipAuth)
+    : gossipSecretFile !== undefined
+    ? "required"
+    : "off";
   if (gossipAuth !== "off" && gossipSecretFile === undefined) {
     throw new UsageError(
       `--gossip-auth ${gossipAuth} needs --gossip-secret-file, the secret to sign with`,

@@ -32,6 +32,7 @@ export const OPTIONS = {
   "max-members": { type: "string" },
   "max-classes": { type: "string" },
   "max-key-limits": { type: "string" },
+  "max-blocks": { type: "string" },
   "dry-run": { type: "boolean" },
   "fleet-rules": { type: "boolean" },
   "shared-burst": { type: "boolean" },
@@ -40,6 +41,8 @@ export const OPTIONS = {
   "idle-timeout": { type: "string" },
   "max-connections": { type: "string" },
   "admin-token-file": { type: "string" },
+  "ops-token-file": { type: "string" },
+  "ops-open": { type: "boolean" },
   "log-format": { type: "string" },
   "gossip-auth": { type: "string" },
   "gossip-secret-file": { type: "string" },
@@ -59,6 +62,7 @@ export const NUMERIC = {
   "max-members": "maxMembers",
   "max-classes": "maxClasses",
   "max-key-limits": "maxKeyLimits",
+  "max-blocks": "maxBlocks",
 } as const satisfies Partial<Record<Flag, NumericOption>>;
 
 /** A switch: a flag that takes no value and that `--no-<switch>` turns off. */
@@ -123,7 +127,8 @@ function wrap(lead: string, names: readonly string[]): string {
 export const HELP =
   `rateguard: one rate limit per key across a fleet, answered over HTTP on loopback.
 
-Usage: cli.ts --limit 1000/min [options]
+Usage: rateguard --limit 1000/min [options]
+       (from a checkout: deno run -A cli.ts, bun cli.ts or node --import tsx cli.ts)
 
 Limits
   --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
@@ -135,6 +140,8 @@ Limits
   --max-key-bytes <n>          the longest key or class, in UTF-8 bytes, ${B.maxKeyBytes.min} to ${B.maxKeyBytes.max} (default ${B.maxKeyBytes.default})
   --max-classes <n>            named classes kept at most, ${B.maxClasses.min} to ${B.maxClasses.max} (default ${B.maxClasses.default})
   --max-key-limits <n>         key limits kept at most, ${B.maxKeyLimits.min} to ${B.maxKeyLimits.max} (default ${B.maxKeyLimits.default})
+  --max-blocks <n>             keys blocked at once, apart from --tracked-keys' table; a full set
+                               ends the block nearest its end, ${B.maxBlocks.min} to ${B.maxBlocks.max} (default ${B.maxBlocks.default})
 
 Fleet (leave out --bind to run standalone)
   --bind <ip:port>             the UDP address to gossip on, such as 0.0.0.0:7946
@@ -147,7 +154,9 @@ Fleet (leave out --bind to run standalone)
                                routes apply on every sidecar with this flag (default off)
   --shared-burst               each sidecar's burst follows its share of the limit, so the
                                fleet admits the limit plus one burst, not one per sidecar
-  --gossip-auth <mode>         off (default), transitional or required: signed gossip
+  --gossip-auth <mode>         off, transitional or required: signed gossip (default: required
+                               with a secret file, off standalone); with --bind, give a secret
+                               file or say --gossip-auth off (a trusted network), or it exits 2
   --gossip-secret-file <path>  one base64 secret per line, at most two; re-read when it changes
   --key-salt-file <path>       the key salt, 16 raw bytes or more, the same on every sidecar
 
@@ -163,7 +172,13 @@ HTTP
     seconds(H.idleTimeoutMs.default)
   })
   --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
-  --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
+  --admin-token-file <path>    the admin routes need "Authorization: Bearer <the file's token>";
+                               so do refund, reset and block, unless one of the next two says
+  --ops-token-file <path>      refund, reset and block need this file's token (the services')
+                               or the admin token; needs --admin-token-file
+  --ops-open                   with only --admin-token-file, refund, reset and block need no token
+                               A block made with the admin token is the operator's: only a reset
+                               with the admin token lifts it. Token files are re-read as they change.
   --log-format <text|json>     one line per event on stderr (default text)
   --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}
   -h, --help                   this text
@@ -182,7 +197,10 @@ Any other RATEGUARD_ variable is refused, save those the project's test tooling
 ${wrap("and clients set: ", RESERVED_ENV)}
 
 API: POST /v1/check {"key": "tenant:42", "class": "pro", "cost": 1}, POST /v1/check-all,
-GET /v1/peek?class=&key=, GET /healthz, GET /readyz; admin: GET /v1/stats, GET /v1/keys?class=&key=,
+GET /v1/peek?class=&key=, GET /healthz, GET /readyz (no token);
+ops (a token when the operator sets one, as above): POST /v1/refund, POST /v1/reset,
+POST /v1/block {"key": "ip:203.0.113.7", "ms": 60000};
+admin (the admin token): GET /v1/stats, GET /v1/keys?class=&key=,
 GET /metrics (Prometheus), GET/PUT/DELETE /v1/classes, /v1/key-limits, /v1/shadows, /v1/dry-run;
 GET /dashboard, a live page of the fleet (its data: the admin route GET /v1/dashboard).
 `;

@@ -6,13 +6,19 @@
  * believed only as far as trusted proxies wrote it: what a client puts
  * there itself is further left and never read. IPv6 addresses are grouped
  * by a prefix (/56 by default), since one client is given a whole prefix
- * and could otherwise rotate addresses inside it.
+ * and could otherwise rotate addresses inside it. A connection over a Unix
+ * socket has no address: it is a trusted proxy only when the operator says
+ * so (`trustUnixSocket`), and a request whose address cannot be learned is
+ * never keyed with all the others: it gets what `unknownClient` says, and
+ * is counted.
  *
  * @module
  */
 
 import { describe } from "../core/limit.ts";
 import { formatIp, parseIp } from "../proto/address.ts";
+import type { DecisionLike } from "./fields.ts";
+import type { KeyOf, RateLimitInfo } from "./limiting.ts";
 
 /** How the client's address is found. */
 export interface ClientIpOptions {
@@ -25,6 +31,17 @@ export interface ClientIpOptions {
    * @default {0}
    */
   readonly trustProxy?: number | readonly string[];
+  /**
+   * Whether a connection over a Unix socket (which has no address: nginx or
+   * a local load balancer in front) is a trusted proxy: the last hop it
+   * names is then the client, or, with a list in `trustProxy`, the nearest
+   * hop it names that is not in the list; with a count, the socket is the
+   * nearest of those hops. Without it, such a request has no address to key
+   * by, and gets what `unknownClient` says.
+   *
+   * @default {false}
+   */
+  readonly trustUnixSocket?: boolean;
   /**
    * The header the trusted proxies write: `"x-forwarded-for"` or
    * `"forwarded"`. Only the one named is read, so a client cannot pass off
@@ -42,8 +59,74 @@ export interface ClientIpOptions {
   readonly ipv6Prefix?: number;
 }
 
-/** The address given when the peer is unknown: one key for all such requests, never the client's choice. */
+/**
+ * The options of the adapters' key functions (`clientIp`,
+ * `expressClientIp`, `fetchClientIp`): how the address is found, and what a
+ * request whose address cannot be learned gets. `A` is what the key
+ * function is handed: Hono's context, Express's request, or the request and
+ * the server's info.
+ */
+export interface ClientKeyOptions<A extends unknown[]> extends ClientIpOptions {
+  /**
+   * What a request whose client address cannot be learned gets (a Unix
+   * socket not trusted, or trusted and naming no address; a connection
+   * whose peer is gone; a server that tells none): `"deny"`, a 429 (the
+   * denial's key is {@link UNKNOWN_ADDRESS}, no key is checked); `"allow"`,
+   * passed unlimited, as a key function's `undefined` is; or a function
+   * giving its key from what the key function was handed. Each such
+   * request is counted in the key function's `unknownClients`, whatever
+   * it gets. Never one key shared by all of them unless the function gives
+   * one.
+   *
+   * @default {"deny"}
+   */
+  readonly unknownClient?: "deny" | "allow" | ((...args: A) => KeyOf);
+}
+
+/**
+ * An adapter's key function of the client's address, with the count of
+ * requests whose address could not be learned.
+ */
+export type ClientIpKey<A extends unknown[]> = ((...args: A) => KeyOf) & {
+  /** Requests whose client address could not be learned, since the key function was made. */
+  readonly unknownClients: number;
+};
+
+/**
+ * What {@link clientIpResolver} gives for a request whose client address
+ * cannot be learned, and the key a denial of such a request names. The
+ * adapters' key functions never check it as a key: every such request
+ * would share it, and one client's burst would deny all the others.
+ */
 export const UNKNOWN_ADDRESS = "unknown";
+
+/**
+ * What a key function gives for a request denied for want of an address:
+ * the adapters answer it with a 429 and check no key. Compared by identity,
+ * so no key a key function returns is taken for it.
+ */
+export const UNKNOWN_CLIENT: { readonly key: string } = Object.freeze({ key: UNKNOWN_ADDRESS });
+
+/** The decision of a request denied for want of a client address; retrying does not help, so no `Retry-After`. */
+export const UNKNOWN_CLIENT_DENIED: DecisionLike = Object.freeze({
+  allowed: false,
+  remaining: 0,
+  retryAfterMs: Infinity,
+  resetMs: 0,
+});
+
+/**
+ * What was decided for a request a key function gave {@link UNKNOWN_CLIENT}:
+ * denied, with no key checked, since the one key all such requests would
+ * take is what lets one client's burst deny every other.
+ *
+ * @param policy The policy's name in the fields.
+ * @returns The denial.
+ */
+export function unknownClientDenial(policy: string): RateLimitInfo {
+  const decision = UNKNOWN_CLIENT_DENIED;
+  return { key: UNKNOWN_ADDRESS, class: "", cost: 0, policy, limit: undefined, decision };
+}
 
 /** A client's hops, read from the right, examined at most: a header longer than this is cut on its left. */
 const MAX_HOPS = 64;
@@ -58,21 +141,44 @@ interface Range {
 }
 
 /**
+ * The client's address from the connection's peer and the request's
+ * headers, or undefined when it cannot be learned. The peer is `undefined`
+ * for a connection that has no address, a Unix socket's; anything that is
+ * no address (`""` for a connection whose address is lost) is not trusted.
+ */
+type AddressFinder = (
+  peer: string | undefined,
+  header: (name: string) => string | null | undefined,
+) => string | undefined;
+
+/**
  * A function from the connection's peer and the request's headers to the
  * client's address, IPv6 grouped by its prefix (`2001:db8:1:100::/56`),
- * IPv4 as it is, or {@link UNKNOWN_ADDRESS}.
+ * IPv4 as it is, or {@link UNKNOWN_ADDRESS} when it cannot be learned: what
+ * such a request gets is then the caller's to decide (the adapters' key
+ * functions deny it by default, see `unknownClient`). Pass `undefined` as
+ * the peer for a connection with no address, a Unix socket's (trusted with
+ * `trustUnixSocket`), and `""` for one whose address is lost (a TCP peer
+ * that reset), which is never trusted.
  *
  * @param options The proxies to trust, the header they write, the IPv6 prefix.
  * @param who The helper's name, for messages.
  * @returns The resolver.
- * @throws {TypeError} when `trustProxy` is neither a count nor a list of addresses.
+ * @throws {TypeError} when `trustProxy` is neither a count nor a list of addresses, or
+ *   `trustUnixSocket` is not a boolean.
  * @throws {RangeError} when a count, an address, a range or the prefix is out of range.
  */
 export function clientIpResolver(
   options: ClientIpOptions = {},
   who = "clientIp",
 ): (peer: string | undefined, header: (name: string) => string | null | undefined) => string {
+  const find = addressFinder(options, who);
+  return (peer, get) => find(peer, get) ?? UNKNOWN_ADDRESS;
+}
+
+function addressFinder(options: ClientIpOptions, who: string): AddressFinder {
   const { trustProxy = 0, header = "x-forwarded-for", ipv6Prefix = 56 } = options;
+  const trustUnix = options.trustUnixSocket ?? false;
   if (!Number.isInteger(ipv6Prefix) || ipv6Prefix < 1 || ipv6Prefix > 128) {
     throw new RangeError(
       `${who}: ipv6Prefix must be a whole number from 1 to 128, got ${describe(ipv6Prefix)}`,
@@ -83,27 +189,128 @@ export function clientIpResolver(
       `${who}: header must be "x-forwarded-for" or "forwarded", got ${describe(header)}`,
     );
   }
+  if (typeof trustUnix !== "boolean") {
+    throw new TypeError(
+      `${who}: trustUnixSocket must be true or false, got ${describe(trustUnix)}`,
+    );
+  }
   const trusted = trustOf(trustProxy, who);
   return (peer, get) => {
     const chain: string[] = [];
-    if (trusted !== 0) {
+    const unix = peer === undefined && trustUnix;
+    if (trusted !== 0 || unix) {
       const value = get(header);
       if (value) chain.push(...hopsOf(value, header).slice(-MAX_HOPS));
     }
     chain.push(peer ?? "");
     const bytes = chain.map((hop) => parseAddress(hop));
-    let i = chain.length - 1;
-    if (bytes[i] === undefined) return UNKNOWN_ADDRESS;
-    if (typeof trusted === "number") {
+    const last = chain.length - 1;
+    let i = last;
+    if (unix) {
+      // The socket is the nearest proxy: the hop it names is where to start.
+      if (--i < 0) return undefined;
+      if (typeof trusted === "number") i = Math.max(0, i - Math.max(0, trusted - 1));
+    } else if (bytes[i] === undefined) {
+      return undefined;
+    } else if (typeof trusted === "number") {
       i = Math.max(0, i - trusted);
-    } else {
+    }
+    if (typeof trusted !== "number") {
       while (i > 0 && bytes[i] !== undefined && trusted.some((r) => inRange(bytes[i]!, r))) i--;
     }
     // What a trusted proxy wrote but is no address (`unknown`, an obfuscated
-    // name): the proxy that wrote it stands for the client, never the text.
-    while (bytes[i] === undefined) i++;
-    return formatGrouped(bytes[i]!, ipv6Prefix);
+    // name): the proxy that wrote it stands for the client, never the text;
+    // a Unix socket stands for no one.
+    while (i < last && bytes[i] === undefined) i++;
+    const found = bytes[i];
+    return found === undefined ? undefined : formatGrouped(found, ipv6Prefix);
   };
+}
+
+/**
+ * An adapter's key function: `address` finds the client's address with
+ * the finder it is given; a request whose address it cannot learn is
+ * counted and gets what `unknownClient` says. One rule for every adapter.
+ *
+ * @param options How the address is found, and what a request without one gets.
+ * @param who The adapter's helper, for messages.
+ * @param address The address of a request, from what the key function is handed.
+ * @returns The key function, with its count of requests with no address.
+ * @throws {TypeError} when an option is of the wrong type.
+ * @throws {RangeError} when an option is out of range.
+ */
+export function clientKeyFunction<A extends unknown[]>(
+  options: ClientKeyOptions<A>,
+  who: string,
+  address: (find: AddressFinder) => (...args: A) => string | undefined,
+): ClientIpKey<A> {
+  // Two fixed parameters rather than a rest one: the path of a known
+  // address allocates nothing more than before.
+  type Two<R> = (a: unknown, b: unknown) => R;
+  const known = address(addressFinder(options ?? {}, who)) as unknown as Two<string | undefined>;
+  const choice = options?.unknownClient ?? "deny";
+  let unknown: Two<KeyOf>;
+  if (choice === "deny") unknown = () => UNKNOWN_CLIENT;
+  else if (choice === "allow") unknown = () => undefined;
+  else if (typeof choice === "function") unknown = choice as unknown as Two<KeyOf>;
+  else {
+    throw new RangeError(
+      `${who}: unknownClient must be "deny", "allow" or a function, got ${describe(choice)}`,
+    );
+  }
+  let count = 0;
+  const key = (a: unknown, b: unknown): KeyOf => {
+    const found = known(a, b);
+    if (found !== undefined) return found;
+    count++;
+    return unknown(a, b);
+  };
+  Object.defineProperty(key, "unknownClients", { get: () => count, enumerable: true });
+  return key as unknown as ClientIpKey<A>;
+}
+
+/**
+ * The peer to pass for a connection that reported no address: `undefined`
+ * when it is a Unix socket's (trusted with `trustUnixSocket`), `""` when it
+ * is not, or the server does not say (a TCP peer that reset has no address
+ * either on node:http and Bun.serve, and must not pass for a trusted
+ * socket). `served` is what the server handed the handler: Deno.serve's
+ * info, Bun.serve's server, @hono/node-server's bindings, or a node:http
+ * socket.
+ *
+ * @param served What the server handed the handler.
+ * @returns The peer.
+ */
+export function addresslessPeer(served: unknown): undefined | "" {
+  return overUnixSocket(served, 0) ? undefined : "";
+}
+
+/** What the servers hand their handlers, as far as telling a Unix socket goes. */
+interface Served {
+  readonly remoteAddr?: { readonly transport?: string };
+  readonly requestIP?: unknown;
+  readonly url?: unknown;
+  readonly incoming?: { readonly socket?: unknown };
+  readonly server?: { readonly address?: () => unknown };
+}
+
+function overUnixSocket(served: unknown, depth: number): boolean {
+  const s = served as Served | null | undefined;
+  if (s === null || typeof s !== "object" || depth > 2) return false;
+  // Deno.serve's info: its transport.
+  if (s.remoteAddr !== undefined) return s.remoteAddr?.transport === "unix";
+  // Bun.serve's server: the URL it listens at (`unix://path`).
+  if (typeof s.requestIP === "function") return String(s.url).startsWith("unix:");
+  // @hono/node-server's bindings: their node:http socket.
+  if (s.incoming !== undefined) return overUnixSocket(s.incoming?.socket, depth + 1);
+  const server = s.server;
+  if (server === null || typeof server !== "object") return false;
+  // A node:http socket: its server listens on a path (a TCP one at an address).
+  if (typeof server.address === "function" && !("requestIP" in server)) {
+    return typeof server.address() === "string";
+  }
+  // Hono's environment holding the server (Bun's, or @hono/node-server's bindings).
+  return overUnixSocket(server, depth + 1);
 }
 
 function trustOf(trust: number | readonly string[], who: string): number | Range[] {

@@ -5,7 +5,12 @@
  * @module
  */
 
-export { type ClientIpOptions, UNKNOWN_ADDRESS } from "./client_ip.ts";
+export {
+  type ClientIpKey,
+  type ClientIpOptions,
+  type ClientKeyOptions,
+  UNKNOWN_ADDRESS,
+} from "./client_ip.ts";
 export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
 export {
   EMPTY_KEY,

@@ -28,7 +28,12 @@
  */
 
 import type { NextFunction, Request, RequestHandler, Response } from "express";
-import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
+import {
+  addresslessPeer,
+  type ClientIpKey,
+  clientKeyFunction,
+  type ClientKeyOptions,
+} from "./client_ip.ts";
 import { Limiting, type LimitingOptions, problemBody, type RateLimitInfo } from "./limiting.ts";
 
 export * from "./common.ts";
@@ -101,18 +106,28 @@ function sendProblem(info: RateLimitInfo, _req: Request, res: Response): void {
  * A key function for {@link expressRateLimit}: the client's address, as
  * `clientIp` of `@rateguard/guard/hono` finds it, from the socket's peer
  * and, with `trustProxy`, `X-Forwarded-For` (or `Forwarded`). It reads
- * them itself, whatever Express's own `trust proxy` setting says.
+ * them itself, whatever Express's own `trust proxy` setting says. A server
+ * listening on a Unix socket (behind nginx, say) needs `trustUnixSocket`;
+ * a request whose address cannot be learned is denied with a 429 (or what
+ * `unknownClient` says), and counted in the key function's `unknownClients`.
  *
- * @param options The proxies to trust, the header they write, the IPv6 prefix.
- * @returns The key function.
- * @throws {TypeError} when `trustProxy` is malformed.
- * @throws {RangeError} when `trustProxy`, `header` or `ipv6Prefix` is out of range.
+ * @param options The proxies to trust, the header they write, the IPv6 prefix, and what a
+ *   request with no address gets.
+ * @returns The key function, with its count of requests with no address.
+ * @throws {TypeError} when `trustProxy` or `trustUnixSocket` is malformed.
+ * @throws {RangeError} when `trustProxy`, `header`, `ipv6Prefix` or `unknownClient` is out of
+ *   range.
  */
-export function expressClientIp(options: ClientIpOptions = {}): (req: Request) => string {
-  const resolve = clientIpResolver(options, "expressClientIp");
-  return (req) =>
-    resolve(req.socket?.remoteAddress, (name) => {
-      const value = req.headers[name];
-      return Array.isArray(value) ? value.join(", ") : value;
-    });
+export function expressClientIp(
+  options: ClientKeyOptions<[Request]> = {},
+): ClientIpKey<[Request]> {
+  return clientKeyFunction<[Request]>(
+    options,
+    "expressClientIp",
+    (find) => (req) =>
+      find(req.socket?.remoteAddress ?? addresslessPeer(req.socket), (name) => {
+        const value = req.headers[name];
+        return Array.isArray(value) ? value.join(", ") : value;
+      }),
+  );
 }

@@ -24,7 +24,12 @@
  * @module
  */
 
-import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
+import {
+  addresslessPeer,
+  type ClientIpKey,
+  clientKeyFunction,
+  type ClientKeyOptions,
+} from "./client_ip.ts";
 import { applyWrites } from "./fields.ts";
 import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
@@ -102,9 +107,10 @@ export function withRateLimit<I = unknown>(
 }
 
 /** Options of {@link fetchClientIp}. */
-export interface FetchClientIpOptions<I = unknown> extends ClientIpOptions {
+export interface FetchClientIpOptions<I = unknown> extends ClientKeyOptions<[Request, I]> {
   /**
-   * The peer's address, from the request and the server's info.
+   * The peer's address, from the request and the server's info: `undefined`
+   * for a Unix socket, which has none, `""` for a peer that is gone.
    *
    * @default {Deno.serve's info.remoteAddr.hostname, or Bun.serve's server.requestIP(request)}
    */
@@ -115,19 +121,28 @@ export interface FetchClientIpOptions<I = unknown> extends ClientIpOptions {
  * A key function for {@link withRateLimit}: the client's address, as
  * `clientIp` of `@rateguard/guard/hono` finds it, from the peer (what
  * `Deno.serve` and `Bun.serve` hand the handler tells it) and, with
- * `trustProxy`, `X-Forwarded-For` (or `Forwarded`).
+ * `trustProxy`, `X-Forwarded-For` (or `Forwarded`). Served on a Unix socket
+ * (`Deno.serve({ path })`, `Bun.serve({ unix })`) behind a proxy, set
+ * `trustUnixSocket`; a request whose address cannot be learned is denied
+ * with a 429 (or what `unknownClient` says), and counted in the key
+ * function's `unknownClients`.
  *
- * @param options The peer, the proxies to trust, the header they write, the IPv6 prefix.
- * @returns The key function.
- * @throws {TypeError} when `trustProxy` is malformed.
- * @throws {RangeError} when `trustProxy`, `header` or `ipv6Prefix` is out of range.
+ * @param options The peer, the proxies to trust, the header they write, the IPv6 prefix, and
+ *   what a request with no address gets.
+ * @returns The key function, with its count of requests with no address.
+ * @throws {TypeError} when `trustProxy` or `trustUnixSocket` is malformed.
+ * @throws {RangeError} when `trustProxy`, `header`, `ipv6Prefix` or `unknownClient` is out of
+ *   range.
  */
 export function fetchClientIp<I = unknown>(
   options: FetchClientIpOptions<I> = {},
-): (request: Request, info: I) => string {
-  const resolve = clientIpResolver(options, "fetchClientIp");
+): ClientIpKey<[Request, I]> {
   const peer = options.peer ?? servedPeer;
-  return (request, info) => resolve(peer(request, info), (name) => request.headers.get(name));
+  return clientKeyFunction<[Request, I]>(
+    options,
+    "fetchClientIp",
+    (find) => (request, info) => find(peer(request, info), (name) => request.headers.get(name)),
+  );
 }
 
 /** The peer as Deno.serve (its info) or Bun.serve (its server) tells it. */
@@ -137,6 +152,9 @@ function servedPeer(request: Request, info: unknown): string | undefined {
     requestIP?: (r: Request) => { address?: string } | null;
   } | undefined;
   if (typeof served?.remoteAddr?.hostname === "string") return served.remoteAddr.hostname;
-  if (typeof served?.requestIP === "function") return served.requestIP(request)?.address;
-  return undefined;
+  if (typeof served?.requestIP === "function") {
+    const address = served.requestIP(request)?.address;
+    if (address !== undefined) return address;
+  }
+  return addresslessPeer(info);
 }

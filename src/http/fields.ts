@@ -218,8 +218,8 @@ export type FieldWrite = readonly [name: string, value: string, append: boolean]
 
 /**
  * The fields of one decision, as writes for any framework's response:
- * `headers.append` or `headers.set` by the third element (Hono's
- * `c.header(name, value, { append })`, Express's `res.append` or
+ * `headers.append` or `headers.set` by the third element (on a fetch
+ * `Response`'s headers, Hono's `c.res.headers`, Express's `res.append` or
  * `res.setHeader`). List fields (draft-10's, and every draft's
  * `RateLimit-Policy`) are appended, so two limiters on one response each
  * add their policy; fields that hold one value are kept by the limiter with

@@ -37,7 +37,13 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ConnInfo } from "hono/conninfo";
-import { type ClientIpOptions, clientIpResolver } from "./client_ip.ts";
+import {
+  addresslessPeer,
+  type ClientIpKey,
+  clientKeyFunction,
+  type ClientKeyOptions,
+} from "./client_ip.ts";
+import { applyWrites } from "./fields.ts";
 import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
 export * from "./common.ts";
@@ -54,8 +60,9 @@ export interface RateLimitEnv {
 /**
  * A middleware that limits each request by its key. An admitted request
  * goes on with what was decided in `c.get("rateLimit")`, and its response
- * gets the rate limit fields, appended with `c.header(..., { append: true })`
- * so that two limiters share a response. A denied one throws Hono's
+ * gets the rate limit fields, appended to `c.res.headers` so that two
+ * limiters share a response; its type, body and status are left as the
+ * handler made them, on every runtime's server. A denied one throws Hono's
  * `HTTPException` of 429: `app.onError` may restyle it (`err.cause` is the
  * {@link RateLimitInfo}, `err.getResponse()` the 429), and without an
  * `onError` Hono sends that 429 as it is: `Retry-After`, the fields, and an
@@ -118,14 +125,26 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimi
     await next();
     // The response so far, with what another limiter already wrote.
     const headers = c.res.headers;
-    for (const [name, value, append] of limiting.writes(info, (n) => headers.get(n))) {
-      c.header(name, value, { append });
+    const writes = limiting.writes(info, (n) => headers.get(n));
+    // Into the response's own headers, as Hono's middleware guide does,
+    // not through c.header: after next() that rebuilds the response from
+    // its body stream, and a stream has no type, so Bun.serve sent a
+    // c.text() as application/octet-stream (Bun types a string body only
+    // as it writes it, so no content-type was there yet to copy).
+    try {
+      applyWrites(headers, writes);
+    } catch (e) {
+      // Immutable headers (Response.redirect, a fetch response), whose type
+      // is in them already: the first write is the one that throws, so
+      // nothing was half written, and c.header's copy loses nothing.
+      if (!(e instanceof TypeError)) throw e;
+      for (const [name, value, append] of writes) c.header(name, value, { append });
     }
   };
 }
 
-/** Options of {@link clientIp}: Hono's `getConnInfo` for the runtime, and who to trust. */
-export interface HonoClientIpOptions extends ClientIpOptions {
+/** Options of {@link clientIp}: Hono's `getConnInfo` for the runtime, who to trust, and what a request with no address gets. */
+export interface HonoClientIpOptions extends ClientKeyOptions<[Context]> {
   /**
    * The runtime's `getConnInfo`: from `hono/deno`, `hono/bun` or
    * `@hono/node-server/conninfo` (or `@hono/deno`, `@hono/bun`).
@@ -138,8 +157,10 @@ export interface HonoClientIpOptions extends ClientIpOptions {
  * the connection, as Hono's `getConnInfo` for the runtime tells it, or,
  * with `trustProxy`, the nearest address in `X-Forwarded-For` (or
  * `Forwarded`) that no trusted proxy wrote; an IPv6 client by its /56 (or
- * `ipv6Prefix`). A request whose peer is unknown gets `"unknown"`, one key
- * for all of them.
+ * `ipv6Prefix`). Behind a proxy on a Unix socket, set `trustUnixSocket`. A
+ * request whose address cannot be learned is denied with a 429 (or what
+ * `unknownClient` says), never keyed with all the others, and counted in
+ * the key function's `unknownClients`.
  *
  * @example
  * ```ts
@@ -161,18 +182,24 @@ export interface HonoClientIpOptions extends ClientIpOptions {
  * assert(await res.text() === "2001:db8:1:100::/56");
  * ```
  *
- * @param options The runtime's `getConnInfo`, the proxies to trust, the IPv6 prefix.
- * @returns The key function.
- * @throws {TypeError} when `getConnInfo` is not a function, or `trustProxy` is malformed.
- * @throws {RangeError} when `trustProxy`, `header` or `ipv6Prefix` is out of range.
+ * @param options The runtime's `getConnInfo`, the proxies to trust, the IPv6 prefix, and what a
+ *   request with no address gets.
+ * @returns The key function, with its count of requests with no address.
+ * @throws {TypeError} when `getConnInfo` is not a function, or `trustProxy` or
+ *   `trustUnixSocket` is malformed.
+ * @throws {RangeError} when `trustProxy`, `header`, `ipv6Prefix` or `unknownClient` is out of
+ *   range.
  */
-export function clientIp(options: HonoClientIpOptions): (c: Context) => string {
+export function clientIp(options: HonoClientIpOptions): ClientIpKey<[Context]> {
   if (typeof options?.getConnInfo !== "function") {
     throw new TypeError(
       "clientIp: getConnInfo must be the runtime's, from hono/deno, hono/bun or @hono/node-server/conninfo",
     );
   }
-  const resolve = clientIpResolver(options);
   const getConnInfo = options.getConnInfo;
-  return (c) => resolve(getConnInfo(c).remote.address, (name) => c.req.header(name));
+  return clientKeyFunction<[Context]>(options, "clientIp", (find) => (c) =>
+    find(
+      getConnInfo(c).remote.address ?? addresslessPeer(c.env),
+      (name) => c.req.header(name),
+    ));
 }

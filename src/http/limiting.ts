@@ -10,6 +10,7 @@ import type { Limit } from "../core/limit.ts";
 import type { Client } from "../client/client.ts";
 import type { Guard } from "../runtime/guard.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
+import { UNKNOWN_CLIENT, UNKNOWN_CLIENT_DENIED, unknownClientDenial } from "./client_ip.ts";
 import {
   applyWrites,
   type DecisionLike,
@@ -197,6 +198,7 @@ export class Limiting<A extends unknown[]> {
     if (options.skip !== undefined && await options.skip(...args)) return undefined;
     const found = await options.key(...args);
     if (found === undefined) return undefined;
+    if (found === UNKNOWN_CLIENT) return unknownClientDenial(this.#policyOf(""));
     const raw = typeof found === "string" ? found : found?.key;
     const rawClass = typeof found === "string" ? "" : found.class ?? "";
     // A class named by the client (a plan header, say) too long for the
@@ -258,7 +260,9 @@ export function problemBody(info: RateLimitInfo): string {
     type: QUOTA_EXCEEDED,
     title: "Request cannot be satisfied as assigned quota has been exceeded",
     status: 429,
-    detail: `the rate limit of policy ${JSON.stringify(policy)} is used up: ${wait}`,
+    detail: decision === UNKNOWN_CLIENT_DENIED
+      ? "the client's address cannot be learned, and requests without one are denied"
+      : `the rate limit of policy ${JSON.stringify(policy)} is used up: ${wait}`,
     "violated-policies": [policy],
   });
 }

@@ -6,7 +6,6 @@
  */
 
 import { Hono } from "hono";
-import type { MiddlewareHandler } from "hono";
 import type { Guard } from "../runtime/guard.ts";
 import type { Decision } from "../core/decision.ts";
 import type { Limit } from "../core/limit.ts";
@@ -23,6 +22,7 @@ import {
 import { ADMIN_PATHS, adminRoutes, type AdminState } from "./admin.ts";
 import { dashboardRoutes } from "./dashboard.ts";
 import { operationRoutes } from "./operations.ts";
+import { adminAuth } from "./auth.ts";
 import { ceilMs } from "./fields.ts";
 import { type Logger, silentLogger } from "./log.ts";
 import { BadRequest, BodyCut, ContentTooLarge, problemResponse } from "./problem.ts";
@@ -51,8 +51,24 @@ export interface BatchDecisionBody extends DecisionBody {
 export interface SidecarOptions {
   /** The default class's limit as configured, so that `GET /v1/classes` can list it. */
   readonly defaultLimit?: Limit;
-  /** When set, the admin routes need `Authorization: Bearer <token>`; read on each request. */
+  /**
+   * When set, the admin routes need `Authorization: Bearer <token>`, and so
+   * do the operations (refund, reset, block) unless `opsToken` or `opsOpen`
+   * says otherwise; read on each request.
+   */
   readonly adminToken?: () => string | undefined;
+  /**
+   * When set, the operations (`/v1/refund`, `/v1/reset`, `/v1/block`) need
+   * `Authorization: Bearer` with it or with the admin token; read on each request.
+   */
+  readonly opsToken?: () => string | undefined;
+  /**
+   * With an admin token and no ops token, let the operations take calls
+   * with no token, as they do on a sidecar with no token at all.
+   *
+   * @default {false}
+   */
+  readonly opsOpen?: boolean;
   /** Where changes and failures are logged; silent by default. */
   readonly log?: Logger;
 }
@@ -64,7 +80,10 @@ export interface SidecarOptions {
  * - `POST /v1/check-all` `{"items": [{"key": ..}, ..]}` → all or nothing;
  * - `GET /v1/peek?class=&key=` → what the next check would say;
  * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
- *   (with `"ms"`) → what a service does to one key besides checking it;
+ *   (with `"ms"`) → what a service does to one key besides checking it:
+ *   open with no token, else they need `opsToken` or `adminToken` (or
+ *   nothing, with `adminToken` alone and `opsOpen`); a block made with the
+ *   admin token is the operator's, which only a reset with it lifts;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself;
  *   its body says when the fleet rules are out of step, and why);
  * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
@@ -86,7 +105,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   const log = options.log ?? silentLogger;
   const app = new Hono();
   if (options.adminToken) {
-    const auth = bearer(options.adminToken);
+    const auth = adminAuth(options.adminToken);
     for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
   }
   app.post("/v1/check", async (c) => {
@@ -128,7 +147,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     const apart = guard.rulesOutOfStep();
     return c.text(apart === "" ? "ready\n" : `ready; fleet rules out of step: ${apart}\n`);
   });
-  operationRoutes(app, guard);
+  operationRoutes(app, guard, options);
   const state: AdminState = { defaultLimit: options.defaultLimit };
   adminRoutes(app, guard, state, log);
   dashboardRoutes(app, guard, state);
@@ -185,26 +204,4 @@ function decisionBody(d: Decision): DecisionBody {
     retryAfterMs: Number.isFinite(d.retryAfterMs) ? ceilMs(d.retryAfterMs) : null,
     resetMs: ceilMs(d.resetMs),
   };
-}
-
-function bearer(token: () => string | undefined): MiddlewareHandler {
-  return async (c, next) => {
-    const expected = token();
-    const given = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("authorization") ?? "")?.[1];
-    if (expected !== undefined && (given === undefined || !sameText(given, expected))) {
-      const res = problemResponse(401, "this admin route needs Authorization: Bearer <token>");
-      res.headers.set("www-authenticate", 'Bearer realm="rateguard"');
-      return res;
-    }
-    await next();
-  };
-}
-
-/** Compares in time that depends on the lengths only, not on where the texts differ. */
-function sameText(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  let diff = x.length ^ y.length;
-  for (let i = 0; i < x.length; i++) diff |= x[i] ^ (y[i % (y.length || 1)] ?? 0);
-  return diff === 0;
 }

@@ -151,6 +151,18 @@ export const METRICS: readonly MetricDefinition[] = [
     series: (s) => one(s.trackedKeys),
   },
   {
+    name: "rateguard_blocked_keys",
+    kind: "gauge",
+    help: "Keys blocked on this instance, at most maxBlocks, apart from the key table.",
+    series: (s) => one(s.blockedKeys),
+  },
+  {
+    name: "rateguard_blocks_evicted_total",
+    kind: "counter",
+    help: "Blocks ended early to make room for a newer one: raise maxBlocks if it grows.",
+    series: (s) => one(s.blocksEvicted),
+  },
+  {
     name: "rateguard_hot_keys",
     kind: "gauge",
     help: "Keys coordinated with the peers.",

@@ -87,6 +87,7 @@ function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
   const originMs = clock();
   const enforcer = new Enforcer(book, {
     capacity: 2 * options.trackedKeys,
+    maxBlocks: options.maxBlocks,
     overflowScale: COLD_FRACTION,
     fleet: options.bind ? { hashKey } : undefined,
     originMs,

@@ -70,8 +70,14 @@ export class GuardBuilder {
    * @param perSec Requests a second, more than 0.
    * @returns This builder.
    * @throws {RangeError} when `perSec` is not a rate a {@link Limit} takes.
+   * @throws {TypeError} when `perSec` is a {@link Limit}: that goes to {@link defaultLimit}.
    */
   limit(perSec: number): this {
+    if ((perSec as unknown) instanceof Limit) {
+      throw new TypeError(
+        `limit(perSec) takes requests a second; give a Limit to defaultLimit(limit), got ${perSec}`,
+      );
+    }
     this.#options.limit = Limit.perSecond(perSec);
     return this;
   }
@@ -220,6 +226,31 @@ export class GuardBuilder {
   }
 
   /**
+   * Keys blocked at once (`block`, and with fleet rules the fleet's
+   * blocks). Blocks live in a set of their own, never in the key table:
+   * however many are made, checks keep every place of the table. A block
+   * made when the set is full ends the one nearest its end, counted in
+   * `stats().blocksEvicted`.
+   *
+   * @example Room for 100 blocks
+   * ```ts
+   * import { Guard } from "@rateguard/guard";
+   * import assert from "node:assert/strict";
+   *
+   * const guard = await Guard.builder().limit(10).maxBlocks(100).spawn();
+   * guard.block("ip:203.0.113.7", 60_000);
+   * assert(guard.stats().blockedKeys === 1);
+   * ```
+   *
+   * @param n 1 to 65,536 (default 1024).
+   * @returns This builder.
+   * @throws {RangeError} when `n` is out of bounds.
+   */
+  maxBlocks(n: number): this {
+    return this.#number("maxBlocks", n);
+  }
+
+  /**
    * What to do when the cluster may be split. Takes effect once the guard gossips.
    *
    * @param policy A {@link PartitionPolicy} or its text (`optimistic`, `quorum`,
@@ -345,9 +376,25 @@ export class GuardBuilder {
   }
 
   /**
-   * Signs the gossip. See the README's Security section.
+   * Signs the gossip, or says it goes unsigned. A guard that binds needs
+   * this said, even the first of a fleet (which has no seeds): with no
+   * secret, `GossipAuth.Off` is the operator's word that the network is
+   * trusted. A standalone guard needs none. See the README's Security section.
    *
-   * @param mode `GossipAuth.Off` (the default), `Transitional` or `Required`.
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { GossipAuth, Guard, Secret } from "@rateguard/guard";
+   *
+   * const secret = new Secret(crypto.getRandomValues(new Uint8Array(32)));
+   * const guard = await Guard.builder().limit(100).bind("127.0.0.1:0")
+   *   .gossipAuth(GossipAuth.Required, [secret])
+   *   .spawn();
+   * assert(guard.stats().gossipAuth === "required");
+   * await guard.leave();
+   * ```
+   *
+   * @param mode `GossipAuth.Off` (a standalone guard's default), `Transitional` or `Required`.
    * @param secrets At most two; the first signs, either verifies.
    * @returns This builder.
    * @throws {TypeError} when the mode or a secret is not one.
@@ -381,8 +428,9 @@ export class GuardBuilder {
    *
    * @returns A promise of the running guard. It rejects with a `TypeError`
    *   when no limit was set, a `RangeError` when `trackedKeys` is below
-   *   `hotKeys`, there are more classes than `maxClasses`, or an unspecified
-   *   address is bound with no `advertise`, and an `Error` naming the
+   *   `hotKeys`, there are more classes than `maxClasses`, an unspecified
+   *   address is bound with no `advertise`, or an address is bound with no
+   *   `gossipAuth` said (a secret, or `GossipAuth.Off`), and an `Error` naming the
    *   address when the port cannot be bound.
    */
   async spawn(): Promise<Guard> {

@@ -15,6 +15,8 @@ import { webCryptoMac } from "./hmac.ts";
 import { Address } from "../proto/mod.ts";
 import type { Clock } from "./clock.ts";
 import { bindDatagram, type DatagramSocket, type Remote } from "./socket.ts";
+import { LEAVE_WAIT_MS } from "../core/options.ts";
+import { settledWithin } from "./within.ts";
 
 /** Counters of the task itself. */
 export interface GossipCounters {
@@ -129,16 +131,23 @@ export class GossipTask {
     };
   }
 
-  /** Tells the peers this node is going, then stops the timer and closes the socket. */
+  /**
+   * Tells the peers this node is going, then stops the timer and closes the
+   * socket once the goodbyes are out: signed, and handed to the system,
+   * within {@link LEAVE_WAIT_MS} in all.
+   */
   async leave(): Promise<void> {
     if (!this.#running && this.#timer === undefined) return;
     this.#stop();
+    // The wall clock, not the node's: the bound is on how long a shutdown
+    // takes, and a test's clock may stand still.
+    const deadlineMs = performance.now() + LEAVE_WAIT_MS;
     try {
       this.node.leave();
       this.#flush();
-      await Promise.all(this.#signing);
+      await settledWithin(this.#signing, LEAVE_WAIT_MS);
     } finally {
-      await this.#socket.close();
+      await this.#socket.close(Math.max(0, deadlineMs - performance.now()));
     }
   }
 
@@ -235,7 +244,8 @@ export class GossipTask {
       step();
     } catch (e) {
       this.#stop();
-      void this.#socket.close().catch(() => {});
+      // A task dying of a bug owes nobody a goodbye: close at once.
+      void this.#socket.close(0).catch(() => {});
       this.#options.onDeath(e);
     }
   }

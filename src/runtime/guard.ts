@@ -61,7 +61,7 @@ export class Guard {
   readonly #mostDenied: number;
   #auth: AuthConfig;
   #running = true;
-  readonly #waiters = new Waiters();
+  readonly #waiters: Waiters;
   readonly #rules: RuleDesk;
 
   static {
@@ -79,6 +79,7 @@ export class Guard {
     this.#hashKey = parts.hashKey;
     this.#mostDenied = parts.mostDenied;
     this.#rules = new RuleDesk(parts);
+    this.#waiters = new Waiters(parts.enforcer, parts.clock);
   }
 
   /**
@@ -218,7 +219,9 @@ export class Guard {
    * @param key The key, a non-empty string.
    * @param ms How long, above 0 and at most a year.
    * @param options The class; the default class when left out.
-   * @returns Whether it is blocked: false when the key table has no place for it.
+   * @returns Whether it is blocked: always true. Blocks take no place in the
+   *   key table; when `maxBlocks` keys are blocked, the block nearest its end
+   *   ends to make room (counted in `stats().blocksEvicted`).
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is out of range, or the key or class too long.
    */
@@ -230,10 +233,13 @@ export class Guard {
   }
 
   /**
-   * Waits until a check of `key` is admitted, then takes it: at most
-   * `maxWaitMs` (10 s by default), answered at once with the denial when the
-   * wait would pass it (a cost above the burst, a long block), or when
-   * 4,096 callers already wait here. Cancel it with `signal`.
+   * Waits until a check of `key` is admitted, then takes it: in the key's
+   * line, callers admitted in the order they came, each by one check, so a
+   * wait counts as one request however long it lasts. At most `maxWaitMs`
+   * (10 s by default): answered at once with the denial when the wait behind
+   * the line would pass it (a cost above the burst, a long block), or when
+   * 4,096 callers already wait here; a wait that times out or is aborted
+   * counts as one denied request. Cancel it with `signal`.
    *
    * @example
    * ```ts
@@ -253,8 +259,8 @@ export class Guard {
    * @throws {RangeError} as {@link Guard.check}, or when `maxWaitMs` is out of range.
    */
   acquire(key: string, options?: AcquireOptions): Promise<Decision> {
-    const check = { class: options?.class ?? "", cost: options?.cost ?? 1 };
-    return this.#waiters.acquire(() => this.check(key, check), options, this.#clock);
+    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
+    return this.#waiters.acquire(target, options);
   }
 
   /**
@@ -472,6 +478,7 @@ export class Guard {
    */
   stats(): Stats {
     return collectStats({
+      nowMs: this.#clock(),
       enforcer: this.#enforcer,
       fleet: this.#gossip?.node.stats(this.#clock()),
       gossip: this.#gossip?.counters(),
@@ -605,11 +612,12 @@ export class Guard {
   }
 
   /**
-   * Tells the peers this instance is going (they take its share within a
-   * round), then stops its timer and closes its socket. Checks still work
-   * afterwards, every key at the floor, which the peers no longer count.
+   * Tells the peers this instance is going (they take its share at once),
+   * then stops its timer and closes its socket once the goodbyes are out,
+   * waiting at most 500 ms for them. Checks still work afterwards, every
+   * key at the floor, which the peers no longer count.
    *
-   * @returns A promise that settles once the socket is closed.
+   * @returns A promise that settles once the socket is closed, within about 500 ms.
    */
   async leave(): Promise<void> {
     this.#running = false;

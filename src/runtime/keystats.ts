@@ -57,7 +57,7 @@ export function keyStatsOf(
   key: string,
   nowMs: number,
 ): Omit<KeyStats, "blockedForMs"> | undefined {
-  const slot = parts.enforcer.table.get(className, key);
+  const slot = parts.enforcer.slotOf(className, key);
   if (slot === undefined) return undefined;
   const r = updateRates(slot, nowMs);
   const resolved = parts.book.resolve(className, key);

@@ -11,6 +11,7 @@
 import { createSocket, type Socket as NodeSocket } from "node:dgram";
 import { messageOf } from "../core/errors.ts";
 import { formatHostPort } from "../proto/host_port.ts";
+import { settledWithin } from "./within.ts";
 
 /** Where a datagram came from. */
 export interface Remote {
@@ -36,8 +37,37 @@ export interface DatagramSocket {
   readonly kind: "deno" | "bun" | "node:dgram";
   /** Sends without waiting; failures go to the `error` handler. */
   send(bytes: Uint8Array, to: Remote): void;
-  /** Closes the socket; nothing is delivered afterwards. */
-  close(): Promise<void>;
+  /**
+   * Closes the socket once every send made so far has been handed to the
+   * system, or `waitMs` has passed, whichever is first: a goodbye sent
+   * just before is not dropped. Nothing is delivered afterwards.
+   */
+  close(waitMs: number): Promise<void>;
+}
+
+/**
+ * The sends a runtime has taken but not yet said are out. Deno's
+ * `conn.send` and `node:dgram`'s `send` both finish later, and closing
+ * the socket first drops what is still queued.
+ */
+class InFlight {
+  readonly #pending = new Set<Promise<void>>();
+
+  /** Tracks one send; the function returned ends it, once out or failed. */
+  begin(): () => void {
+    let resolve!: () => void;
+    const sending = new Promise<void>((r) => (resolve = r));
+    this.#pending.add(sending);
+    return () => {
+      this.#pending.delete(sending);
+      resolve();
+    };
+  }
+
+  /** Settles when nothing is in flight, or after `waitMs`. */
+  settled(waitMs: number): Promise<void> {
+    return settledWithin(this.#pending, waitMs);
+  }
 }
 
 interface DenoDatagramConn {
@@ -102,6 +132,7 @@ function bindDeno(
   handlers: SocketHandlers,
 ): DatagramSocket {
   const conn = listen({ transport: "udp", hostname, port });
+  const inFlight = new InFlight();
   let closed = false;
   const loop = (async () => {
     while (!closed) {
@@ -117,15 +148,22 @@ function bindDeno(
     port: conn.addr.port,
     kind: "deno",
     send: (bytes, to) => {
+      const end = inFlight.begin();
       try {
-        conn.send(bytes, { transport: "udp", hostname: to.hostname, port: to.port }).catch(
-          handlers.error,
+        conn.send(bytes, { transport: "udp", hostname: to.hostname, port: to.port }).then(
+          end,
+          (e) => {
+            end();
+            handlers.error(e);
+          },
         );
       } catch (e) {
+        end();
         handlers.error(e);
       }
     },
-    close: async () => {
+    close: async (waitMs) => {
+      await inFlight.settled(waitMs);
       closed = true;
       conn.close();
       await loop;
@@ -159,6 +197,8 @@ async function bindBun(
         handlers.error(e);
       }
     },
+    // Bun's send hands the datagram to the system before it returns:
+    // nothing is left in flight to wait for.
     close: () => {
       socket.close();
       return Promise.resolve();
@@ -180,6 +220,7 @@ async function bindNode(
     });
   });
   socket.on("error", (e) => handlers.error(e));
+  const inFlight = new InFlight();
   socket.on(
     "message",
     (msg, rinfo) =>
@@ -194,13 +235,22 @@ async function bindNode(
     port: socket.address().port,
     kind: "node:dgram",
     send: (bytes, to) => {
-      // A bad destination throws at once; a failed send reports later.
+      // A bad destination throws at once; a send that went out, or failed,
+      // says so later.
+      const end = inFlight.begin();
       try {
-        socket.send(bytes, to.port, to.hostname, (e) => e && handlers.error(e));
+        socket.send(bytes, to.port, to.hostname, (e) => {
+          end();
+          if (e) handlers.error(e);
+        });
       } catch (e) {
+        end();
         handlers.error(e);
       }
     },
-    close: () => new Promise<void>((resolve) => socket.close(() => resolve())),
+    close: async (waitMs) => {
+      await inFlight.settled(waitMs);
+      await new Promise<void>((resolve) => socket.close(() => resolve()));
+    },
   };
 }

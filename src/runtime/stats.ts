@@ -37,6 +37,10 @@ export interface Stats {
   readonly shadowDenied: number;
   /** Keys holding state now. */
   readonly trackedKeys: number;
+  /** Keys blocked now (`block`), at most `maxBlocks`: none holds a place among `trackedKeys` but a hot key's. */
+  readonly blockedKeys: number;
+  /** Blocks ended early to make room for a new one when `maxBlocks` keys were blocked. */
+  readonly blocksEvicted: number;
   /** Whether every check is admitted and would-be denials only counted. */
   readonly dryRun: boolean;
   /** Whether the guard runs (false once it has left). */
@@ -86,6 +90,8 @@ export interface Stats {
 
 /** What a snapshot is made of. */
 export interface StatsSources {
+  /** The time, ms on the guard's clock. */
+  readonly nowMs: number;
   /** The request path. */
   readonly enforcer: Enforcer;
   /** The fleet node's view, for a guard in a fleet. */
@@ -160,6 +166,8 @@ export function collectStats(s: StatsSources): Stats {
     unknownClass: c.unknownClass,
     shadowDenied: c.shadowDenied,
     trackedKeys: s.enforcer.table.size,
+    blockedKeys: s.enforcer.blockedKeys(s.nowMs),
+    blocksEvicted: c.blocksEvicted,
     dryRun: s.enforcer.dryRun,
     running: s.running,
     clusterSize: f?.clusterSize ?? 1,

@@ -25,6 +25,8 @@ import type { Address } from "../proto/mod.ts";
 import { Driver } from "./driver.ts";
 import type { SimOptions } from "./face.ts";
 import { Offered, type Served } from "./offered.ts";
+import { type FleetWaitOptions, Lines } from "./lines.ts";
+import type { Decision } from "../core/decision.ts";
 import type { SeedLookup } from "./names.ts";
 import type { NetworkFaults, Topology } from "./network.ts";
 
@@ -95,6 +97,8 @@ interface Member {
   /** The limits of its current life. */
   book: LimitBook | undefined;
   readonly offered: Offered;
+  /** Its callers waiting in `acquire`, of its current life. */
+  lines: Lines | undefined;
 }
 
 /** Nodes of a fleet, the network between them, and their traffic, on virtual time. */
@@ -324,6 +328,25 @@ export class Fleet {
   }
 
   /**
+   * A caller of node `index` waits until a request of `key` is admitted, as
+   * `guard.acquire` waits: in the key's line, in arrival order, one check
+   * at its admission, counted once if it times out. The line keeps one
+   * timer on virtual time; a crash forgets its callers unanswered.
+   *
+   * @throws {RangeError} if node `index` does not run.
+   *
+   * @param index The node's index.
+   * @param key The key.
+   * @param options The longest wait, the cost, and who is told what ended the wait.
+   * @returns The decision when answered at once; undefined when it waits.
+   */
+  acquire(index: number, key: string, options: FleetWaitOptions): Decision | undefined {
+    const lines = this.#driver.node(index) && this.#of(index).lines;
+    if (!lines) throw new RangeError(`node ${index} does not run`);
+    return lines.acquire(key, options);
+  }
+
+  /**
    * How node `index` sees its hot keys split among the members, if it runs.
    *
    * @param index The node's index.
@@ -392,6 +415,7 @@ export class Fleet {
       auth: auth ?? this.#options.auth ?? authConfig("off"),
       rejected: { unsigned: 0, badTag: 0 },
       book: undefined,
+      lines: undefined,
       offered: new Offered((atMs, run) => this.#driver.at(atMs, run), () => this.#serve(index)),
     };
   }
@@ -409,7 +433,7 @@ export class Fleet {
       fleet: { hashKey: options.hashKey ?? PUBLIC_HASH_KEY },
     });
     this.#members[index].book = book;
-    return new FleetNode({
+    const node: FleetNode = new FleetNode({
       address,
       seeds,
       book,
@@ -423,5 +447,16 @@ export class Fleet {
         protocolPeriodMs: options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,
       },
     });
+    const driver = this.#driver;
+    this.#members[index].lines = new Lines({
+      at: (atMs, run) => driver.at(atMs, run),
+      nowMs: () => driver.nowMs,
+      localMs: () => driver.localMs(index),
+      gate: (key) => enforcer.lineGate("", key),
+      awake: () =>
+        driver.node(index) !== node ? "gone" : driver.isPaused(index) ? "paused" : "awake",
+      flush: () => driver.flush(index),
+    });
+    return node;
   }
 }

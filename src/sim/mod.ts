@@ -26,4 +26,5 @@ export { type NetworkFaults, Topology, type Traffic } from "./network.ts";
 export { replayCommand, type ScenarioResult, summarize, waitFor } from "./report.ts";
 export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
 export { Fleet, type FleetOptions } from "./fleet.ts";
+export type { FleetWaitOptions } from "./lines.ts";
 export { addressOf, type SeedLookup, seedName } from "./names.ts";

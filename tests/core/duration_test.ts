@@ -12,7 +12,16 @@ describe("durations", () => {
       const ms = parseDurationMs(text);
       assert.notEqual(ms, undefined, text);
       assert.equal(PartitionPolicy.parse(`holddown:${text.trim()}`).holdMs, ms, text);
-      const argv = ["--limit", "10", "--bind", "127.0.0.1:0", "--protocol-period", text];
+      const argv = [
+        "--limit",
+        "10",
+        "--bind",
+        "127.0.0.1:0",
+        "--gossip-auth",
+        "off",
+        "--protocol-period",
+        text,
+      ];
       // The period's bounds are GUARD_BOUNDS's: a longer one is refused, naming the flag.
       if (ms! > GUARD_BOUNDS.protocolPeriodMs.max) {
         assert.throws(() => parseSidecarArgs(argv, {}), /^UsageError: --protocol-period: /, text);

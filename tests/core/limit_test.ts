@@ -1,5 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
+import { inspect } from "node:util";
 import { KeyLimit, Limit, MAX_BURST } from "../../mod.ts";
 
 describe("Limit", () => {
@@ -63,5 +64,20 @@ describe("Limit", () => {
     assert.equal(KeyLimit.class("pro").className, "pro");
     // @ts-expect-error: not a string
     assert.throws(() => KeyLimit.class(3), TypeError);
+  });
+});
+
+describe("a Limit printed", () => {
+  // What console.log shows: Deno's inspector on Deno, node:util's elsewhere (Bun's follows Node's).
+  const deno = (globalThis as { Deno?: { inspect(v: unknown): string } }).Deno;
+  const shown = (v: unknown) => deno ? deno.inspect(v) : inspect(v);
+
+  it("reads as the limit, alone, nested, and as a key's", () => {
+    assert.equal(shown(Limit.perMinute(1_000).burst(10)), "Limit(1000/min, burst 10)");
+    assert.equal(shown(Limit.perSecond(100)), "Limit(100/s, burst 5)");
+    assert.match(shown([["pro", "tenant:42", Limit.perHour(7)]]), /Limit\(7\/h, burst 1\)/);
+    assert.equal(shown(KeyLimit.class("pro")), 'KeyLimit(class "pro")');
+    // node:util's inspector on every runtime, Deno's too.
+    assert.equal(inspect({ limit: Limit.perSecond(3) }), "{ limit: Limit(3/s, burst 1) }");
   });
 });

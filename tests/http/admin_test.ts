@@ -2,6 +2,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Guard, Limit } from "../../mod.ts";
 import { sidecarApp } from "../../src/http/sidecar.ts";
+import { ADMIN_PATHS } from "../../src/http/admin.ts";
 
 const app = async () =>
   sidecarApp(
@@ -121,5 +122,23 @@ describe("admin routes never replace a whole table by accident", () => {
       assert.equal(res.headers.get("content-type"), "application/problem+json");
     }
     assert.equal((await a.request("/v1/nothing")).status, 404);
+  });
+
+  it("takes the admin token on every admin route, never the ops token", async () => {
+    const a = sidecarApp(await Guard.builder().limit(100).spawn(), {
+      adminToken: () => "adm1n",
+      opsToken: () => "0ps",
+    });
+    const get = (path: string, token?: string) =>
+      a.request(path, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
+    for (const path of ADMIN_PATHS) {
+      const at = path === "/v1/keys" ? `${path}?key=k` : path;
+      assert.equal((await get(at)).status, 401, `${path}, no token`);
+      assert.equal((await get(at, "0ps")).status, 401, `${path}, the ops token`);
+      assert.notEqual((await get(at, "adm1n")).status, 401, `${path}, the admin token`);
+    }
+    for (const path of ["/healthz", "/readyz", "/v1/peek?key=k"]) {
+      assert.equal((await get(path)).status, 200, `${path} takes no token`);
+    }
   });
 });

@@ -28,6 +28,8 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
     refused([...base, "--max-members", "0"], {}, /^--max-members: .* got 0$/);
     refused([...base, "--max-classes", "4097"], {}, /^--max-classes: .*0 to 4096/);
     refused([...base, "--max-key-limits", "x"], {}, /^--max-key-limits: .*got "x"$/);
+    refused([...base, "--max-blocks", "0"], {}, /^--max-blocks: .*from 1 to 65536, got 0$/);
+    refused(base, { RATEGUARD_MAX_BLOCKS: "65537" }, /^RATEGUARD_MAX_BLOCKS: .*got 65537$/);
     refused([...base, "--protocol-period", "5ms"], {}, /^--protocol-period: .*10ms to 60000ms/);
     refused(base, { RATEGUARD_HOT_KEYS: "99" }, /^RATEGUARD_HOT_KEYS: .*got 99$/);
     refused([...base, "--tracked-keys", "8"], {}, /^--tracked-keys \(8\) .* --hot-keys \(64\)/);
@@ -37,6 +39,9 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
       0,
       GUARD_BOUNDS.trackedKeys.default,
     ]);
+    assert.equal(config(base).maxBlocks, GUARD_BOUNDS.maxBlocks.default);
+    assert.equal(config([...base, "--max-blocks", "16"]).maxBlocks, 16);
+    assert.equal(config(base, { RATEGUARD_MAX_BLOCKS: "32" }).maxBlocks, 32);
   });
 
   it("reads a negative number as a bad number, not an ambiguous argument", () => {
@@ -52,7 +57,16 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
       {},
       /^--advertise: /,
     );
-    const c = config(["--limit", "1", "--bind", "0.0.0.0:7946", "--advertise", "10.0.0.3:7946"]);
+    const c = config([
+      "--limit",
+      "1",
+      "--bind",
+      "0.0.0.0:7946",
+      "--advertise",
+      "10.0.0.3:7946",
+      "--gossip-auth",
+      "off",
+    ]);
     assert.equal(c.bind, "0.0.0.0:7946");
   });
 
@@ -104,6 +118,7 @@ describe("sidecar flags: --config", () => {
       class: ["free=1/s,burst=2"],
       seeds: ["10.0.0.1:7946"],
       bind: "127.0.0.1:0",
+      "gossip-auth": "off",
     };
     const c = config(["--config", "rg.json"], {}, file);
     assert.deepEqual(

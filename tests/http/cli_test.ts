@@ -35,7 +35,14 @@ describe("sidecar flags", () => {
     });
     assert.ok(e.kind === "run" && e.config.dryRun && e.config.classes.length === 2);
     assert.ok(e.kind === "run" && !e.config.fleetRules, "fleet rules are off by default");
-    const shared = parseSidecarArgs(["--limit", "1", "--bind", "127.0.0.1:0"], {
+    const shared = parseSidecarArgs([
+      "--limit",
+      "1",
+      "--bind",
+      "127.0.0.1:0",
+      "--gossip-auth",
+      "off",
+    ], {
       RATEGUARD_FLEET_RULES: "true",
     });
     assert.ok(shared.kind === "run" && shared.config.fleetRules);
@@ -55,6 +62,7 @@ describe("sidecar flags", () => {
       "--hot-keys=8",
       "--max-members=100",
       "--log-format=json",
+      "--gossip-auth=off",
     ], { RATEGUARD_SEEDS: "10.0.0.1:7946, rateguard.default.svc:7946" });
     assert.ok(p.kind === "run");
     const c = p.config;

@@ -1,7 +1,14 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Hono } from "hono";
-import { clientIpResolver, UNKNOWN_ADDRESS } from "../../src/http/client_ip.ts";
+import {
+  addresslessPeer,
+  clientIpResolver,
+  clientKeyFunction,
+  type ClientKeyOptions,
+  UNKNOWN_ADDRESS,
+  UNKNOWN_CLIENT,
+} from "../../src/http/client_ip.ts";
 import { clientIp } from "../../src/http/hono.ts";
 import { serveHttp } from "../../src/http/serve.ts";
 import { currentRuntime } from "../support/process.ts";
@@ -75,6 +82,72 @@ describe("the client's address", () => {
     assert.equal(clientIpResolver({ ipv6Prefix: 128 })("fe80::1%eth0", headers({})), "fe80::1");
   });
 
+  it("trusts a Unix socket, which has no address, only when told to", () => {
+    const chain = headers({ "x-forwarded-for": "6.6.6.6, 198.51.100.4, 10.1.2.3" });
+    // A Unix socket's peer is undefined; "" is a peer whose address is lost.
+    assert.equal(clientIpResolver()(undefined, chain), UNKNOWN_ADDRESS);
+    assert.equal(clientIpResolver({ trustProxy: 1 })(undefined, chain), UNKNOWN_ADDRESS);
+    const unix = clientIpResolver({ trustUnixSocket: true });
+    assert.equal(unix(undefined, chain), "10.1.2.3", "the hop the socket's proxy appended");
+    assert.equal(unix("", chain), UNKNOWN_ADDRESS, "a lost address is no Unix socket");
+    assert.equal(unix("192.0.2.1", chain), "192.0.2.1", "a TCP peer's headers are its own words");
+    assert.equal(unix(undefined, headers({})), UNKNOWN_ADDRESS, "nothing forwarded");
+    assert.equal(unix(undefined, headers({ "x-forwarded-for": "unknown" })), UNKNOWN_ADDRESS);
+    // With a count, the socket is the nearest of the hops counted.
+    const two = clientIpResolver({ trustUnixSocket: true, trustProxy: 2 });
+    assert.equal(two(undefined, chain), "198.51.100.4");
+    assert.equal(two("10.0.0.2", chain), "198.51.100.4", "TCP peers as before");
+    // With a list, walked past from the hop the socket names.
+    const listed = clientIpResolver({ trustUnixSocket: true, trustProxy: ["10.0.0.0/8"] });
+    assert.equal(listed(undefined, chain), "198.51.100.4");
+    const forwarded = clientIpResolver({ trustUnixSocket: true, header: "forwarded" });
+    assert.equal(
+      forwarded(undefined, headers({ forwarded: 'for="[2001:db8::1]:80"' })),
+      "2001:db8::/56",
+    );
+  });
+
+  it("gives a request with no address what the operator chose, and counts it", () => {
+    const of = (options: ClientKeyOptions<[string | undefined]>) =>
+      clientKeyFunction<[string | undefined]>(
+        options,
+        "test",
+        (find) => (peer) => find(peer, headers({})),
+      );
+    const denied = of({});
+    assert.equal(denied("192.0.2.1"), "192.0.2.1");
+    assert.equal(denied.unknownClients, 0);
+    assert.equal(denied(undefined), UNKNOWN_CLIENT, "denied by default");
+    assert.equal(denied(""), UNKNOWN_CLIENT);
+    assert.equal(denied.unknownClients, 2);
+    const allowed = of({ unknownClient: "allow" });
+    assert.equal(allowed(undefined), undefined, "passed unlimited");
+    assert.equal(allowed.unknownClients, 1);
+    const keyed = of({ unknownClient: (peer) => `anonymous:${peer ?? "unix"}` });
+    assert.equal(keyed(undefined), "anonymous:unix");
+    assert.equal(keyed.unknownClients, 1);
+    assert.throws(() => of({ unknownClient: "share" as "deny" }), /unknownClient/);
+  });
+
+  it("tells a Unix socket from a connection whose address is gone", () => {
+    // Deno.serve's info, Bun.serve's server, node:http sockets (bare, in
+    // @hono/node-server's bindings, or in Hono's environment).
+    assert.equal(addresslessPeer({ remoteAddr: { transport: "unix", path: "" } }), undefined);
+    assert.equal(addresslessPeer({ remoteAddr: { transport: "tcp" } }), "");
+    const bun = (url: string) => ({ requestIP: () => null, url: new URL(url) });
+    assert.equal(addresslessPeer(bun("unix:///run/app.sock")), undefined);
+    assert.equal(addresslessPeer(bun("http://127.0.0.1:8080/")), "", "a TCP peer that reset");
+    assert.equal(addresslessPeer({ server: bun("unix:///run/app.sock") }), undefined);
+    const socket = (address: unknown) => ({ server: { address: () => address } });
+    assert.equal(addresslessPeer(socket("/run/app.sock")), undefined);
+    assert.equal(addresslessPeer(socket({ address: "127.0.0.1", port: 80 })), "");
+    assert.equal(addresslessPeer(socket(null)), "");
+    assert.equal(addresslessPeer({ incoming: { socket: socket("/run/app.sock") } }), undefined);
+    for (const nothing of [undefined, null, {}, "x", { server: {} }]) {
+      assert.equal(addresslessPeer(nothing), "");
+    }
+  });
+
   it("refuses bad options by name", () => {
     assert.throws(
       () => clientIpResolver({ ipv6Prefix: 0 }),
@@ -87,6 +160,10 @@ describe("the client's address", () => {
     assert.throws(() => clientIpResolver({ trustProxy: ["10.0.0.0/33"] }), /trustProxy/);
     assert.throws(() => clientIpResolver({ trustProxy: ["proxy.local"] }), /trustProxy/);
     assert.throws(() => clientIpResolver({ header: "x-real-ip" as "forwarded" }), /header/);
+    assert.throws(
+      () => clientIpResolver({ trustUnixSocket: "yes" as unknown as boolean }),
+      (e) => e instanceof TypeError && /trustUnixSocket/.test(e.message),
+    );
     assert.throws(() => clientIp({} as Parameters<typeof clientIp>[0]), /getConnInfo/);
   });
 

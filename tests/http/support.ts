@@ -12,13 +12,21 @@ export interface Sidecar {
   readonly gossip: string;
 }
 
-/** Starts `cli.ts` with `args` plus free HTTP (and, with `fleet`, UDP) ports. */
+/**
+ * Starts `cli.ts` with `args` plus free HTTP (and, with `fleet`, UDP) ports.
+ * A fleet sidecar whose args say nothing of signing says `--gossip-auth off`:
+ * loopback is a trusted network, and a bound sidecar must say so; the tests
+ * of signing pass their own `--gossip-auth` or `--gossip-secret-file`.
+ */
 export async function startSidecar(
   args: readonly string[],
   options: { fleet?: boolean; runtime?: RuntimeName; env?: Record<string, string> } = {},
 ): Promise<Sidecar> {
   const all = ["--http", "127.0.0.1:0", "--log-format", "json", ...args];
   if (options.fleet) all.push("--bind", "127.0.0.1:0", "--protocol-period", "50ms");
+  if (options.fleet && !args.some((a) => a.startsWith("--gossip-"))) {
+    all.push("--gossip-auth", "off");
+  }
   const p = start("cli.ts", all, { runtime: options.runtime, env: options.env });
   try {
     const line = await waitForStderr(p, /\{[^\n]*"msg":"listening"[^\n]*\}/);

@@ -3,7 +3,7 @@
 // mistakes. Real sockets, bounded in time.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Guard, KeyLimit, Limit } from "../../mod.ts";
+import { GossipAuth, Guard, KeyLimit, Limit } from "../../mod.ts";
 
 async function until(probe: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -14,7 +14,8 @@ async function until(probe: () => boolean, what: string, timeoutMs = 15_000): Pr
 }
 
 function spawn(seeds: string[], fleetRules = true): Promise<Guard> {
-  return Guard.builder().bind("127.0.0.1:0").seeds(seeds).protocolPeriodMs(20).limit(100)
+  return Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off).seeds(seeds)
+    .protocolPeriodMs(20).limit(100)
     .fleetRules(fleetRules).spawn();
 }
 

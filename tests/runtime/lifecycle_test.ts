@@ -4,7 +4,7 @@ import { start } from "../support/process.ts";
 import { GossipTask } from "../../src/runtime/gossip.ts";
 import { authConfig } from "../../src/core/auth.ts";
 import { FleetNode } from "../../src/core/fleet_node.ts";
-import { Guard } from "../../mod.ts";
+import { GossipAuth, Guard } from "../../mod.ts";
 import { Address } from "../../src/proto/mod.ts";
 
 describe("a guard's lifecycle", () => {
@@ -24,7 +24,8 @@ describe("a guard's lifecycle", () => {
     // The builder's own wiring is under test: a bug in the real node's timer,
     // then what the guard admits. Patched on the prototype, restored after.
     const handleTimeout = FleetNode.prototype.handleTimeout;
-    const guard = await Guard.builder().bind("127.0.0.1:0").protocolPeriodMs(10).limit(1_000)
+    const guard = await Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off)
+      .protocolPeriodMs(10).limit(1_000)
       .spawn();
     try {
       guard.check("before");

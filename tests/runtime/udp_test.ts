@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { Guard } from "../../mod.ts";
+import { GossipAuth, Guard } from "../../mod.ts";
 import {
   fleetAdmitted,
   latest,
@@ -119,17 +119,21 @@ describe("signed gossip between processes", { timeout: 60_000 }, () => {
 
 describe("spawning a guard in a fleet", () => {
   it("refuses a port in use, naming the address, and an unspecified bind without advertise", async () => {
-    const a = await Guard.builder().bind("127.0.0.1:0").limit(10).spawn();
+    const a = await Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off).limit(10)
+      .spawn();
     try {
       const taken = a.address()!;
       await assert.rejects(
-        Guard.builder().bind(taken).limit(10).spawn(),
+        Guard.builder().bind(taken).gossipAuth(GossipAuth.Off).limit(10).spawn(),
         (e: Error) => e.message.includes(taken),
       );
-      await assert.rejects(Guard.builder().bind("0.0.0.0:7946").limit(10).spawn(), {
-        name: "RangeError",
-        message: /advertise/,
-      });
+      await assert.rejects(
+        Guard.builder().bind("0.0.0.0:7946").gossipAuth(GossipAuth.Off).limit(10).spawn(),
+        {
+          name: "RangeError",
+          message: /advertise/,
+        },
+      );
       assert.throws(() => Guard.builder().bind("localhost:7946"), {
         name: "TypeError",
         message: /localhost/,
@@ -148,9 +152,11 @@ describe("spawning a guard in a fleet", () => {
   });
 
   it("gossips over IPv6: two guards on [::1] join and share", async () => {
-    const a = await Guard.builder().bind("[::1]:0").limit(10).protocolPeriodMs(50).spawn();
+    const a = await Guard.builder().bind("[::1]:0").gossipAuth(GossipAuth.Off).limit(10)
+      .protocolPeriodMs(50).spawn();
     assert.match(a.address()!, /^\[::1\]:\d+$/);
-    const b = await Guard.builder().bind("[::1]:0").seeds([a.address()!]).limit(10)
+    const b = await Guard.builder().bind("[::1]:0").gossipAuth(GossipAuth.Off).seeds([a.address()!])
+      .limit(10)
       .protocolPeriodMs(50)
       .spawn();
     try {
@@ -168,9 +174,12 @@ describe("spawning a guard in a fleet", () => {
   });
 
   it("joins through a seed given by name", async () => {
-    const a = await Guard.builder().bind("127.0.0.1:0").limit(10).protocolPeriodMs(50).spawn();
+    const a = await Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off).limit(10)
+      .protocolPeriodMs(50).spawn();
     const port = a.address()!.split(":")[1];
-    const b = await Guard.builder().bind("127.0.0.1:0").seeds([`localhost:${port}`]).limit(10)
+    const b = await Guard.builder().bind("127.0.0.1:0").gossipAuth(GossipAuth.Off).seeds([
+      `localhost:${port}`,
+    ]).limit(10)
       .protocolPeriodMs(50)
       .spawn();
     try {

@@ -9,6 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TOMBSTONE_MS } from "../../src/core/rules_sync/mod.ts";
 import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { GUARD_BOUNDS } from "../../src/core/options.ts";
 
 const SETTLE_MS = 10_000;
 
@@ -80,4 +81,22 @@ test("a block on a fleet without fleet rules stays on its node", () => {
   fleet.block(0, "k", 60_000);
   fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
   assert.deepEqual(admits(fleet, "k"), [false, true, true]);
+});
+
+test("8,192 blocks made on one node leave every node's new users admitted", () => {
+  const fleet = started(35, 3);
+  const count = 8_192, blockMs = 15 * 60_000;
+  // Each a millisecond longer than the one before: the newest is held everywhere.
+  for (let i = 0; i < count; i++) fleet.block(0, `ip:${i}`, blockMs + i);
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "every node holds the blocks");
+  for (let node = 0; node < 3; node++) {
+    let admitted = 0;
+    for (let u = 0; u < 200; u++) if (fleet.check(node, `user:${node}:${u}`).allowed) admitted++;
+    assert.equal(admitted, 200, `node ${node} admits every new user`);
+    const s = fleet.stats(node)!;
+    assert.equal(s.overflowed, 0, `node ${node}: no new user on the overflow allowance`);
+    assert.equal(s.blockedKeys, GUARD_BOUNDS.maxBlocks.default, `node ${node} holds its bound`);
+    assert.equal(s.blocksEvicted, count - GUARD_BOUNDS.maxBlocks.default, `node ${node}`);
+    assert.equal(fleet.check(node, `ip:${count - 1}`).allowed, false, `node ${node} still blocks`);
+  }
 });

@@ -5,7 +5,7 @@
 //   joining_member.ts --seeds 127.0.0.1:7001 --limit 100 --for-ms 1500
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { Guard } from "../../mod.ts";
+import { GossipAuth, Guard } from "../../mod.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),
@@ -16,7 +16,7 @@ const { values } = parseArgs({
   },
 });
 const guard = await Guard.builder()
-  .bind("127.0.0.1:0")
+  .bind("127.0.0.1:0").gossipAuth(GossipAuth.Off)
   .seeds(values.seeds!.split(",").filter((s) => s !== ""))
   .limit(Number(values.limit))
   .burst(10)

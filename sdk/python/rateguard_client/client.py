@@ -6,6 +6,7 @@ from __future__ import annotations
 import http.client
 import json
 import math
+import re
 import socket
 import threading
 import time
@@ -60,6 +61,17 @@ class SidecarUnavailable(Exception):
 # check twice.
 _STALE = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
 
+def _idle_allowance(res: http.client.HTTPResponse) -> float:
+    """How long the connection may sit idle: a margin inside the `timeout=`
+    of the sidecar's Keep-Alive header (a second, or half of a shorter one),
+    for ever when it names none."""
+    match = re.search(r"timeout=(\d+(?:\.\d+)?)", res.getheader("Keep-Alive") or "")
+    if match is None:
+        return math.inf
+    timeout = float(match.group(1))
+    return timeout - min(1.0, timeout / 2)
+
+
 LimitSpec = Union[str, Tuple[str, int]]
 """A limit: its text, such as "10/s" or "1000/min", or (text, burst)."""
 
@@ -70,7 +82,9 @@ class Client:
     `timeout` bounds a check (seconds, default 0.05: the sidecar is on
     loopback); `admin_timeout` an admin call. `on_failure` decides what a
     check answers when the sidecar cannot: "open" admits, "closed" denies,
-    "raise" raises SidecarUnavailable.
+    "raise" raises SidecarUnavailable. `admin_token` goes on the admin
+    calls (a sidecar with --admin-token-file); `ops_token` on refund, reset
+    and block (--ops-token-file), which without it take the admin token.
     """
 
     def __init__(
@@ -81,6 +95,7 @@ class Client:
         admin_timeout: float = 5.0,
         on_failure: FailurePolicy = "open",
         admin_token: Optional[str] = None,
+        ops_token: Optional[str] = None,
     ):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -96,7 +111,10 @@ class Client:
         self._timeout = float(timeout)
         self._admin_timeout = float(admin_timeout)
         self._on_failure = on_failure
-        self._auth = {} if admin_token is None else {"Authorization": f"Bearer {admin_token}"}
+        self._auth = _bearer(admin_token)
+        # Without an ops token, refund, reset and block go with the admin token:
+        # an operator's client makes the operator's blocks.
+        self._ops_auth = _bearer(admin_token if ops_token is None else ops_token)
         self._local = threading.local()
 
     # The request path ---------------------------------------------------
@@ -157,24 +175,29 @@ class Client:
         applies, as nothing is decided: raises SidecarUnavailable.
         """
         body = {"key": _key(key), "class": cls, "cost": cost}
-        return self._call("POST", "/v1/refund", body)["refunded"]
+        return self._call("POST", "/v1/refund", body, ops=True)["refunded"]
 
     def reset(self, key: str, cls: str = "") -> bool:
         """Forgets what `key` owes on the sidecar, a block included.
 
-        True if the sidecar had state for the key.
+        True if the sidecar had state for the key. The operator's block (made
+        with the admin token) is lifted only by a client sending the admin
+        token: else a ClientError 409 with code OperatorBlock.
         """
-        return self._call("POST", "/v1/reset", {"key": _key(key), "class": cls})["reset"]
+        body = {"key": _key(key), "class": cls}
+        return self._call("POST", "/v1/reset", body, ops=True)["reset"]
 
     def block(self, key: str, ms: float, cls: str = "") -> bool:
         """Denies every check of `key` on the sidecar for `ms` milliseconds.
 
-        False only when the sidecar's key table had no place for the key.
+        True from a current sidecar, whose blocks live in a set of their own
+        (--max-blocks); False only from an older one whose key table had no
+        place for the key.
         """
         if isinstance(ms, bool) or not isinstance(ms, (int, float)) or not 0 < ms < math.inf:
             raise ValueError(f"ms must be a positive number of milliseconds, got {ms!r}")
         body = {"key": _key(key), "class": cls, "ms": ms}
-        return self._call("POST", "/v1/block", body)["blocked"]
+        return self._call("POST", "/v1/block", body, ops=True)["blocked"]
 
     def ready(self) -> bool:
         """Whether the sidecar runs and has joined its fleet (or is standalone)."""
@@ -268,10 +291,15 @@ class Client:
     def _connection(self) -> Tuple[http.client.HTTPConnection, bool]:
         conn = getattr(self._local, "conn", None)
         if conn is not None:
-            return conn, True
+            # Dropped before the sidecar's idle timeout ends it, so that no
+            # request goes out on a connection the sidecar is closing.
+            if time.monotonic() < getattr(self._local, "idle_until", math.inf):
+                return conn, True
+            self.close()
         kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
         conn = kind(self._host, self._port, timeout=self._timeout)
         self._local.conn = conn
+        self._local.idle_until = math.inf
         return conn, False
 
     def _call(
@@ -281,12 +309,15 @@ class Client:
         body: Any = None,
         *,
         admin: bool = False,
+        ops: bool = False,
         raw: bool = False,
     ) -> Any:
         payload = None if body is None else json.dumps(body).encode()
         headers = {"Content-Type": "application/json"} if payload is not None else {}
         if admin:
             headers.update(self._auth)
+        elif ops:
+            headers.update(self._ops_auth)
         timeout = self._admin_timeout if admin else self._timeout
         for attempt in (0, 1):
             conn, reused = self._connection()
@@ -297,6 +328,7 @@ class Client:
                 conn.request(method, path, body=payload, headers=headers)
                 res = conn.getresponse()
                 data = res.read()
+                self._local.idle_until = time.monotonic() + _idle_allowance(res)
                 break
             except _STALE as e:
                 self.close()
@@ -317,6 +349,10 @@ class Client:
         if res.status >= 400:
             raise ClientError(res.status, parsed)
         return parsed
+
+
+def _bearer(token: Optional[str]) -> Dict[str, str]:
+    return {} if token is None else {"Authorization": f"Bearer {token}"}
 
 
 def _decision(w: Mapping[str, Any]) -> Decision:

@@ -108,25 +108,40 @@ class CheckTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             self.client.check("")
 
+    def test_refund_reset_and_block_take_a_token(self):
+        if TOKEN is None:
+            self.skipTest("a sidecar with no token takes the operations from anyone")
+        # The sidecar has an admin token and no ops token: the operations need the admin token.
+        for client in (self.client, Client(URL, timeout=2.0, ops_token="wrong")):
+            with self.assertRaises(ClientError) as caught:
+                client.block(unique("k"), 60_000)
+            self.assertEqual(caught.exception.status, 401)
+        # The ops token, when given, is what the operations send.
+        self.assertTrue(Client(URL, timeout=2.0, ops_token=TOKEN).block(unique("k"), 1_000))
+        with self.assertRaises(ClientError) as caught:
+            Client(URL, timeout=2.0, admin_token=TOKEN, ops_token="wrong").reset(unique("k"))
+        self.assertEqual(caught.exception.status, 401)
+
     def test_refund_reset_and_block(self):
         key = unique("tenant")
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
         self.assertFalse(self.client.check(key, cls=self.cls).allowed)
-        self.assertTrue(self.client.refund(key, cls=self.cls))
+        ops = Client(URL, timeout=2.0, admin_token=TOKEN)
+        self.assertTrue(ops.refund(key, cls=self.cls))
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
-        self.assertTrue(self.client.reset(key, cls=self.cls))
-        self.assertFalse(self.client.reset(unique("never-seen"), cls=self.cls))
-        self.assertTrue(self.client.block(key, 60_000, cls=self.cls))
+        self.assertTrue(ops.reset(key, cls=self.cls))
+        self.assertFalse(ops.reset(unique("never-seen"), cls=self.cls))
+        self.assertTrue(ops.block(key, 60_000, cls=self.cls))
         denied = self.client.check(key, cls=self.cls)
         self.assertFalse(denied.allowed)
         self.assertGreaterEqual(denied.retry_after_ms, 60_000)
-        self.assertTrue(self.client.reset(key, cls=self.cls))
+        self.assertTrue(ops.reset(key, cls=self.cls))
         self.assertTrue(self.client.check(key, cls=self.cls).allowed)
         with self.assertRaises(ValueError):
-            self.client.block(key, 0)
+            ops.block(key, 0)
         with self.assertRaises(ClientError) as caught:
-            self.client.refund(key, cost=0)
+            ops.refund(key, cost=0)
         self.assertEqual(caught.exception.problem["field"], "/cost")
 
     def test_acquire_waits_within_max_wait_ms(self):
@@ -151,6 +166,48 @@ class CheckTest(unittest.TestCase):
         first = self.client._local.conn.sock
         self.client.check(unique("k"))
         self.assertIs(self.client._local.conn.sock, first)
+
+
+class IdleTest(unittest.TestCase):
+    """A connection is dropped before the sidecar's idle timeout would close it."""
+
+    def setUp(self):
+        import http.server
+        import threading
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_POST(self):
+                self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                body = b'{"allowed":true,"remaining":1,"retryAfterMs":0,"resetMs":1}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Keep-Alive", "timeout=0.4")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.client = Client(f"http://127.0.0.1:{self.server.server_port}", timeout=2.0)
+
+    def tearDown(self):
+        self.client.close()
+        self.server.shutdown()
+        self.server.server_close()
+
+    def test_drops_an_idle_connection_before_the_sidecars_idle_timeout(self):
+        self.client.check("k")
+        first = self.client._local.conn.sock
+        self.client.check("k")
+        self.assertIs(self.client._local.conn.sock, first, "reused while fresh")
+        time.sleep(0.25)  # past the allowance (0.4 s less half), short of the timeout
+        self.client.check("k")
+        self.assertIsNot(self.client._local.conn.sock, first)
 
 
 class AdminTest(unittest.TestCase):

@@ -124,8 +124,9 @@ export function rulesSyncFor(
   const startDryRun = enforcer.dryRun;
   const sync: RulesSync = new RulesSync({
     self: parts.self,
-    // A block in force lives in a key's slot: at most the key table's.
-    maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.table.capacity) + 2,
+    // Blocks in force here are at most the enforcer's block set: room for
+    // as many of the fleet's, beside every class and key limit.
+    maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.maxBlocks) + 2,
     protocolPeriodMs: parts.protocolPeriodMs,
     wallOffsetMs,
     ticketKey: parts.ticketKey,

@@ -1,0 +1,115 @@
+/**
+ * A fleet node's `acquire` callers on virtual time: the core's wait lines,
+ * one per key, each with one timer on the simulator's event heap, as the
+ * guard keeps them on the runtime's. What the simulator shows of waiting
+ * callers (what they count as demand, the share they claim) is then what
+ * a guard does.
+ *
+ * @module
+ */
+
+import type { Decision } from "../core/decision.ts";
+import type { LineGate } from "../core/wait_line.ts";
+import { WaitLine } from "../core/wait_line.ts";
+
+/** How a simulated caller waits (`Fleet.acquire`), as `guard.acquire` does. */
+export interface FleetWaitOptions {
+  /** The longest wait, ms on the node's clock. */
+  readonly maxWaitMs: number;
+  /**
+   * What the request costs.
+   *
+   * @default {1}
+   */
+  readonly cost?: number;
+  /** Told what ended the wait, when it did not end at once. */
+  readonly settle: (decision: Decision) => void;
+}
+
+/** What the lines of one node's life need of the simulator. */
+export interface LinesHooks {
+  /** Runs `run` at virtual time `atMs`. */
+  at(atMs: number, run: () => void): void;
+  /** Virtual time, ms. */
+  nowMs(): number;
+  /** The node's clock, ms. */
+  localMs(): number;
+  /** The node's enforcer, as a line of one key sees it. */
+  gate(key: string): LineGate;
+  /** Whether this life of the node still runs and is not paused. */
+  awake(): "awake" | "paused" | "gone";
+  /** Sends what the node has to send, after its enforcer was used. */
+  flush(): void;
+}
+
+interface Held {
+  readonly line: WaitLine;
+  /** The one timer's instant, on the node's clock; a stale event carries another. */
+  atLocalMs: number | undefined;
+}
+
+/** While a node is paused, its lines look again this often, ms. */
+const PAUSED_RETRY_MS = 1;
+
+/** The wait lines of one life of a node. */
+export class Lines {
+  readonly #hooks: LinesHooks;
+  readonly #lines = new Map<string, Held>();
+
+  /**
+   * No one waiting yet.
+   *
+   * @param hooks The simulator's time, the node's clock and its enforcer.
+   */
+  constructor(hooks: LinesHooks) {
+    this.#hooks = hooks;
+  }
+
+  /**
+   * A caller waits in `key`'s line (of the default class).
+   *
+   * @param key The key.
+   * @param options The longest wait, the cost, and who is told the end.
+   * @returns The decision when answered at once; undefined when it waits.
+   */
+  acquire(key: string, options: FleetWaitOptions): Decision | undefined {
+    let held = this.#lines.get(key);
+    if (held === undefined) {
+      held = { line: new WaitLine(this.#hooks.gate(key)), atLocalMs: undefined };
+      this.#lines.set(key, held);
+    }
+    const nowMs = this.#hooks.localMs();
+    const waiter = {
+      cost: options.cost ?? 1,
+      deadlineMs: nowMs + options.maxWaitMs,
+      settle: options.settle,
+    };
+    const answer = held.line.join(waiter, nowMs);
+    this.#hooks.flush();
+    this.#arm(key, held);
+    return answer;
+  }
+
+  #arm(key: string, held: Held): void {
+    const atLocalMs = held.line.pollTimeout();
+    if (atLocalMs === held.atLocalMs) return;
+    held.atLocalMs = atLocalMs;
+    if (atLocalMs === undefined) {
+      this.#lines.delete(key);
+      return;
+    }
+    // Virtual time runs no faster than the node's clock (drift only speeds
+    // it up), so waiting the clock's difference in virtual time is never early.
+    const fire = () => {
+      if (held.atLocalMs !== atLocalMs || this.#lines.get(key) !== held) return; // stale
+      const awake = this.#hooks.awake();
+      if (awake === "gone") return;
+      if (awake === "paused") return this.#hooks.at(this.#hooks.nowMs() + PAUSED_RETRY_MS, fire);
+      held.atLocalMs = undefined;
+      held.line.handleTimeout(this.#hooks.localMs());
+      this.#hooks.flush();
+      this.#arm(key, held);
+    };
+    this.#hooks.at(this.#hooks.nowMs() + Math.max(0, atLocalMs - this.#hooks.localMs()), fire);
+  }
+}
