@@ -24,6 +24,7 @@ import { messageOf } from "./src/core/errors.ts";
 import type { GuardBuilder } from "./src/runtime/builder.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
+import { JoinLog } from "./src/http/join_log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
 import { readSaltFile, readSecretFile, readTokenFile, watchFile } from "./src/http/secrets.ts";
@@ -72,6 +73,7 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (running.stopping) return;
     running.stopping = true;
+    clearInterval(joinTimer);
     log.info("stopping", { signal });
     const drained = running.server?.close();
     const late = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), DRAIN_MS));
@@ -82,6 +84,13 @@ async function main(): Promise<void> {
     log.info("stopped");
     process.exit(0);
   };
+  // A guard held joining (a seed that never resolves) says so as it
+  // starts and every minute while it lasts; the guard says what.
+  const joinLog = new JoinLog();
+  const joinTimer = setInterval(() => {
+    const line = joinLog.observe(performance.now(), guard.joinBlocked());
+    if (line) log[line.level](line.message);
+  }, 1_000);
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 

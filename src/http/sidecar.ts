@@ -65,7 +65,8 @@ export interface SidecarOptions {
  * - `GET /v1/peek?class=&key=` → what the next check would say;
  * - `POST /v1/refund`, `POST /v1/reset` (a check's body) and `POST /v1/block`
  *   (with `"ms"`) → what a service does to one key besides checking it;
- * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself);
+ * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself;
+ *   while joining, a 503 whose text says why, as `guard.joinBlocked()`);
  * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
@@ -118,10 +119,13 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
       ),
   );
   app.get("/healthz", (c) => guard.isRunning() ? c.text("ok\n") : c.text("stopped\n", 503));
-  // Probes come often: readiness reads two flags, never the whole stats (which rank keys).
+  // Probes come often: readiness reads two flags, never the whole stats
+  // (which rank keys); only a guard still joining says why.
   app.get("/readyz", (c) => {
     if (!guard.isRunning()) return c.text("stopped\n", 503);
-    return guard.isJoining() ? c.text("joining\n", 503) : c.text("ready\n");
+    return guard.isJoining()
+      ? c.text(`${guard.joinBlocked() || "joining"}\n`, 503)
+      : c.text("ready\n");
   });
   operationRoutes(app, guard);
   const state: AdminState = { defaultLimit: options.defaultLimit };
