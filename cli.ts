@@ -13,7 +13,8 @@
  * A bad flag, variable or config key prints one line naming it and exits
  * with status 2. Log lines go to stderr, one per event, as text or JSON
  * (`--log-format`). SIGTERM or SIGINT stops accepting requests, lets those
- * in flight finish, closes every connection, leaves the fleet, and exits 0.
+ * in flight finish (for `--drain-timeout` at most), closes every connection,
+ * leaves the fleet, and exits 0.
  *
  * @module
  */
@@ -28,9 +29,6 @@ import { JoinLog } from "./src/http/join_log.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
 import { readSaltFile, readSecretFile, readTokenFile, watchFile } from "./src/http/secrets.ts";
-
-/** How long a shutdown waits for requests in flight before it leaves anyway. */
-const DRAIN_MS = 10_000;
 
 async function main(): Promise<void> {
   const parsed = parseSidecarArgs(process.argv.slice(2), process.env);
@@ -75,10 +73,9 @@ async function main(): Promise<void> {
     running.stopping = true;
     clearInterval(joinTimer);
     log.info("stopping", { signal });
-    const drained = running.server?.close();
-    const late = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), DRAIN_MS));
-    if (await Promise.race([drained, late]) === "late") {
-      log.warn("requests still in flight, leaving anyway", { afterMs: DRAIN_MS });
+    // The server waits --drain-timeout at most, then closes every connection.
+    if (await running.server?.close() === false) {
+      log.warn("requests still in flight, closed", { afterMs: config.http.drainTimeoutMs });
     }
     await guard.leave();
     log.info("stopped");

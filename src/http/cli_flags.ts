@@ -39,6 +39,7 @@ export const OPTIONS = {
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
   "max-connections": { type: "string" },
+  "drain-timeout": { type: "string" },
   "admin-token-file": { type: "string" },
   "log-format": { type: "string" },
   "gossip-auth": { type: "string" },
@@ -163,6 +164,8 @@ HTTP
     seconds(H.idleTimeoutMs.default)
   })
   --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
+  --drain-timeout <d>          on SIGTERM, the wait for requests in flight before their
+                               connections are closed (default ${seconds(H.drainTimeoutMs.default)})
   --admin-token-file <path>    admin routes then need "Authorization: Bearer <the file's token>"
   --log-format <text|json>     one line per event on stderr (default text)
   --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}
