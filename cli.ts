@@ -15,7 +15,8 @@
  * A bad flag, variable or config key prints one line naming it and exits
  * with status 2. Log lines go to stderr, one per event, as text or JSON
  * (`--log-format`). SIGTERM or SIGINT stops accepting requests, lets those
- * in flight finish, closes every connection, leaves the fleet, and exits 0.
+ * in flight finish (for `--drain-timeout` at most), closes every connection,
+ * leaves the fleet, and exits 0.
  *
  * @module
  */
@@ -26,13 +27,12 @@ import { messageOf } from "./src/core/errors.ts";
 import type { GuardBuilder } from "./src/runtime/builder.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
+import { JoinLog } from "./src/http/join_log.ts";
 import { RulesWatch } from "./src/runtime/rules_watch.ts";
 import { sidecarApp } from "./src/http/sidecar.ts";
 import { type HttpServer, serveHttp } from "./src/http/serve.ts";
 import { readSaltFile, readSecretFile, readTokenFile, watchFile } from "./src/http/secrets.ts";
 
-/** How long a shutdown waits for requests in flight before it leaves anyway. */
-const DRAIN_MS = 10_000;
 /** How often the fleet rules' figures are read for the log. */
 const RULES_WATCH_MS = 1_000;
 
@@ -88,11 +88,11 @@ async function main(): Promise<void> {
   const stop = async (signal: string) => {
     if (running.stopping) return;
     running.stopping = true;
+    clearInterval(joinTimer);
     log.info("stopping", { signal });
-    const drained = running.server?.close();
-    const late = new Promise<"late">((resolve) => setTimeout(() => resolve("late"), DRAIN_MS));
-    if (await Promise.race([drained, late]) === "late") {
-      log.warn("requests still in flight, leaving anyway", { afterMs: DRAIN_MS });
+    // The server waits --drain-timeout at most, then closes every connection.
+    if (await running.server?.close() === false) {
+      log.warn("requests still in flight, closed", { afterMs: config.http.drainTimeoutMs });
     }
     await guard.leave();
     log.info("stopped");
@@ -104,6 +104,13 @@ async function main(): Promise<void> {
     if (guard.isRunning()) rulesWatch.observe(guard.stats().rules);
   }, RULES_WATCH_MS);
   (watching as { unref?: () => void }).unref?.();
+  // A guard held joining (a seed that never resolves) says so as it
+  // starts and every minute while it lasts; the guard says what.
+  const joinLog = new JoinLog();
+  const joinTimer = setInterval(() => {
+    const line = joinLog.observe(performance.now(), guard.joinBlocked());
+    if (line) log[line.level](line.message);
+  }, 1_000);
   process.on("SIGTERM", () => void stop("SIGTERM"));
   process.on("SIGINT", () => void stop("SIGINT"));
 

@@ -268,6 +268,16 @@ export class FleetNode {
   }
 
   /**
+   * Why this node is still joining (see `MembershipStats.joinBlocked`).
+   *
+   * @param nowMs The time, ms.
+   * @returns The reason, "joining: ..."; empty when not joining.
+   */
+  joinBlocked(nowMs: number): string {
+    return this.#node.joinBlocked(nowMs);
+  }
+
+  /**
    * The next seed name to look up, if one is due; see `Node.pollResolve`.
    *
    * @returns The name and its host, or `undefined` when no lookup is due.

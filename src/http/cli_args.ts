@@ -351,6 +351,7 @@ function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptio
     headersTimeoutMs,
     requestTimeoutMs,
     idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),
+    drainTimeoutMs: duration("drain-timeout", H.drainTimeoutMs),
     maxConnections: connections === undefined
       ? H.maxConnections.default
       : valueOf(connections, (t) =>

@@ -40,6 +40,7 @@ export const OPTIONS = {
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
   "max-connections": { type: "string" },
+  "drain-timeout": { type: "string" },
   "admin-token-file": { type: "string" },
   "ops-token-file": { type: "string" },
   "ops-open": { type: "boolean" },
@@ -172,6 +173,8 @@ HTTP
     seconds(H.idleTimeoutMs.default)
   })
   --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
+  --drain-timeout <d>          on SIGTERM, the wait for requests in flight before their
+                               connections are closed (default ${seconds(H.drainTimeoutMs.default)})
   --admin-token-file <path>    the admin routes need "Authorization: Bearer <the file's token>";
                                so do refund, reset and block, unless one of the next two says
   --ops-token-file <path>      refund, reset and block need this file's token (the services')

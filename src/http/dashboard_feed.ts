@@ -204,7 +204,7 @@ function fleetRulesJson(s: Stats): Record<string, unknown> | null {
 function heldReasons(s: Stats): string[] {
   const why: string[] = [];
   if (!s.running) why.push("stopped");
-  if (s.joining) why.push("joining");
+  if (s.joining) why.push(s.joinBlocked || "joining");
   if (s.learning) why.push("learning");
   if (s.withoutQuorum) why.push("without quorum");
   if (s.membersFull) why.push("member table full");

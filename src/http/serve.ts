@@ -9,6 +9,7 @@
  */
 
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
 import type { Http2Bindings, HttpBindings } from "@hono/node-server";
 import { formatHostPort } from "../proto/host_port.ts";
 import { messageOf } from "../core/errors.ts";
@@ -20,10 +21,13 @@ export interface HttpServer {
   readonly address: string;
   /**
    * Stops accepting connections, answers requests that arrive meanwhile
-   * with 503, and resolves once those in flight are answered and every
-   * connection is closed: a kept-alive connection does not hold it up.
+   * with 503, waits for those in flight to be answered for at most the
+   * drain timeout, then closes every connection: neither a kept-alive
+   * connection nor a client that never finishes holds it up longer.
+   *
+   * @returns Whether every request in flight was answered within the drain timeout.
    */
-  close(): Promise<void>;
+  close(): Promise<boolean>;
 }
 
 /** Where to listen, and the bounds on slow and idle clients. */
@@ -38,6 +42,8 @@ export interface ListenOptions {
   readonly requestTimeoutMs?: number;
   /** How long a kept-alive connection may wait for its next request, ms. */
   readonly idleTimeoutMs?: number;
+  /** How long {@link HttpServer.close} waits for requests in flight before it closes their connections, ms. */
+  readonly drainTimeoutMs?: number;
   /** Connections open at once; one more is closed as it is accepted. */
   readonly maxConnections?: number;
 }
@@ -73,6 +79,7 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
   const headersTimeout = options.headersTimeoutMs ?? B.headersTimeoutMs.default;
   const requestTimeout = options.requestTimeoutMs ?? B.requestTimeoutMs.default;
   const keepAliveTimeout = options.idleTimeoutMs ?? B.idleTimeoutMs.default;
+  const drainTimeoutMs = options.drainTimeoutMs ?? B.drainTimeoutMs.default;
   const { createAdaptorServer } = await import("@hono/node-server");
   let closing = false;
   const refusing: Fetch = (request, bindings) =>
@@ -95,9 +102,12 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
   // connection at once rather than letting kept-alive ones idle out.
   let active = 0;
   let drained: (() => void) | undefined;
-  server.on("request", (_req: IncomingMessage, res: ServerResponse) => {
+  const idle = idleCloser(keepAliveTimeout);
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     active++;
+    idle.busy(req.socket);
     res.once("close", () => {
+      idle.done(req.socket);
       if (--active === 0) drained?.();
     });
   });
@@ -115,9 +125,61 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
       closing = true;
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
-      if (active > 0) await new Promise<void>((resolve) => (drained = resolve));
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const inTime = active === 0 || await new Promise<boolean>((resolve) => {
+        drained = () => resolve(true);
+        timer = setTimeout(() => resolve(false), drainTimeoutMs);
+      });
+      clearTimeout(timer);
       server.closeAllConnections();
+      idle.closeAll();
       await closed;
+      return inTime;
+    },
+  };
+}
+
+/** What closes kept-alive connections as their idle time runs out. */
+interface IdleCloser {
+  /** A request began on `socket`: it is not idle. */
+  busy(socket: Socket): void;
+  /** A response on `socket` is sent: idle once none is left. */
+  done(socket: Socket): void;
+  /** Stops every timer. */
+  closeAll(): void;
+}
+
+/**
+ * Closes a connection `idleMs` after its last response, unless another
+ * request came. The server's own keep-alive timer runs a second longer
+ * than `keepAliveTimeout` on every runtime (Node adds the second for a
+ * client whose request crosses the close; Deno and Bun follow Node), so
+ * an idle connection would be held a second past the bound: this timer
+ * closes it at the bound, and the server's stays as the backstop.
+ */
+function idleCloser(idleMs: number): IdleCloser {
+  const requests = new Map<Socket, number>();
+  const timers = new Map<Socket, ReturnType<typeof setTimeout>>();
+  const stop = (socket: Socket) => {
+    clearTimeout(timers.get(socket));
+    timers.delete(socket);
+  };
+  return {
+    busy(socket) {
+      stop(socket);
+      if (!requests.has(socket)) {
+        socket.once("close", () => (stop(socket), requests.delete(socket)));
+      }
+      requests.set(socket, (requests.get(socket) ?? 0) + 1);
+    },
+    done(socket) {
+      const left = (requests.get(socket) ?? 1) - 1;
+      requests.set(socket, left);
+      if (left > 0 || socket.destroyed) return;
+      timers.set(socket, setTimeout(() => socket.destroy(), idleMs));
+    },
+    closeAll() {
+      for (const socket of timers.keys()) stop(socket);
     },
   };
 }

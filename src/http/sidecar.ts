@@ -85,7 +85,8 @@ export interface SidecarOptions {
  *   nothing, with `adminToken` alone and `opsOpen`); a block made with the
  *   admin token is the operator's, which only a reset with it lifts;
  * - `GET /healthz`, `GET /readyz` (ready once the guard is not joining: reached a peer, or has no seed but itself;
- *   its body says when the fleet rules are out of step, and why);
+ *   while joining, a 503 whose text says why, as `guard.joinBlocked()`; when
+ *   ready, its body says when the fleet rules are out of step, and why);
  * - `GET /dashboard`, a live page of the fleet, over the admin route `GET /v1/dashboard`;
  * - admin: `GET /v1/stats` and `GET`/`PUT`/`DELETE` under `/v1/classes`,
  *   `/v1/key-limits`, `/v1/shadows`, `/v1/dry-run`.
@@ -138,10 +139,11 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
       ),
   );
   app.get("/healthz", (c) => guard.isRunning() ? c.text("ok\n") : c.text("stopped\n", 503));
-  // Probes come often: readiness reads two flags, never the whole stats (which rank keys).
+  // Probes come often: readiness reads two flags, never the whole stats
+  // (which rank keys); only a guard still joining says why.
   app.get("/readyz", (c) => {
     if (!guard.isRunning()) return c.text("stopped\n", 503);
-    if (guard.isJoining()) return c.text("joining\n", 503);
+    if (guard.isJoining()) return c.text(`${guard.joinBlocked() || "joining"}\n`, 503);
     // Still ready: it serves, by the rules it holds. Failing readiness would
     // take out of service every member of a fleet split between two tables.
     const apart = guard.rulesOutOfStep();

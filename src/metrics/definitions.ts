@@ -180,6 +180,13 @@ export const METRICS: readonly MetricDefinition[] = [
     ],
   },
   {
+    name: "rateguard_unresolved_seeds",
+    kind: "gauge",
+    help:
+      "Seed names that give no address now (never answered, answered empty, or failing); see stats().joinBlocked.",
+    series: (s) => one(s.unresolvedSeeds.length),
+  },
+  {
     name: "rateguard_since_last_round_ms",
     kind: "gauge",
     help:

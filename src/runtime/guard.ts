@@ -584,6 +584,17 @@ export class Guard {
   }
 
   /**
+   * Why the guard is still joining, in one line an operator can act on
+   * ("joining: seed rateguard.svc:7946 has not resolved (5 lookups
+   * failed)"). The same as `stats().joinBlocked`, without computing the rest.
+   *
+   * @returns The reason; empty when not joining, and for a standalone guard.
+   */
+  joinBlocked(): string {
+    return this.#gossip?.node.joinBlocked(this.#clock()) ?? "";
+  }
+
+  /**
    * Members this instance sees, itself included.
    *
    * @returns The count; 1 for a standalone guard.

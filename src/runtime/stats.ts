@@ -6,6 +6,7 @@
  */
 
 import type { GossipAuthMode } from "../core/auth.ts";
+import type { UnresolvedSeed } from "../core/membership/mod.ts";
 import type { Enforcer } from "../core/enforcer.ts";
 import type { FleetStats } from "../core/fleet_node.ts";
 import type { GossipCounters } from "./gossip.ts";
@@ -53,6 +54,13 @@ export interface Stats {
   readonly suspects: number;
   /** Configured with seeds, and no peer reached yet: every key held at the floor. */
   readonly joining: boolean;
+  /**
+   * Why it is joining, in one line: the seed names that have not resolved
+   * and the addresses that have not answered; empty when not joining.
+   */
+  readonly joinBlocked: string;
+  /** Seed names that give no address now: never answered, answered empty, or failing. */
+  readonly unresolvedSeeds: readonly UnresolvedSeed[];
   /** Peers have not yet heard this instance's demand: every key held at the floor. */
   readonly learning: boolean;
   /** Under Quorum, no majority in sight: every key held at the floor. */
@@ -174,6 +182,8 @@ export function collectStats(s: StatsSources): Stats {
     countedSize: f?.countedSize ?? 1,
     suspects: f?.suspects ?? 0,
     joining: f?.joining ?? false,
+    joinBlocked: f?.joinBlocked ?? "",
+    unresolvedSeeds: f?.unresolvedSeeds ?? [],
     learning: f?.learning ?? false,
     withoutQuorum: f?.withoutQuorum ?? false,
     membersFull: f?.membersFull ?? false,

@@ -197,6 +197,19 @@ describe("sidecar flags: the HTTP server's bounds", () => {
       500,
       64,
     ]);
+    // The drain bound of a shutdown: 10 s unless set, 0 closing at once.
+    assert.equal(d.drainTimeoutMs, HTTP_BOUNDS.drainTimeoutMs.default);
+    assert.equal(config(["--limit", "1", "--drain-timeout", "0"]).http.drainTimeoutMs, 0);
+    assert.equal(
+      config(["--limit", "1"], { RATEGUARD_DRAIN_TIMEOUT: "3s" }).http.drainTimeoutMs,
+      3_000,
+    );
+    refused(["--limit", "1", "--drain-timeout", "11min"], {}, /^--drain-timeout: .*to 600000ms/);
+    refused(
+      ["--limit", "1", "--drain-timeout", "1s", "--drain-timeout", "2s"],
+      {},
+      /drain-timeout/,
+    );
     refused(["--limit", "1", "--header-timeout", "5ms"], {}, /^--header-timeout: .*from 100ms/);
     refused(["--limit", "1", "--max-connections", "0"], {}, /^--max-connections: .*got 0$/);
     refused(["--limit", "1"], { RATEGUARD_IDLE_TIMEOUT: "soon" }, /^RATEGUARD_IDLE_TIMEOUT: /);

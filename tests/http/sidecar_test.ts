@@ -246,3 +246,31 @@ describe("sidecar API: admin", () => {
     assert.equal((await a.request("/readyz")).status, 200);
   });
 });
+
+describe("sidecar API: readiness", () => {
+  it("a seed that never resolves: /readyz is a 503 that names it and its failed lookups", async () => {
+    const guard = await Guard.builder().limit(10).bind("127.0.0.1:0")
+      .seeds(["nonexistent.invalid:7946"]).spawn();
+    try {
+      const a = sidecarApp(guard);
+      // A .invalid name fails at once (RFC 6761); the wait is bounded all the same.
+      const deadline = Date.now() + 20_000;
+      let text = "";
+      while (!/lookups? failed/.test(text) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        const res = await a.request("/readyz");
+        assert.equal(res.status, 503);
+        text = await res.text();
+      }
+      assert.match(
+        text,
+        /^joining: seed nonexistent\.invalid:7946 has not resolved \(\d+ lookups? failed\)\n$/,
+      );
+      const stats = guard.stats();
+      assert.match(stats.joinBlocked, /^joining: seed nonexistent\.invalid:7946 has not resolved/);
+      assert.equal(stats.unresolvedSeeds[0].seed, "nonexistent.invalid:7946");
+    } finally {
+      await guard.leave();
+    }
+  });
+});

@@ -147,3 +147,57 @@ describe("slow clients", () => {
     });
   });
 });
+
+/** Slack over a bound, for a loaded machine: well under the second a bound once ran over by. */
+const SLACK_MS = 600;
+
+describe("closing the server", () => {
+  it("an idle kept-alive connection is closed at the idle timeout, not a second later", async () => {
+    const idleTimeoutMs = 1_500;
+    const server = await serveHttp(() => new Response("ok\n"), {
+      hostname: "127.0.0.1",
+      port: 0,
+      idleTimeoutMs,
+    });
+    const c = raw(Number(server.address.split(":").pop()));
+    try {
+      let answeredMs = 0;
+      c.socket.once("data", () => (answeredMs = performance.now()));
+      c.socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+      assert.equal(await c.closed, true);
+      const idleMs = performance.now() - answeredMs;
+      assert.match(c.received(), /^HTTP\/1\.1 200 /);
+      assert.ok(idleMs < idleTimeoutMs + SLACK_MS, `closed after ${Math.round(idleMs)} ms idle`);
+    } finally {
+      c.socket.destroy();
+      await server.close();
+    }
+  });
+
+  it("a request held open past the drain bound keeps close() no longer, and its connection is closed", async () => {
+    const drainTimeoutMs = 500;
+    let entered: () => void = () => {};
+    const inHandler = new Promise<void>((resolve) => (entered = resolve));
+    // A handler that never answers: a client holding its request open.
+    const server = await serveHttp(() => {
+      entered();
+      return new Promise<Response>(() => {});
+    }, { hostname: "127.0.0.1", port: 0, drainTimeoutMs, requestTimeoutMs: 600_000 });
+    const c = raw(Number(server.address.split(":").pop()));
+    try {
+      c.socket.write("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+      await inHandler;
+      const startMs = performance.now();
+      const closed = await Promise.race([
+        server.close().then(() => "closed"),
+        new Promise((resolve) => setTimeout(() => resolve("still waiting"), PATIENCE_MS)),
+      ]);
+      const tookMs = performance.now() - startMs;
+      assert.equal(closed, "closed");
+      assert.ok(tookMs < drainTimeoutMs + SLACK_MS, `close() took ${Math.round(tookMs)} ms`);
+      assert.equal(await c.closed, true, "the held connection is closed");
+    } finally {
+      c.socket.destroy();
+    }
+  });
+});

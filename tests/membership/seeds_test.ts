@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { Node, parseSeed } from "../../src/core/membership/mod.ts";
 import { Cluster } from "../../src/sim/cluster.ts";
 import { seedName } from "../../src/sim/names.ts";
+import { Fleet } from "../../src/sim/fleet.ts";
+import { Limit } from "../../src/core/limit.ts";
 import { addr, sent } from "./helpers.ts";
 
 const NAME = "rateguard.svc:7946";
@@ -122,5 +124,64 @@ describe("seeds", () => {
     assert.equal(cluster.node(empty)!.joining, true);
     assert.equal(cluster.node(empty)!.stats(12_000).clusterSize, 1);
     assert.equal(seedName(0), "node-0.sim:7946");
+  });
+
+  it("a name that never resolves is told: which, how many lookups failed, since when", () => {
+    const node = new Node(addr(1), { seed: 1, seeds: [NAME, addr(3).toString()] });
+    node.handleTimeout(0);
+    assert.deepEqual(node.stats(0).unresolvedSeeds, [{
+      seed: NAME,
+      failedLookups: 0,
+      emptyAnswer: false,
+      unresolvedForMs: 0,
+      sinceLastFailureMs: null,
+    }]);
+    let nowMs = 0;
+    let failedMs = 0;
+    for (let failed = 0; failed < 5;) {
+      if (lookups(node).length > 0) node.handleResolveFailed(failedMs = nowMs + 10, NAME), failed++;
+      node.handleTimeout(nowMs += 250);
+    }
+    const stats = node.stats(nowMs);
+    assert.equal(stats.joining, true);
+    assert.deepEqual(stats.unresolvedSeeds, [{
+      seed: NAME,
+      failedLookups: 5,
+      emptyAnswer: false,
+      unresolvedForMs: nowMs,
+      sinceLastFailureMs: nowMs - failedMs,
+    }]);
+    assert.equal(
+      stats.joinBlocked,
+      "joining: no member answered at 1 seed address; " +
+        "seed rateguard.svc:7946 has not resolved (5 lookups failed)",
+    );
+    // An empty answer is another reason; an answer with an address ends it.
+    node.handleResolved(nowMs, NAME, []);
+    assert.match(node.joinBlocked(nowMs), /seed rateguard\.svc:7946 resolved to no address$/);
+    assert.equal(node.stats(nowMs).unresolvedSeeds[0].unresolvedForMs, nowMs, "the same stretch");
+    node.handleResolved(nowMs, NAME, ["10.0.0.2"]);
+    assert.deepEqual(node.stats(nowMs).unresolvedSeeds, []);
+    assert.equal(node.joinBlocked(nowMs), "joining: no member answered at 2 seed addresses");
+  });
+
+  it("in the simulator, the reason lasts as long as the lookups fail, and clears once joined", () => {
+    const fleet = new Fleet({ seed: 5, size: 2, limit: Limit.perSecond(100) });
+    fleet.runUntil(2_000);
+    const failing = fleet.add({ seedLookup: { answer: "fail", untilMs: 20_000 } });
+    fleet.runUntil(19_000);
+    const held = fleet.stats(failing)!;
+    assert.equal(held.joining, true);
+    assert.match(
+      held.joinBlocked,
+      /^joining: seed node-0\.sim:7946 has not resolved \(\d+ lookups failed\)$/,
+    );
+    assert.ok(
+      held.unresolvedSeeds[0].failedLookups >= 4,
+      `${held.unresolvedSeeds[0].failedLookups}`,
+    );
+    fleet.runUntil(60_000);
+    const joined = fleet.stats(failing)!;
+    assert.deepEqual([joined.joining, joined.joinBlocked, joined.unresolvedSeeds], [false, "", []]);
   });
 });

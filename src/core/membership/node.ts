@@ -29,7 +29,7 @@ import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } fr
 import { Prober } from "./prober.ts";
 import { Gate } from "./gate.ts";
 import { Outbox, type Transmit } from "./outbox.ts";
-import { type ResolveRequest, Seeds } from "./seeds.ts";
+import { type ResolveRequest, Seeds, type UnresolvedSeed } from "./seeds.ts";
 
 export type { Transmit } from "./outbox.ts";
 
@@ -47,6 +47,14 @@ export interface MembershipStats {
   readonly awareness: number;
   /** Configured with seeds that may name a peer, and no live member reached yet. */
   readonly joining: boolean;
+  /**
+   * Why it is joining, as the sidecar's `/readyz` and log tell it
+   * ("joining: seed rateguard.svc:7946 has not resolved (5 lookups failed)");
+   * empty when not joining.
+   */
+  readonly joinBlocked: string;
+  /** Seed names that give no address now (never answered, answered empty, or failing). */
+  readonly unresolvedSeeds: readonly UnresolvedSeed[];
   /** A newcomer was refused for a full table in the last `tombstoneMs`. */
   readonly membersFull: boolean;
   /** News of newcomers refused because the member table was full. */
@@ -246,6 +254,17 @@ export class Node {
    */
   get joining(): boolean {
     return !this.#joined;
+  }
+
+  /**
+   * Why this node is {@link joining}: the seed names that give no address,
+   * and the addresses that have not answered.
+   *
+   * @param nowMs The time, ms.
+   * @returns The reason, "joining: ..."; empty when not joining.
+   */
+  joinBlocked(nowMs: number): string {
+    return this.#joined ? "" : this.#seeds.joinBlocked(nowMs);
   }
 
   /**
@@ -495,6 +514,8 @@ export class Node {
       incarnation: this.#incarnation,
       awareness: this.#prober.awareness,
       joining: this.joining,
+      joinBlocked: this.joinBlocked(nowMs),
+      unresolvedSeeds: this.#seeds.unresolved(nowMs),
       membersFull: this.#table.isFull(nowMs),
       membersRefused: this.#table.refused,
       identityConflicts: this.#identityConflicts,

@@ -80,6 +80,30 @@ interface SeedName {
   dueMs: number;
   /** Failed lookups in a row. */
   failures: number;
+  /** When the last lookup failed; -Infinity if none has. */
+  failedMs: number;
+  /** When it was first asked for in its present stretch without an address; undefined while it has one. */
+  unresolvedSinceMs: number | undefined;
+  /** Whether the last answer came and named no address. */
+  empty: boolean;
+}
+
+/**
+ * A seed name that gives no address now: never answered, answered empty,
+ * or failing. Such a name keeps a node joining when no other seed leads to
+ * a peer, and is told in the stats rather than left to silence.
+ */
+export interface UnresolvedSeed {
+  /** The seed as configured. */
+  readonly seed: string;
+  /** Its lookups that failed in a row. */
+  readonly failedLookups: number;
+  /** Whether its last lookup was answered, with no address (a name with no instance behind it). */
+  readonly emptyAnswer: boolean;
+  /** Milliseconds since it was first looked up without giving an address. */
+  readonly unresolvedForMs: number;
+  /** Milliseconds since its last lookup failed; null if none has. */
+  readonly sinceLastFailureMs: number | null;
 }
 
 /** See the module doc. */
@@ -114,6 +138,9 @@ export class Seeds {
         namesSelf: literal !== undefined && literal.equals(self),
         dueMs: literal ? Infinity : -Infinity,
         failures: 0,
+        failedMs: -Infinity,
+        unresolvedSinceMs: undefined,
+        empty: false,
       });
     }
     this.#collect();
@@ -149,6 +176,7 @@ export class Seeds {
     for (const seed of this.#names.values()) {
       if (seed.dueMs > nowMs) continue;
       seed.dueMs = nowMs + RESOLVE_EVERY_MS;
+      seed.unresolvedSinceMs ??= gives(seed) ? undefined : nowMs;
       this.#queue.push({ name: seed.name, host: seed.parsed.host });
     }
   }
@@ -191,6 +219,8 @@ export class Seeds {
     }
     seed.addresses = addresses;
     seed.failures = 0;
+    seed.empty = !gives(seed);
+    seed.unresolvedSinceMs = seed.empty ? seed.unresolvedSinceMs ?? nowMs : undefined;
     seed.dueMs = nowMs + RESOLVE_EVERY_MS;
     this.#collect();
     return this.#addresses.some((a) => !before.has(a.toString()));
@@ -205,6 +235,7 @@ export class Seeds {
   failed(nowMs: number, name: string): void {
     const seed = this.#seed(name);
     seed.failures++;
+    seed.failedMs = nowMs;
     seed.dueMs = nowMs + Math.min(RESOLVE_EVERY_MS, RETRY_FIRST_MS * 2 ** (seed.failures - 1));
   }
 
@@ -222,6 +253,55 @@ export class Seeds {
       return seed;
     }
     return undefined;
+  }
+
+  /**
+   * The names that give no address now, in the order configured.
+   *
+   * @param nowMs The time, ms.
+   * @returns One entry per such name; none for IP literals.
+   */
+  unresolved(nowMs: number): UnresolvedSeed[] {
+    const out: UnresolvedSeed[] = [];
+    for (const seed of this.#names.values()) {
+      if (gives(seed)) continue;
+      out.push({
+        seed: seed.name,
+        failedLookups: seed.failures,
+        emptyAnswer: seed.empty && seed.failures === 0,
+        unresolvedForMs: Math.max(0, nowMs - (seed.unresolvedSinceMs ?? nowMs)),
+        sinceLastFailureMs: seed.failures > 0 ? Math.max(0, nowMs - seed.failedMs) : null,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Why a node that is joining has reached no one, in a line an operator
+   * can act on: each name that gives no address, and how many addresses it
+   * has tried without an answer. Every place that tells it (the stats, the
+   * sidecar's `/readyz` and its log) takes this text.
+   *
+   * @param nowMs The time, ms.
+   * @returns The reason, starting "joining: ".
+   */
+  joinBlocked(nowMs: number): string {
+    const why: string[] = [];
+    const tried = this.#addresses.length;
+    if (tried > 0) {
+      why.push(`no member answered at ${tried} seed address${tried === 1 ? "" : "es"}`);
+    }
+    for (const seed of this.unresolved(nowMs)) {
+      if (seed.failedLookups > 0) {
+        const n = seed.failedLookups;
+        why.push(`seed ${seed.seed} has not resolved (${n} lookup${n === 1 ? "" : "s"} failed)`);
+      } else if (seed.emptyAnswer) {
+        why.push(`seed ${seed.seed} resolved to no address`);
+      } else {
+        why.push(`seed ${seed.seed} is being looked up`);
+      }
+    }
+    return `joining: ${why.join("; ") || "no seed yet"}`;
   }
 
   /** When a seed was last contacted. */
@@ -250,4 +330,9 @@ export class Seeds {
     this.#keys = seen;
     if (this.#cursor >= all.length) this.#cursor = 0;
   }
+}
+
+/** Whether a name gives an address now, or names this node (then it is answered). */
+function gives(seed: SeedName): boolean {
+  return seed.addresses.length > 0 || seed.namesSelf;
 }
