@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Guard, Limit } from "../../mod.ts";
+import { GossipAuth, Guard, Limit } from "../../mod.ts";
 import { MAX_BODY_BYTES, sidecarApp, type SidecarOptions } from "../../src/http/sidecar.ts";
 
 const app = async (options: SidecarOptions = {}) =>
@@ -249,7 +249,7 @@ describe("sidecar API: admin", () => {
 
 describe("sidecar API: readiness", () => {
   it("a seed that never resolves: /readyz is a 503 that names it and its failed lookups", async () => {
-    const guard = await Guard.builder().limit(10).bind("127.0.0.1:0")
+    const guard = await Guard.builder().limit(10).bind("127.0.0.1:0").gossipAuth(GossipAuth.Off)
       .seeds(["nonexistent.invalid:7946"]).spawn();
     try {
       const a = sidecarApp(guard);
