@@ -20,10 +20,27 @@
  * earlier release) leaves the section out, and a decoder leaves `life` out
  * of what it says.
  *
- * Integers are big-endian. Sections let later versions add content without a
- * new version byte: a decoder skips kinds it does not know. A set `signed`
- * flag means the last `TAG_BYTES` bytes are a tag the runtime checks; this
- * layer neither makes nor verifies it.
+ * Integers are big-endian. A set `signed` flag means the last `TAG_BYTES`
+ * bytes are a tag the runtime checks; this layer neither makes nor verifies it.
+ *
+ * From 0.2.0 this layout is a promise, because a rolling upgrade runs a
+ * mixed fleet: golden datagrams of 0.2 are committed under
+ * `tests/fixtures/wire/0.2/` (built by `scripts/wire_fixtures.ts --write`,
+ * checked by `--check` and `tests/proto/wire_fixtures_test.ts`), and later
+ * code must read them as 0.2 did and write them byte for byte. What grows,
+ * grows by appending:
+ * - a section of a kind this decoder does not know is skipped, whatever its
+ *   length and wherever it stands, and counted nowhere: new content is a
+ *   new section kind, never a new meaning for the bytes of a known one;
+ * - the version byte, the flag bits, a type's fields and the layout of the
+ *   records, lives and requester sections never change: an unknown version,
+ *   flag, message type or record state refuses the whole datagram, as does a
+ *   second section of a known kind or a lives section of the wrong length;
+ * - the extension (demand reports, `core/allocation/report.ts`) and rules
+ *   (`core/rules_sync/wire.ts`) sections carry versions of their own, and say
+ *   how they grow; a new demand layout travels in a new section kind beside
+ *   the previous minor version's, which keeps its place in section 2.
+ * See docs/membership.md, "What 0.2 promises".
  *
  * @module
  */

@@ -94,6 +94,12 @@ describe("what a 0.2 decoder does with what a later version adds", () => {
       const empty = withSection(bytes, 7, new Uint8Array(0));
       assert.deepEqual(decode(empty), decode(bytes), name);
     }
+    // Before the sections it knows too: a ping's are after header 3, incarnation 4, ID 8,
+    // IPv4 address 7 and seq 4.
+    const ping = committed.get("ping")!;
+    const fields = 3 + 4 + 8 + 7 + 4;
+    const first = withSection(ping.subarray(0, fields), 250, new Uint8Array(9).fill(0xff));
+    assert.deepEqual(decode(Uint8Array.of(...first, ...ping.subarray(fields))), decode(ping));
   });
 
   it("refuses a datagram of another version byte, a reserved flag or an unknown record state", () => {
@@ -101,6 +107,10 @@ describe("what a 0.2 decoder does with what a later version adds", () => {
     assert.deepEqual(decode(Uint8Array.of(2, ...ping.subarray(1))), {
       ok: false,
       error: "version",
+    });
+    assert.deepEqual(decode(Uint8Array.of(1, 0, 8, ...ping.subarray(3))), {
+      ok: false,
+      error: "type",
     });
     assert.deepEqual(decode(Uint8Array.of(1, 0x02, ...ping.subarray(2))), {
       ok: false,

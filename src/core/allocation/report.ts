@@ -25,9 +25,13 @@
  * order the origin's real reports never pass.
  *
  * The version is append-only: a new layout takes a new number (1 carried
- * the origin's incarnation where 2 carries its life, and no age), and a
- * node skips a section whose version it does not know. Flag bits are
- * reserved and must be zero.
+ * the origin's incarnation where 2 carries its life, and no age, so 0.1's
+ * reports are skipped by 0.2), and a node skips a section whose version it
+ * does not know. Flag bits are reserved and must be zero. Since the
+ * membership extension holds one section, a later release sends version 2
+ * here for as long as a 0.2 node may hear it, and any new layout in a
+ * membership section of its own (see `proto/codec.ts`; version 2 is pinned
+ * by `tests/fixtures/wire/0.2/`).
  *
  * @module
  */

@@ -26,7 +26,10 @@
  * (the parts after it cannot be told apart), so a later version adds
  * types only at the end of what it sends. Entries are read one by one: an
  * entry that reads to its end but says what its kind cannot is skipped
- * alone.
+ * alone. An entry of a kind or value tag this version does not know cannot
+ * be read past, and cuts the section there: a later version sends new kinds
+ * and tags only inside a part type of its own, which 0.2 stops at. Version 1
+ * is pinned by `tests/fixtures/wire/0.2/` (see `proto/codec.ts`).
  *
  * @module
  */
