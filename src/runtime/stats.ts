@@ -79,7 +79,8 @@ export interface Stats {
   readonly membersRefused: number;
   /**
    * Datagrams not sent to an address that has not shown it receives there,
-   * for want of bytes received in its name: a stranger named by a forger.
+   * for want of bytes received in its name: a stranger named by a forger;
+   * and pages larger than the join that asked for them, whoever it named.
    */
   readonly withheldDatagrams: number;
   /** Bytes of those datagrams. */

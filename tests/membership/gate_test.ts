@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { encode, MAX_MESSAGE_BYTES, type Message, Node } from "../../src/core/membership/mod.ts";
-import { Gate, MAX_UNPROVEN } from "../../src/core/membership/gate.ts";
+import { ANSWER_FACTOR, Gate, MAX_UNPROVEN } from "../../src/core/membership/gate.ts";
 import { addr, drain, gossip, prove, record, sender, sent } from "./helpers.ts";
 
 const seqOf = (m: Message) => ("seq" in m ? m.seq : -1);
@@ -216,6 +216,48 @@ describe("the reflection gate", () => {
       spent += bytesTo(node, 99);
     }
     assert.ok(spent <= received, `${spent} bytes to the victim for ${received} in its name`);
+  });
+
+  it("answers a proven member or a seed no more than twice what asked, but once; a join no more than it", () => {
+    // Anyone can write a member's address into a datagram: being proven
+    // opens an address to news, not to answers larger than their question.
+    const node = new Node(addr(1), { seed: 1, seeds: [addr(6).toString()] });
+    node.handleDatagram(0, addr(2), gossip(2, [3, 4, 5, 6, 7, 8].map((i) => record(i, "alive"))));
+    for (let i = 2; i <= 5; i++) prove(node, i);
+    drain(node);
+    for (const named of [2, 6]) {
+      // The first answer goes in full: it is what a member that has not
+      // proven this node yet lacks. The rest are cut to what paid for them.
+      node.handleDatagram(10, addr(named), ping(named, 40));
+      assert.ok(bytesTo(node, named) > 0, "a ping is answered");
+      for (const [i, asked] of [ping(named, 41), ping(named, 42)].entries()) {
+        node.handleDatagram(11 + i, addr(named), asked);
+        const answer = bytesTo(node, named);
+        assert.ok(answer > 0, "a ping is answered");
+        assert.ok(
+          answer <= ANSWER_FACTOR * asked.length,
+          `${answer} bytes to ${named} for a ping of ${asked.length}`,
+        );
+      }
+      const withheld = node.stats(20).withheldDatagrams;
+      const join = encode({ type: "join", page: 0, sender: member(named), records: [] });
+      node.handleDatagram(20, addr(named), join);
+      assert.equal(bytesTo(node, named), 0, "an unpadded join gets no page");
+      assert.equal(node.stats(20).withheldDatagrams, withheld + 1, "and the page is counted");
+      const padded = encode({
+        type: "join",
+        page: 0,
+        sender: member(named),
+        records: [],
+        padding: MAX_MESSAGE_BYTES - join.length - 3,
+      });
+      node.handleDatagram(21, addr(named), padded);
+      const page = bytesTo(node, named);
+      assert.ok(
+        page > 0 && page <= padded.length,
+        `a page of ${page} for a join of ${padded.length}`,
+      );
+    }
   });
 
   it("keeps its tables bounded, dropping the oldest", () => {

@@ -75,6 +75,10 @@ export class Composer {
     const bare = encodedSize(base);
     if (bare > maxBytes) return undefined;
     let room = maxBytes - bare - MESSAGE_SECTION_HEADER_BYTES;
+    // An answer cut down to what its question paid for (`gate.ts`) keeps
+    // the same share for records, not the whole reserve, which would leave
+    // no room for demand in an ack of a few hundred bytes.
+    const reserve = Math.floor(MEMBERSHIP_RESERVE_BYTES * maxBytes / MAX_MESSAGE_BYTES);
     let payload: Uint8Array | undefined;
     let rules: Uint8Array | undefined;
     const probe = fields.type === "ping" || fields.type === "ack";
@@ -83,7 +87,7 @@ export class Composer {
     if (extension?.outgoingRules && probe && !limits.lean) {
       const share = Math.min(
         RULES_ROOM_BYTES,
-        room - MESSAGE_SECTION_HEADER_BYTES - MEMBERSHIP_RESERVE_BYTES,
+        room - MESSAGE_SECTION_HEADER_BYTES - reserve,
       );
       rules = share > 0
         ? extension.outgoingRules(nowMs, { id: to.id, address: to }, share)
@@ -110,7 +114,7 @@ export class Composer {
       if (bytes && bytes.length <= maxBytes) payload = bytes;
     };
     if (probe) {
-      demand(room - MEMBERSHIP_RESERVE_BYTES);
+      demand(room - reserve);
       if (payload) room -= MESSAGE_SECTION_HEADER_BYTES + payload.length;
     }
     const records = limits.lean

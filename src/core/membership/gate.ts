@@ -16,12 +16,29 @@
  * prove each other a round of probes sooner. One datagram so pays for as
  * much to its sender and to the member it names, never more to either.
  *
- * Bounded: `maxProven` proven addresses, `MAX_UNPROVEN` credits and
- * `MAX_CHALLENGES` pings awaiting their ack (and as many times they went),
- * each dropping its oldest entry when full. A forgotten credit only withholds more.
+ * Proof opens an address to news, not to answers larger than what asked
+ * for them: anyone can write a member's or a seed's address into a
+ * datagram as well. A page answers a join only when it is no larger than
+ * the join (joiners pad theirs in full), and an ack takes at most
+ * `ANSWER_FACTOR` times the ping it answers. Only the first answer to an
+ * address after it opens goes in full, whatever it answers: often the ack
+ * of a member that proved this node to one that has not yet proven it,
+ * whose ping is lean and whose answer is the news it lacks (capped too, a
+ * fleet of 200 formed 15% slower). So forged joins and pings in any
+ * address's name get it at most their bytes and twice their bytes, plus
+ * that one datagram from each node.
+ *
+ * Bounded: `maxProven` proven addresses, `MAX_UNPROVEN` credits,
+ * `MAX_CHALLENGES` pings awaiting their ack (and as many times they went)
+ * and twice `maxProven` addresses answered in full, each dropping its
+ * oldest entry when full. A forgotten credit only withholds more; a
+ * forgotten answer allows one more in full.
  *
  * @module
  */
+
+/** An ack takes at most this many times the bytes of the ping it answers (see above). */
+export const ANSWER_FACTOR = 2;
 
 /** Unproven addresses whose credit is remembered. */
 export const MAX_UNPROVEN = 4_096;
@@ -38,6 +55,8 @@ export class Gate {
   readonly #challenges = new Map<number, string>();
   /** Unproven address → when the last ping that would prove it went. */
   readonly #challengedAtMs = new Map<string, number>();
+  /** Open addresses (proven, or seeds) this node has answered once in full. */
+  readonly #answered = new Set<string>();
   readonly #maxProven: number;
   #withheldDatagrams = 0;
   #withheldBytes = 0;
@@ -102,6 +121,17 @@ export class Gate {
     return true;
   }
 
+  /**
+   * Whether an answer to open `key` may go in full, whatever it answers:
+   * the first after it opens, and no other until it is forgotten.
+   */
+  firstAnswer(key: string): boolean {
+    if (this.#answered.has(key)) return false;
+    keepRoom(this.#answered, 2 * this.#maxProven);
+    this.#answered.add(key);
+    return true;
+  }
+
   /** Counts a datagram that was not sent. */
   withhold(bytes: number): void {
     this.#withheldDatagrams++;
@@ -139,6 +169,7 @@ export class Gate {
   /** `key` is gone (dead, departed, forgotten): whoever is there next proves itself anew. */
   forget(key: string): void {
     if (this.#proven.delete(key)) this.#provenChanges++;
+    this.#answered.delete(key);
     this.#challengedAtMs.delete(key);
   }
 }

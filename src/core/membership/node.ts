@@ -69,7 +69,8 @@ export interface MembershipStats {
   readonly left: boolean;
   /**
    * Datagrams not sent to an address that has not shown it receives there,
-   * as they would have exceeded the bytes received in its name.
+   * as they would have exceeded the bytes received in its name; and pages
+   * not sent to any address, as they exceeded the join that asked for them.
    */
   readonly withheldDatagrams: number;
   /** Bytes of those datagrams, at the least each could have taken. */
@@ -347,7 +348,7 @@ export class Node {
     const peer = message.sender;
     switch (message.type) {
       case "ping":
-        this.#outbox.send(nowMs, to, { type: "ack", seq: message.seq }, peer);
+        this.#outbox.send(nowMs, to, { type: "ack", seq: message.seq }, { peer, paidBytes: size });
         return;
       case "ack": {
         this.#gate.acked(message.seq, to.toString());
@@ -375,7 +376,7 @@ export class Node {
         }
         return;
       case "join":
-        this.#outbox.transmit(to, this.#composer.statePage(to, peer, message.page));
+        this.#outbox.answerJoin(to, this.#composer.statePage(to, peer, message.page), size);
         return;
       case "state":
         this.#nextPage(nowMs, to, message);

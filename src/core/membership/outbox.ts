@@ -1,7 +1,8 @@
 /**
  * What a node sends, through the reflection gate (`gate.ts`): to a seed or a
- * proven address as composed, to any other only lean datagrams that fit in
- * what it sent, the rest withheld. Also the pings that prove an address, and
+ * proven address as composed, but answers no larger than what they answer
+ * allows, to any other only lean datagrams that fit in what it sent, the
+ * rest withheld. Also the pings that prove an address, and
  * which members may go unasked or help with an indirect probe.
  *
  * @module
@@ -10,7 +11,7 @@
 import { type Address, MAX_MESSAGE_BYTES, type Sender } from "../../proto/mod.ts";
 import { MESSAGE_SECTION_HEADER_BYTES } from "../../proto/codec.ts";
 import type { Composer } from "./compose.ts";
-import type { Gate } from "./gate.ts";
+import { ANSWER_FACTOR, type Gate } from "./gate.ts";
 import type { SendFields } from "./prober.ts";
 import type { Member } from "./table.ts";
 
@@ -20,6 +21,16 @@ export interface Transmit {
   readonly to: Address;
   /** What, at most `MAX_DATAGRAM_BYTES` once signed. */
   readonly bytes: Uint8Array;
+}
+
+/** How a datagram is composed, besides its fields. */
+export interface SendOptions {
+  /** What `to` claimed of itself, when answering it. */
+  readonly peer?: Sender;
+  /** Length to pad to, to pay for the answer: a join, in full, by default. */
+  readonly padTo?: number;
+  /** Bytes of the ping this ack answers: it takes at most `ANSWER_FACTOR` times as many. */
+  readonly paidBytes?: number;
 }
 
 /** What the outbox reads from its node. */
@@ -47,22 +58,24 @@ export class Outbox {
   }
 
   /**
-   * Composes `fields` for `to` and queues them, if they may go.
-   *
-   * @param peer What `to` claimed of itself, when answering it.
-   * @param padTo Length to pad to, to pay for the answer: a join, in full.
+   * Composes `fields` for `to` and queues them, if they may go. An answer
+   * (`paidBytes` given) takes at most `ANSWER_FACTOR` times what it answers,
+   * whoever `to` is, a seed or a proven member too, but for the first to
+   * each address once open (`gate.ts`).
    */
-  send(
-    nowMs: number,
-    to: Address,
-    fields: SendFields,
-    peer?: Sender,
-    padTo = fields.type === "join" ? MAX_MESSAGE_BYTES : 0,
-  ): void {
+  send(nowMs: number, to: Address, fields: SendFields, options: SendOptions = {}): void {
     const { gate, composer } = this.#parts;
+    const { peer, paidBytes } = options;
+    const padTo = options.padTo ?? (fields.type === "join" ? MAX_MESSAGE_BYTES : 0);
     const key = to.toString();
     const open = this.#open(to, key);
-    const limits = open ? { peer, padTo } : { peer, padTo, maxBytes: gate.room(key), lean: true };
+
+    const answerBytes = paidBytes === undefined || (open && gate.firstAnswer(key))
+      ? Infinity
+      : ANSWER_FACTOR * paidBytes;
+    const limits = open
+      ? { peer, padTo, maxBytes: answerBytes }
+      : { peer, padTo, maxBytes: Math.min(gate.room(key), answerBytes), lean: true };
     const bytes = composer.compose(nowMs, to, fields, limits);
     if (!bytes) {
       gate.withhold(composer.bareSize(fields));
@@ -70,6 +83,19 @@ export class Outbox {
     }
     if (!open && fields.type === "ping") gate.challenge(fields.seq, key, nowMs);
     this.transmit(to, bytes, open);
+  }
+
+  /**
+   * Queues `page` for `to` in answer to a join of `paidBytes`, if it takes
+   * no more: joiners pad their joins to pay for the page, so only a forged
+   * join, unpadded, is refused, and counted.
+   */
+  answerJoin(to: Address, page: Uint8Array, paidBytes: number): void {
+    if (page.length > paidBytes) {
+      this.#parts.gate.withhold(page.length);
+      return;
+    }
+    this.transmit(to, page);
   }
 
   /** Queues `bytes` for `to`, unless `to` is neither open nor has credit for them. */
@@ -95,13 +121,9 @@ export class Outbox {
     const bare = this.#barePing();
     if (this.#parts.gate.room(key) < bare) return;
     const seq = this.#parts.nextSeq();
-    this.send(
-      nowMs,
-      address,
-      { type: "ping", seq },
-      undefined,
-      2 * bare + MESSAGE_SECTION_HEADER_BYTES,
-    );
+    this.send(nowMs, address, { type: "ping", seq }, {
+      padTo: 2 * bare + MESSAGE_SECTION_HEADER_BYTES,
+    });
   }
 
   /** Whether a bare ping may go to `member`: a seed, proven, or paid for. */

@@ -1,0 +1,142 @@
+// Amplification towards members: with signing off anyone can write a member's
+// or a seed's address into a datagram, and the fleet answers there. What
+// forged joins and pings in an address's name make the fleet send it, beyond
+// what it would have sent anyway, must stay within their bytes (joins) and
+// `ANSWER_FACTOR` times their bytes (pings).
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import { type Address, encode, type Message } from "../../src/core/membership/mod.ts";
+import { ANSWER_FACTOR } from "../../src/core/membership/gate.ts";
+import { Cluster } from "../../src/sim/cluster.ts";
+import { Fleet } from "../../src/sim/fleet.ts";
+import { Limit } from "../../src/core/limit.ts";
+import { waitFor } from "../../src/sim/report.ts";
+
+/** Node 0 is every other node's seed; node 5 is a member like any other. */
+const SEED = 0;
+const MEMBER = 5;
+const FORGED = 2_000;
+const WINDOW_MS = 5_000;
+
+type Kind = "join" | "ping";
+
+const peer = (address: Address) => ({ id: address.id, address });
+const as = (address: Address) => ({ ...peer(address), incarnation: 0 });
+
+/** A forged join or ping in node `victim`'s name. */
+function forged(kind: Kind, victim: number, seq: number): Uint8Array {
+  const sender = as(Cluster.addressOf(victim));
+  return encode(
+    kind === "join"
+      ? { type: "join", page: 0, sender, records: [] }
+      : { type: "ping", seq, sender, records: [] } satisfies Message,
+  );
+}
+
+/**
+ * The most forged datagrams of `sentBytes` may get their victim: a page no
+ * larger than its join, an ack at most `ANSWER_FACTOR` times its ping. (An
+ * instance answers an address in full once, when it opens to it; in these
+ * settled fleets every instance did so long before the forgeries.)
+ */
+function bound(kind: Kind, sentBytes: number): number {
+  return kind === "join" ? sentBytes : ANSWER_FACTOR * sentBytes;
+}
+
+/** `FORGED` datagrams of each attack, spread over every node but the one named. */
+function sprayed(
+  attacks: readonly { kind: Kind; victim: number }[],
+  size: number,
+  inject: (to: number, from: Address, bytes: Uint8Array) => void,
+): number[] {
+  return attacks.map(({ kind, victim }) => {
+    let bytes = 0;
+    for (let i = 0, to = 0; i < FORGED; i++, to = (to + 1) % size) {
+      if (to === victim) to = (to + 1) % size;
+      const datagram = forged(kind, victim, i);
+      bytes += datagram.length;
+      inject(to, Cluster.addressOf(victim), datagram);
+    }
+    return bytes;
+  });
+}
+
+function settledCluster(size: number): Cluster {
+  const cluster = new Cluster({ seed: 31, size });
+  assert.notEqual(waitFor(cluster, () => cluster.converged(), 20_000), undefined, "never formed");
+  cluster.runFor(3_000);
+  cluster.resetTraffic();
+  return cluster;
+}
+
+/**
+ * Runs `attacks` (each on a victim of its own) against a settled cluster,
+ * and the same cluster unattacked, and checks what each victim got beyond
+ * the unattacked run against the bytes forged in its name.
+ */
+function checkCluster(size: number, attacks: readonly { kind: Kind; victim: number }[]): void {
+  const [attacked, control] = [settledCluster(size), settledCluster(size)];
+  const sent = sprayed(attacks, size, (to, from, bytes) => attacked.inject(to, from, bytes));
+  for (const cluster of [attacked, control]) cluster.runFor(WINDOW_MS);
+  attacks.forEach(({ kind, victim }, i) => {
+    const address = Cluster.addressOf(victim);
+    const extra = attacked.trafficTo(address).bytes - control.trafficTo(address).bytes;
+    assert.ok(
+      extra <= bound(kind, sent[i]),
+      `${FORGED} forged ${kind} datagrams naming node ${victim} of ${size}, ${sent[i]} bytes, ` +
+        `got it ${extra} more bytes, ${(extra / sent[i]).toFixed(2)} times as many`,
+    );
+  });
+  assert.ok(attacked.converged(), "the fleet stays whole");
+  // Amid the same forgeries, a real newcomer joins through the seed.
+  sprayed(attacks, size, (to, from, bytes) => attacked.inject(to, from, bytes));
+  attacked.addNode({ seeds: [SEED] });
+  assert.notEqual(
+    waitFor(attacked, () => attacked.converged(), 10_000),
+    undefined,
+    "a newcomer joins",
+  );
+}
+
+describe("no amplification towards members", () => {
+  for (const size of [40, 200]) {
+    it(`forged joins and pings naming a seed or a member of ${size} get it at most 1x and ${ANSWER_FACTOR}x`, () => {
+      checkCluster(size, [{ kind: "join", victim: SEED }, { kind: "ping", victim: MEMBER }]);
+      checkCluster(size, [{ kind: "ping", victim: SEED }, { kind: "join", victim: MEMBER }]);
+    });
+  }
+
+  it(`with demand riding on acks, forged pings and joins get a member at most ${ANSWER_FACTOR}x and 1x`, () => {
+    // Demand fills a fleet's acks: a bare forged ping got one of 1,143 bytes.
+    const size = 40;
+    const settled = () => {
+      const fleet = new Fleet({ seed: 5, size, limit: Limit.perSecond(1_000).burst(50) });
+      for (let i = 0; i < size; i++) fleet.setDemand(i, 10 * (1 + (i % 3)));
+      fleet.runUntil(10_000);
+      return fleet;
+    };
+    const [attacked, control] = [settled(), settled()];
+    const got = [new Map<number, number>(), new Map<number, number>()];
+    const victims = [SEED, MEMBER].map((i) => Cluster.addressOf(i));
+    [attacked, control].forEach((fleet, f) => {
+      fleet.onSend = (_from, bytes, to) => {
+        victims.forEach((victim, v) => {
+          if (to.equals(victim)) got[f].set(v, (got[f].get(v) ?? 0) + bytes.length);
+        });
+      };
+    });
+    const attacks = [{ kind: "ping", victim: SEED }, { kind: "join", victim: MEMBER }] as const;
+    const sent = sprayed(attacks, size, (to, from, bytes) => {
+      assert.equal(attacked.inject(to, from, bytes), "accepted");
+    });
+    for (const fleet of [attacked, control]) fleet.runUntil(10_000 + WINDOW_MS);
+    attacks.forEach(({ kind }, v) => {
+      const extra = (got[0].get(v) ?? 0) - (got[1].get(v) ?? 0);
+      assert.ok(
+        extra <= bound(kind, sent[v]),
+        `forged ${kind}s of ${sent[v]} bytes got ${extra} more bytes, ` +
+          `${(extra / sent[v]).toFixed(2)} times as many`,
+      );
+    });
+  });
+});
