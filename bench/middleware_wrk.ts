@@ -11,17 +11,23 @@
 // BENCH_SECONDS (default 1), and each figure is its median, so that the
 // load of others on a shared machine falls on every case alike;
 // BENCH_RUNTIMES (default deno,bun,node) says which runtimes serve.
+// `--against DIR` serves another tree's rateguard routes too (an earlier
+// commit's checkout sharing this node_modules), in the same rounds.
 import process from "node:process";
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { parseArgs } from "node:util";
 import { FETCH_ROUTES, type LimiterName, LIMITERS, pathOf } from "./middleware_apps.ts";
 import { type RuntimeName, start, type Started } from "../tests/support/process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const CONNECTIONS = 16;
+const { values } = parseArgs({ options: { against: { type: "string" } } });
+/** Another tree (an earlier commit's checkout sharing this node_modules) whose rateguard routes join the rounds. */
+const AGAINST = values.against === undefined ? undefined : resolve(values.against);
 const KEYS = [1, 10_000] as const;
 const STACKS = { hono: LIMITERS, fetch: FETCH_ROUTES, express: LIMITERS } as const;
 const PEER = { hono: "hono-rate-limiter", fetch: "", express: "express-rate-limit" } as const;
@@ -36,7 +42,8 @@ writeFileSync(
 
 interface Case {
   readonly stack: keyof typeof STACKS;
-  readonly limiter: LimiterName;
+  /** The route, or "against" for the other tree's rateguard route. */
+  readonly limiter: LimiterName | "against";
   readonly keys: number;
   readonly url: string;
   readonly rps: number[];
@@ -66,9 +73,20 @@ async function measure(runtime: RuntimeName): Promise<Case[]> {
       const p = start("bench/middleware_server.ts", ["--stack", stack], { runtime });
       servers.push(p);
       const [, base] = await p.waitFor(/listening on (http:\/\/\S+)/);
+      let other: string | undefined;
+      if (AGAINST !== undefined) {
+        const q = start(join(AGAINST, "bench/middleware_server.ts"), ["--stack", stack], {
+          runtime,
+        });
+        servers.push(q);
+        [, other] = await q.waitFor(/listening on (http:\/\/\S+)/);
+      }
       for (const keys of KEYS) {
         for (const limiter of STACKS[stack]) {
           cases.push({ stack, limiter, keys, url: base + pathOf(limiter), rps: [] });
+        }
+        if (other !== undefined) {
+          cases.push({ stack, limiter: "against", keys, url: other + pathOf("ours"), rps: [] });
         }
       }
     }
@@ -86,14 +104,22 @@ console.log(
   `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, GET of a short text, the median of ${ROUNDS} interleaved rounds:\n`,
 );
 console.log(
-  "| runtime | stack | keys | bare req/s | two fixed fields | rateguard | peer | rateguard µs over bare | peer µs over bare |",
+  `| runtime | stack | keys | bare req/s | two fixed fields | rateguard |${
+    AGAINST ? " rateguard (--against) |" : ""
+  } peer | rateguard µs over bare |${
+    AGAINST ? " --against µs over bare |" : ""
+  } peer µs over bare |`,
 );
-console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
+console.log(
+  `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${
+    AGAINST ? " ---: | ---: |" : ""
+  }`,
+);
 for (const runtime of runtimes) {
   const cases = await measure(runtime);
   for (const stack of Object.keys(STACKS) as Array<keyof typeof STACKS>) {
     for (const keys of KEYS) {
-      const rps = (l: LimiterName) => {
+      const rps = (l: LimiterName | "against") => {
         const c = cases.find((c) => c.stack === stack && c.keys === keys && c.limiter === l);
         return c === undefined ? undefined : median(c.rps);
       };
@@ -107,7 +133,9 @@ for (const runtime of runtimes) {
       console.log(
         `| ${runtime} | ${name} | ${keys} | ${Math.round(bare)} | ${vs(rps("fields"))} | ${
           vs(rps("ours"))
-        } | ${vs(rps("peer"))} | ${over(rps("ours"))} | ${over(rps("peer"))} |`,
+        } |${AGAINST ? ` ${vs(rps("against"))} |` : ""} ${vs(rps("peer"))} | ${
+          over(rps("ours"))
+        } |${AGAINST ? ` ${over(rps("against"))} |` : ""} ${over(rps("peer"))} |`,
       );
     }
   }

@@ -324,16 +324,16 @@ export function writeFields(
   } else if (draft !== undefined && text.drafted !== undefined) {
     sink.append("RateLimit-Policy", text.drafted);
   }
-  // A single-valued field goes only if this decision has fewer left than the one there.
-  const fewer = (now: string | null | undefined) =>
-    told && !(decision.remaining >= Number(now ?? Infinity));
-  if (draft === "draft-7" && fewer(sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])) {
+  if (
+    draft === "draft-7" && told &&
+    fewer(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
+  ) {
     const q = text.count === undefined ? "" : `limit=${text.count}, `;
     const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
     sink.set("RateLimit", `${q}remaining=${r}, reset=${t}`);
   }
-  if (draft === "draft-6") writeTrio(sink, "RateLimit", text, decision, fewer);
-  if (set.legacy) writeTrio(sink, "X-RateLimit", text, decision, fewer);
+  if (draft === "draft-6" && told) writeTrio(sink, "RateLimit", text, decision);
+  if (set.legacy && told) writeTrio(sink, "X-RateLimit", text, decision);
   if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
     const seconds = retryAfterSeconds(decision.retryAfterMs);
     if (!(Number(sink.get("Retry-After") ?? 0) >= seconds)) {
@@ -342,15 +342,24 @@ export function writeFields(
   }
 }
 
+/**
+ * Whether a single-valued field goes: only if this decision has fewer left
+ * than the one already there. A function of its own, not a closure made on
+ * each request: tsx (esbuild's keepNames) names every closure as it is
+ * made, a property definition per request.
+ */
+function fewer(decision: DecisionLike, now: string | null | undefined): boolean {
+  return !(decision.remaining >= Number(now ?? Infinity));
+}
+
 /** draft-6's or the legacy `-Limit`, `-Remaining` and `-Reset`, unless another limiter told fewer. */
 function writeTrio(
   sink: FieldSink,
   prefix: string,
   text: PolicyText,
   decision: DecisionLike,
-  fewer: (now: string | null | undefined) => boolean,
 ): void {
-  if (!fewer(sink.get(`${prefix}-Remaining`))) return;
+  if (!fewer(decision, sink.get(`${prefix}-Remaining`))) return;
   if (text.count !== undefined) sink.set(`${prefix}-Limit`, text.count);
   sink.set(`${prefix}-Remaining`, sfInteger(decision.remaining));
   sink.set(`${prefix}-Reset`, sfInteger(resetSeconds(decision)));
