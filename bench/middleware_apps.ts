@@ -16,13 +16,23 @@ import { withRateLimit } from "../src/http/fetch.ts";
 /** The limiters of one app: none, rateguard's, the peer's. */
 export const LIMITERS = ["bare", "ours", "peer"] as const;
 /**
+ * Hono's routes past {@link LIMITERS}: an empty middleware (what any
+ * middleware costs, Hono's composition), and the floor of a limiter that
+ * sends fields: an empty middleware that checks and appends two fixed
+ * fields after the handler, as rateguard does.
+ */
+export const HONO_FLOORS = ["empty", "floor"] as const;
+/**
  * The fetch stack's routes: bare, bare with two fixed fields of the size
  * rateguard sends (what any two fields cost on the runtime's server), and
  * behind withRateLimit (no peer: none is as common).
  */
 export const FETCH_ROUTES = ["bare", "fields", "ours"] as const;
 /** One of {@link LIMITERS}. */
-export type LimiterName = typeof LIMITERS[number] | typeof FETCH_ROUTES[number];
+export type LimiterName =
+  | typeof LIMITERS[number]
+  | typeof FETCH_ROUTES[number]
+  | typeof HONO_FLOORS[number];
 
 /** rateguard's adapters: this tree's, or an earlier tree's to compare with. */
 export interface Adapters {
@@ -53,6 +63,14 @@ export function honoApp(guard: Guard, { rateLimit }: Adapters = OURS): Hono {
   const app = new Hono();
   const hello = (c: Context) => c.text("hello\n");
   app.get(pathOf("bare"), hello);
+  app.get(pathOf("empty"), async (_c, next) => await next(), hello);
+  const check = { class: "", cost: 1 };
+  app.get(pathOf("floor"), async (c, next) => {
+    guard.check(c.req.header("x-key") ?? "", check);
+    await next();
+    c.res.headers.append("RateLimit-Policy", '"default";q=1000000000;w=60');
+    c.res.headers.append("RateLimit", '"default";r=16666666;t=1');
+  }, hello);
   app.get(pathOf("ours"), rateLimit({ guard, key: (c) => c.req.header("x-key") }), hello);
   app.get(
     pathOf("peer"),

@@ -88,6 +88,8 @@ for (const keys of [1, 10_000]) {
       us: [],
     });
   add("Hono bare", "bare", (r) => hono.fetch(r));
+  add("Hono + an empty middleware", "empty", (r) => hono.fetch(r));
+  add("Hono + check and two fixed fields", "floor", (r) => hono.fetch(r));
   add("Hono + rateguard", "ours", (r) => hono.fetch(r));
   if (earlier) add("Hono + rateguard (--against)", "ours", (r) => earlier.hono.fetch(r));
   add("Hono + hono-rate-limiter", "peer", (r) => hono.fetch(r));

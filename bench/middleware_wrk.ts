@@ -19,7 +19,13 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
-import { FETCH_ROUTES, type LimiterName, LIMITERS, pathOf } from "./middleware_apps.ts";
+import {
+  FETCH_ROUTES,
+  HONO_FLOORS,
+  type LimiterName,
+  LIMITERS,
+  pathOf,
+} from "./middleware_apps.ts";
 import { type RuntimeName, start, type Started } from "../tests/support/process.ts";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
@@ -29,7 +35,11 @@ const { values } = parseArgs({ options: { against: { type: "string" } } });
 /** Another tree (an earlier commit's checkout sharing this node_modules) whose rateguard routes join the rounds. */
 const AGAINST = values.against === undefined ? undefined : resolve(values.against);
 const KEYS = [1, 10_000] as const;
-const STACKS = { hono: LIMITERS, fetch: FETCH_ROUTES, express: LIMITERS } as const;
+const STACKS = {
+  hono: [...LIMITERS, ...HONO_FLOORS],
+  fetch: FETCH_ROUTES,
+  express: LIMITERS,
+} as const;
 const PEER = { hono: "hono-rate-limiter", fetch: "", express: "express-rate-limit" } as const;
 
 // 10,000 keys in turn: each request names the next.
@@ -104,7 +114,7 @@ console.log(
   `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, GET of a short text, the median of ${ROUNDS} interleaved rounds:\n`,
 );
 console.log(
-  `| runtime | stack | keys | bare req/s | two fixed fields | rateguard |${
+  `| runtime | stack | keys | bare req/s | empty middleware | check + two fixed fields | two fixed fields | rateguard |${
     AGAINST ? " rateguard (--against) |" : ""
   } peer | rateguard µs over bare |${
     AGAINST ? " --against µs over bare |" : ""
@@ -131,11 +141,13 @@ for (const runtime of runtimes) {
         x === undefined ? "–" : (1e6 / x - 1e6 / bare).toFixed(1);
       const name = PEER[stack] ? `${stack} (peer: ${PEER[stack]})` : stack;
       console.log(
-        `| ${runtime} | ${name} | ${keys} | ${Math.round(bare)} | ${vs(rps("fields"))} | ${
-          vs(rps("ours"))
-        } |${AGAINST ? ` ${vs(rps("against"))} |` : ""} ${vs(rps("peer"))} | ${
-          over(rps("ours"))
-        } |${AGAINST ? ` ${over(rps("against"))} |` : ""} ${over(rps("peer"))} |`,
+        `| ${runtime} | ${name} | ${keys} | ${Math.round(bare)} | ${vs(rps("empty"))} | ${
+          vs(rps("floor"))
+        } | ${vs(rps("fields"))} | ${vs(rps("ours"))} |${
+          AGAINST ? ` ${vs(rps("against"))} |` : ""
+        } ${vs(rps("peer"))} | ${over(rps("ours"))} |${
+          AGAINST ? ` ${over(rps("against"))} |` : ""
+        } ${over(rps("peer"))} |`,
       );
     }
   }
