@@ -34,6 +34,7 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
+import type { FieldSink } from "./fields.ts";
 import { Limiting, type LimitingOptions, problemBody, type RateLimitInfo } from "./limiting.ts";
 
 export * from "./common.ts";
@@ -78,22 +79,55 @@ export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandl
   if (typeof onDenied !== "function") {
     throw new TypeError("expressRateLimit: onDenied must be a function when given");
   }
-  return function rateLimitMiddleware(req, res, next) {
-    limiting.decide(req, res).then((info) => {
-      if (info === undefined) return next();
-      res.locals.rateLimit = info;
-      const existing = (name: string) => {
-        const value = res.getHeader(name);
-        return value === undefined ? null : Array.isArray(value) ? value.join(", ") : String(value);
-      };
-      for (const [name, value, append] of limiting.writes(info, existing)) {
-        if (append) res.append(name, value);
-        else res.setHeader(name, value);
-      }
-      if (info.decision.allowed) next();
-      else onDenied(info, req, res, next);
-    }).catch(next);
+  const decided = (
+    info: RateLimitInfo | undefined,
+    req: Request,
+    res: Response,
+    next: NextFunction,
+  ) => {
+    if (info === undefined) return next();
+    res.locals.rateLimit = info;
+    limiting.write(new ExpressFields(res), info);
+    if (info.decision.allowed) next();
+    else onDenied(info, req, res, next);
   };
+  return function rateLimitMiddleware(req, res, next) {
+    // At once when the key function and the limiter answered at once, with
+    // errors to next(err) either way.
+    let info;
+    try {
+      info = limiting.decide(req, res);
+    } catch (e) {
+      return next(e);
+    }
+    if (info instanceof Promise) {
+      info.then((found) => decided(found, req, res, next)).catch(next);
+      return;
+    }
+    try {
+      decided(info, req, res, next);
+    } catch (e) {
+      next(e);
+    }
+  };
+}
+
+/** An Express response as a place for fields: a list field appended, one that holds a value set. */
+class ExpressFields implements FieldSink {
+  readonly #res: Response;
+  constructor(res: Response) {
+    this.#res = res;
+  }
+  get(name: string): string | null {
+    const value = this.#res.getHeader(name);
+    return value === undefined ? null : Array.isArray(value) ? value.join(", ") : String(value);
+  }
+  append(name: string, value: string): void {
+    this.#res.append(name, value);
+  }
+  set(name: string, value: string): void {
+    this.#res.setHeader(name, value);
+  }
 }
 
 function sendProblem(info: RateLimitInfo, _req: Request, res: Response): void {

@@ -30,7 +30,6 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
-import { applyWrites } from "./fields.ts";
 import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
 export * from "./common.ts";
@@ -82,25 +81,21 @@ export function withRateLimit<I = unknown>(
   }
   return async (request, served) => {
     const info = served as I; // Deno.serve and Bun.serve always pass it
-    const decided = await limiting.decide(request, info);
+    let decided = limiting.decide(request, info);
+    if (decided instanceof Promise) decided = await decided;
     if (decided === undefined) return await handler(request, info, undefined);
     if (!decided.decision.allowed) {
-      return await onDenied(
-        decided,
-        deniedResponse(decided, limiting.writes(decided, () => null)),
-        request,
-      );
+      return await onDenied(decided, deniedResponse(decided, limiting), request);
     }
     let response = await handler(request, info, decided);
-    const writes = limiting.writes(decided, (name) => response.headers.get(name));
     try {
-      applyWrites(response.headers, writes);
+      limiting.write(response.headers, decided);
     } catch (e) {
       // Immutable headers (a response from fetch, Response.redirect): the
       // first write is the one that throws, so nothing was half written.
       if (!(e instanceof TypeError)) throw e;
       response = new Response(response.body, response);
-      applyWrites(response.headers, writes);
+      limiting.write(response.headers, decided);
     }
     return response;
   };

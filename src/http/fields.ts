@@ -168,9 +168,7 @@ export function retryAfterSeconds(ms: number): number {
  * @returns The item.
  */
 export function policyItem(name: string, limit: Limit): string {
-  return `${sfString(name)};q=${sfInteger(limit.count())};w=${
-    sfInteger(ceilSeconds(limit.periodMs()))
-  }`;
+  return policyText(name, limit).item!;
 }
 
 /**
@@ -236,44 +234,135 @@ export function rateLimitFieldWrites(
   fields: RateLimitFields,
   existing: (name: string) => string | null | undefined,
 ): FieldWrite[] {
-  const { policy, limit, decision } = fields;
-  const set = typeof fields.style === "object" && !Array.isArray(fields.style)
-    ? fields.style as HeaderSet
-    : headerSet(fields.style as HeaderStyle | undefined, "rateLimitFieldWrites");
   const out: FieldWrite[] = [];
+  writeFields(
+    {
+      get: existing,
+      append: (name, value) => void out.push([name, value, true]),
+      set: (name, value) => void out.push([name, value, false]),
+    },
+    styleOf(fields.style),
+    policyText(fields.policy, fields.limit),
+    fields.decision,
+  );
+  return out;
+}
+
+function styleOf(style: HeaderStyle | HeaderSet | undefined): HeaderSet {
+  return typeof style === "object" && !Array.isArray(style)
+    ? style as HeaderSet
+    : headerSet(style as HeaderStyle | undefined, "rateLimitFieldWrites");
+}
+
+/**
+ * Where fields go: a `Headers` is one, and an adapter wraps its framework's
+ * response in one. Reads see the response so far: no field is read after
+ * this decision wrote it, so reads before or between the writes agree.
+ */
+export interface FieldSink {
+  /** A field's value on the response so far, or null. */
+  get(name: string): string | null | undefined;
+  /** Adds a value to a list field. */
+  append(name: string, value: string): void;
+  /** Sets a field that holds one value, replacing one there. */
+  set(name: string, value: string): void;
+}
+
+/**
+ * What the fields say of one policy and its limit, whatever the decision:
+ * made once for each and kept by an adapter, as they are the same text on
+ * every request.
+ */
+export interface PolicyText {
+  /** The name as an sf-string. */
+  readonly quoted: string;
+  /** draft-10's `RateLimit-Policy` item; undefined with no limit. */
+  readonly item: string | undefined;
+  /** The older drafts' `RateLimit-Policy`, `q;w=w`; undefined with no limit. */
+  readonly drafted: string | undefined;
+  /** The limit's count, as a field tells it; undefined with no limit. */
+  readonly count: string | undefined;
+}
+
+/**
+ * The text of a policy's fields.
+ *
+ * @param name The policy's name.
+ * @param limit The limit it stands for, if known.
+ * @returns The text.
+ */
+export function policyText(name: string, limit: Limit | undefined): PolicyText {
+  const quoted = sfString(name);
+  if (limit === undefined) return { quoted, item: undefined, drafted: undefined, count: undefined };
+  const count = sfInteger(limit.count()), w = sfInteger(ceilSeconds(limit.periodMs()));
+  return { quoted, item: `${quoted};q=${count};w=${w}`, drafted: `${count};w=${w}`, count };
+}
+
+/**
+ * Writes the fields of one decision to `sink`, as
+ * {@link rateLimitFieldWrites} says, in the same order.
+ *
+ * @param sink Where they go.
+ * @param set Which fields.
+ * @param text The policy's text.
+ * @param decision What the check decided.
+ */
+export function writeFields(
+  sink: FieldSink,
+  set: HeaderSet,
+  text: PolicyText,
+  decision: DecisionLike,
+): void {
   const told = !(decision.allowed && decision.failure !== undefined);
-  const remaining = sfInteger(decision.remaining), reset = sfInteger(resetSeconds(decision));
-  // A single-valued field goes only if this decision has fewer left than the one there.
-  const fewer = (now: string | null | undefined) =>
-    told && !(decision.remaining >= Number(now ?? Infinity));
-  if (set.draft === "draft-10") {
-    if (limit !== undefined) out.push(["RateLimit-Policy", policyItem(policy, limit), true]);
-    if (told) out.push(["RateLimit", rateLimitItem(policy, decision), true]);
-  } else if (set.draft !== undefined && limit !== undefined) {
-    const q = sfInteger(limit.count()), w = sfInteger(ceilSeconds(limit.periodMs()));
-    out.push(["RateLimit-Policy", `${q};w=${w}`, true]);
-  }
-  if (set.draft === "draft-7") {
-    const now = existing("RateLimit")?.match(/remaining=(\d+)/)?.[1];
-    if (fewer(now)) {
-      const q = limit === undefined ? "" : `limit=${sfInteger(limit.count())}, `;
-      out.push(["RateLimit", `${q}remaining=${remaining}, reset=${reset}`, false]);
+  const draft = set.draft;
+  if (draft === "draft-10") {
+    if (text.item !== undefined) sink.append("RateLimit-Policy", text.item);
+    if (told) {
+      const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
+      sink.append("RateLimit", `${text.quoted};r=${r};t=${t}`);
     }
+  } else if (draft !== undefined && text.drafted !== undefined) {
+    sink.append("RateLimit-Policy", text.drafted);
   }
-  for (
-    const [on, prefix] of [[set.draft === "draft-6", "RateLimit"], [set.legacy, "X-RateLimit"]]
+  if (
+    draft === "draft-7" && told &&
+    fewer(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
   ) {
-    if (!on || !fewer(existing(`${prefix}-Remaining`))) continue;
-    if (limit !== undefined) out.push([`${prefix}-Limit`, sfInteger(limit.count()), false]);
-    out.push([`${prefix}-Remaining`, remaining, false], [`${prefix}-Reset`, reset, false]);
+    const q = text.count === undefined ? "" : `limit=${text.count}, `;
+    const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
+    sink.set("RateLimit", `${q}remaining=${r}, reset=${t}`);
   }
+  if (draft === "draft-6" && told) writeTrio(sink, "RateLimit", text, decision);
+  if (set.legacy && told) writeTrio(sink, "X-RateLimit", text, decision);
   if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
     const seconds = retryAfterSeconds(decision.retryAfterMs);
-    if (!(Number(existing("Retry-After") ?? 0) >= seconds)) {
-      out.push(["Retry-After", String(seconds), false]);
+    if (!(Number(sink.get("Retry-After") ?? 0) >= seconds)) {
+      sink.set("Retry-After", String(seconds));
     }
   }
-  return out;
+}
+
+/**
+ * Whether a single-valued field goes: only if this decision has fewer left
+ * than the one already there. A function of its own, not a closure made on
+ * each request: tsx (esbuild's keepNames) names every closure as it is
+ * made, a property definition per request.
+ */
+function fewer(decision: DecisionLike, now: string | null | undefined): boolean {
+  return !(decision.remaining >= Number(now ?? Infinity));
+}
+
+/** draft-6's or the legacy `-Limit`, `-Remaining` and `-Reset`, unless another limiter told fewer. */
+function writeTrio(
+  sink: FieldSink,
+  prefix: string,
+  text: PolicyText,
+  decision: DecisionLike,
+): void {
+  if (!fewer(decision, sink.get(`${prefix}-Remaining`))) return;
+  if (text.count !== undefined) sink.set(`${prefix}-Limit`, text.count);
+  sink.set(`${prefix}-Remaining`, sfInteger(decision.remaining));
+  sink.set(`${prefix}-Reset`, sfInteger(resetSeconds(decision)));
 }
 
 /**
@@ -298,7 +387,12 @@ export function rateLimitFieldWrites(
  * @throws {RangeError} when `style` names no standard.
  */
 export function appendRateLimitFields(headers: Headers, fields: RateLimitFields): void {
-  applyWrites(headers, rateLimitFieldWrites(fields, (n) => headers.get(n)));
+  writeFields(
+    headers,
+    styleOf(fields.style),
+    policyText(fields.policy, fields.limit),
+    fields.decision,
+  );
 }
 
 /**

@@ -43,7 +43,6 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
-import { applyWrites } from "./fields.ts";
 import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
 
 export * from "./common.ts";
@@ -115,30 +114,37 @@ export interface RateLimitEnv {
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimitEnv> {
   const limiting = new Limiting<[Context]>(options, "rateLimit");
   return async function rateLimitMiddleware(c, next) {
-    const info = await limiting.decide(c);
+    // Awaited only when something on the way answered a promise: a
+    // synchronous key function and a Guard decide with no turn of the
+    // microtask queue.
+    let info = limiting.decide(c);
+    if (info instanceof Promise) info = await info;
     if (info === undefined) return await next();
     c.set("rateLimit", info);
     if (!info.decision.allowed) {
-      const res = deniedResponse(info, limiting.writes(info, () => null));
+      const res = deniedResponse(info, limiting);
       throw new HTTPException(429, { res, message: "rate limited", cause: info });
     }
     await next();
-    // The response so far, with what another limiter already wrote.
-    const headers = c.res.headers;
-    const writes = limiting.writes(info, (n) => headers.get(n));
     // Into the response's own headers, as Hono's middleware guide does,
     // not through c.header: after next() that rebuilds the response from
     // its body stream, and a stream has no type, so Bun.serve sent a
     // c.text() as application/octet-stream (Bun types a string body only
-    // as it writes it, so no content-type was there yet to copy).
+    // as it writes it, so no content-type was there yet to copy). They
+    // are read as they are written: what another limiter wrote counts.
+    const headers = c.res.headers;
     try {
-      applyWrites(headers, writes);
+      limiting.write(headers, info);
     } catch (e) {
       // Immutable headers (Response.redirect, a fetch response), whose type
       // is in them already: the first write is the one that throws, so
       // nothing was half written, and c.header's copy loses nothing.
       if (!(e instanceof TypeError)) throw e;
-      for (const [name, value, append] of writes) c.header(name, value, { append });
+      limiting.write({
+        get: (name) => headers.get(name),
+        append: (name, value) => c.header(name, value, { append: true }),
+        set: (name, value) => c.header(name, value),
+      }, info);
     }
   };
 }

@@ -6,20 +6,21 @@
  * @module
  */
 
-import type { Limit } from "../core/limit.ts";
+import { Limit } from "../core/limit.ts";
 import type { Client } from "../client/client.ts";
 import type { Guard } from "../runtime/guard.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
 import { UNKNOWN_CLIENT, UNKNOWN_CLIENT_DENIED, unknownClientDenial } from "./client_ip.ts";
 import {
-  applyWrites,
   type DecisionLike,
-  type FieldWrite,
+  type FieldSink,
   type HeaderSet,
   headerSet,
   type HeaderStyle,
-  rateLimitFieldWrites,
+  type PolicyText,
+  policyText,
   retryAfterSeconds,
+  writeFields,
 } from "./fields.ts";
 
 /** The problem type of a denial, registered by the RateLimit fields draft. */
@@ -150,6 +151,7 @@ export class Limiting<A extends unknown[]> {
   readonly #maxKeyBytes: number;
   readonly #policyOf: (className: string) => string;
   readonly #limitOf: (key: string, options: { readonly class: string }) => Limit | undefined;
+  readonly #texts = new Map<string, { limit: Limit | undefined; text: PolicyText }>();
   /** Which fields go. */
   readonly headers: HeaderSet;
 
@@ -188,15 +190,35 @@ export class Limiting<A extends unknown[]> {
   }
 
   /**
-   * Checks a request, unless it is skipped or has no key.
+   * Checks a request, unless it is skipped or has no key. What the option
+   * functions and the limiter answer at once is used at once: a promise
+   * only where one of them returned one, as every await costs a turn of
+   * the event loop's microtasks on each request.
    *
    * @param args What the adapter hands the option functions.
-   * @returns What was decided, or undefined for a request let through unchecked.
+   * @returns What was decided, or undefined for a request let through
+   *   unchecked; a promise of it when something on the way was one. A
+   *   function that throws throws here, or rejects the promise.
    */
-  async decide(...args: A): Promise<RateLimitInfo | undefined> {
-    const options = this.#options;
-    if (options.skip !== undefined && await options.skip(...args)) return undefined;
-    const found = await options.key(...args);
+  decide(...args: A): Decided {
+    const skip = this.#options.skip;
+    if (skip !== undefined) {
+      const skipped = skip(...args);
+      if (isThenable(skipped)) {
+        return Promise.resolve(skipped).then((s) => s ? undefined : this.#keyed(args));
+      }
+      if (skipped) return undefined;
+    }
+    return this.#keyed(args);
+  }
+
+  #keyed(args: A): Decided {
+    const found = this.#options.key(...args);
+    if (isThenable(found)) return Promise.resolve(found).then((f) => this.#checked(f, args));
+    return this.#checked(found, args);
+  }
+
+  #checked(found: KeyOf, args: A): Decided {
     if (found === undefined) return undefined;
     if (found === UNKNOWN_CLIENT) return unknownClientDenial(this.#policyOf(""));
     const raw = typeof found === "string" ? found : found?.key;
@@ -205,43 +227,110 @@ export class Limiting<A extends unknown[]> {
     // limiter is checked by its hash as well: an unknown class, which the
     // default limit holds.
     const className = typeof rawClass === "string" && rawClass !== ""
-      ? await this.#safeKey(rawClass)
+      ? this.#safeKey(rawClass)
       : rawClass;
-    const key = typeof raw === "string" ? await this.#safeKey(raw) : raw;
+    const key = typeof raw === "string" ? this.#safeKey(raw) : raw;
+    if (typeof className !== "string" || typeof key !== "string") {
+      return Promise.all([className, key]).then(([c, k]) => this.#costed(k, c, args));
+    }
+    return this.#costed(key, className, args);
+  }
+
+  #costed(key: string, className: string, args: A): Decided {
     const check = { class: className, cost: 1 };
-    if (options.cost !== undefined) check.cost = await options.cost(...args);
-    const decision = await this.#limiter.check(key, check);
+    const cost = this.#options.cost;
+    if (cost !== undefined) {
+      const found = cost(...args);
+      if (isThenable(found)) {
+        return Promise.resolve(found).then((n) => {
+          check.cost = n;
+          return this.#checkedWith(key, check);
+        });
+      }
+      check.cost = found;
+    }
+    return this.#checkedWith(key, check);
+  }
+
+  #checkedWith(key: string, check: { class: string; cost: number }): Decided {
+    const decision = this.#limiter.check(key, check);
+    if (isThenable(decision)) {
+      return Promise.resolve(decision).then((d) => this.#info(key, check, d));
+    }
+    return this.#info(key, check, decision);
+  }
+
+  #info(
+    key: string,
+    check: { class: string; cost: number },
+    decision: DecisionLike,
+  ): RateLimitInfo {
     return {
       key,
-      class: className,
+      class: check.class,
       cost: check.cost,
-      policy: this.#policyOf(className),
+      policy: this.#policyOf(check.class),
       limit: this.#limitOf(key, check),
       decision,
     };
   }
 
   /**
-   * The fields of a decision, as writes.
+   * Writes the fields of a decision.
    *
+   * @param sink Where they go, and what the response holds so far.
    * @param info What was decided.
-   * @param existing A field's value on the response so far.
-   * @returns The writes.
    */
-  writes(info: RateLimitInfo, existing: (name: string) => string | null | undefined): FieldWrite[] {
-    const { policy, limit, decision } = info;
-    return rateLimitFieldWrites({ policy, limit, decision, style: this.headers }, existing);
+  write(sink: FieldSink, info: RateLimitInfo): void {
+    writeFields(sink, this.headers, this.#text(info.policy, info.limit), info.decision);
   }
 
-  /** A key the limiter takes, for any string a client can make the key function return. */
-  async #safeKey(key: string): Promise<string> {
+  /**
+   * A policy's text, kept: the same on every request of the policy. The
+   * policy's name can come from a client (a class it names), so the cache
+   * is bounded, and emptied when full rather than kept in order: a policy
+   * in use is back in it on its next request.
+   */
+  #text(policy: string, limit: Limit | undefined): PolicyText {
+    const kept = this.#texts.get(policy);
+    if (kept !== undefined && kept.limit === limit) return kept.text;
+    const text = policyText(policy, limit);
+    // A Limit is immutable, so its identity stands for its text; anything
+    // else shaped like one might change, and is read again each time.
+    if (limit === undefined || limit instanceof Limit) {
+      if (this.#texts.size >= POLICY_TEXTS_MAX) this.#texts.clear();
+      this.#texts.set(policy, { limit, text });
+    }
+    return text;
+  }
+
+  /**
+   * A key the limiter takes, for any string a client can make the key
+   * function return: at once, but for a key too long, whose digest Web
+   * Crypto gives only as a promise.
+   */
+  #safeKey(key: string): string | Promise<string> {
     if (key === "") return EMPTY_KEY;
     if (key.length * 3 <= this.#maxKeyBytes) return key;
     const bytes = new TextEncoder().encode(key);
     if (bytes.length <= this.#maxKeyBytes) return key;
-    const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-    return LONG_KEY_PREFIX + Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+    return crypto.subtle.digest("SHA-256", bytes).then((digest) =>
+      LONG_KEY_PREFIX +
+      Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("")
+    );
   }
+}
+
+/** What {@link Limiting.decide} answers: at once when it can, else a promise. */
+export type Decided = RateLimitInfo | undefined | Promise<RateLimitInfo | undefined>;
+
+/** Policies whose text a {@link Limiting} keeps at most. */
+const POLICY_TEXTS_MAX = 256;
+
+/** Whether `value` is a promise or any thenable, as await would take it. */
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return ((typeof value === "object" && value !== null) || typeof value === "function") &&
+    typeof (value as { then?: unknown }).then === "function";
 }
 
 /**
@@ -271,11 +360,14 @@ export function problemBody(info: RateLimitInfo): string {
  * The 429 of a denial, with its fields and the problem body.
  *
  * @param info The denial.
- * @param writes Its fields.
+ * @param limiting What writes its fields.
  * @returns The response.
  */
-export function deniedResponse(info: RateLimitInfo, writes: readonly FieldWrite[]): Response {
+export function deniedResponse<A extends unknown[]>(
+  info: RateLimitInfo,
+  limiting: Limiting<A>,
+): Response {
   const headers = new Headers({ "content-type": "application/problem+json" });
-  applyWrites(headers, writes);
+  limiting.write(headers, info);
   return new Response(problemBody(info), { status: 429, headers });
 }
