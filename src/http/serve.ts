@@ -147,8 +147,8 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
 /**
  * Listens, and asks `admission` about each connection as the server tells
  * of it: on Node and Deno as it is accepted, on Bun once it has sent bytes
- * (Bun's server neither shows nor counts a silent connection, so none can
- * fill the cap there). Not `server.maxConnections`, which refuses every
+ * or about a second after it was made, whichever is first (its listener
+ * defers the accept). Not `server.maxConnections`, which refuses every
  * new connection when full and so lets held ones lock everyone out.
  */
 async function listen(
