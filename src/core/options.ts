@@ -75,7 +75,7 @@ export const GUARD_BOUNDS = {
  * The sidecar's HTTP server, bounded against slow and idle clients: how
  * long a client may take over its headers, over its whole request (the
  * body included), how long a kept-alive connection may sit idle, and how
- * many connections are open at once, and how long a shutdown waits for
+ * many connections are open at once (from one client address too), and how long a shutdown waits for
  * requests in flight before it closes their connections. The one source of the server's
  * defaults and of its flags' bounds.
  */
@@ -84,6 +84,8 @@ export const HTTP_BOUNDS = {
   requestTimeoutMs: { default: 30_000, min: 100, max: 3_600_000 },
   idleTimeoutMs: { default: 5_000, min: 100, max: 600_000 },
   maxConnections: { default: 1_024, min: 1, max: 65_536 },
+  // A quarter of the default cap: one address cannot hold most of it.
+  maxConnectionsPerClient: { default: 256, min: 1, max: 65_536 },
   drainTimeoutMs: { default: 10_000, min: 0, max: 600_000 },
 } as const satisfies Record<string, OptionBounds>;
 

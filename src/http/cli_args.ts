@@ -341,7 +341,12 @@ function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptio
       `--header-timeout (${headersTimeoutMs}ms) must be at most --request-timeout (${requestTimeoutMs}ms)`,
     );
   }
-  const connections = get("max-connections");
+  const count = (flag: Flag, bounds: OptionBounds, name: string) => {
+    const given = get(flag);
+    return given === undefined
+      ? bounds.default
+      : valueOf(given, (t) => checkBounded(name, bounds, wholeNumber(t, bounds)));
+  };
   const { hostname, port } = http === undefined
     ? parseHostPort("--http", DEFAULT_HTTP)
     : parseHostPort(http.from, http.text);
@@ -352,10 +357,12 @@ function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptio
     requestTimeoutMs,
     idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),
     drainTimeoutMs: duration("drain-timeout", H.drainTimeoutMs),
-    maxConnections: connections === undefined
-      ? H.maxConnections.default
-      : valueOf(connections, (t) =>
-        checkBounded("maxConnections", H.maxConnections, wholeNumber(t, H.maxConnections))),
+    maxConnections: count("max-connections", H.maxConnections, "maxConnections"),
+    maxConnectionsPerClient: count(
+      "max-connections-per-client",
+      H.maxConnectionsPerClient,
+      "maxConnectionsPerClient",
+    ),
   };
 }
 

@@ -40,6 +40,7 @@ export const OPTIONS = {
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
   "max-connections": { type: "string" },
+  "max-connections-per-client": { type: "string" },
   "drain-timeout": { type: "string" },
   "admin-token-file": { type: "string" },
   "ops-token-file": { type: "string" },
@@ -172,7 +173,12 @@ HTTP
   --idle-timeout <d>           a kept-alive connection's time between requests (default ${
     seconds(H.idleTimeoutMs.default)
   })
-  --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default})
+  --max-connections <n>        connections open at once, ${H.maxConnections.min} to ${H.maxConnections.max} (default ${H.maxConnections.default}); when
+                               full, a new one takes the place of the longest waiting with no
+                               request in flight
+  --max-connections-per-client <n>
+                               connections open at once from one address, held the same way,
+                               ${H.maxConnectionsPerClient.min} to ${H.maxConnectionsPerClient.max} (default ${H.maxConnectionsPerClient.default})
   --drain-timeout <d>          on SIGTERM, the wait for requests in flight before their
                                connections are closed (default ${seconds(H.drainTimeoutMs.default)})
   --admin-token-file <path>    the admin routes need "Authorization: Bearer <the file's token>";

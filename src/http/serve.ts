@@ -14,6 +14,7 @@ import type { Http2Bindings, HttpBindings } from "@hono/node-server";
 import { formatHostPort } from "../proto/host_port.ts";
 import { messageOf } from "../core/errors.ts";
 import { HTTP_BOUNDS } from "../core/options.ts";
+import { Admission } from "./admission.ts";
 
 /** A running HTTP server. */
 export interface HttpServer {
@@ -44,8 +45,13 @@ export interface ListenOptions {
   readonly idleTimeoutMs?: number;
   /** How long {@link HttpServer.close} waits for requests in flight before it closes their connections, ms. */
   readonly drainTimeoutMs?: number;
-  /** Connections open at once; one more is closed as it is accepted. */
+  /**
+   * Connections open at once; when full, a new one takes the place of the
+   * connection that has waited longest with no request in flight.
+   */
   readonly maxConnections?: number;
+  /** Connections open at once from one client address, held the same way. */
+  readonly maxConnectionsPerClient?: number;
 }
 
 /**
@@ -96,7 +102,10 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
       connectionsCheckingInterval: Math.max(25, Math.min(1_000, headersTimeout / 4)),
     },
   }) as Server<typeof IncomingMessage, typeof ServerResponse>;
-  server.maxConnections = options.maxConnections ?? B.maxConnections.default;
+  const admission = new Admission({
+    maxConnections: options.maxConnections ?? B.maxConnections.default,
+    maxConnectionsPerClient: options.maxConnectionsPerClient ?? B.maxConnectionsPerClient.default,
+  });
   // Requests are counted until their response is sent, so that a close
   // waits for a body still arriving and for its answer, then closes every
   // connection at once rather than letting kept-alive ones idle out.
@@ -106,19 +115,14 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     active++;
     idle.busy(req.socket);
+    admission.busy(req.socket);
     res.once("close", () => {
       idle.done(req.socket);
+      admission.done(req.socket);
       if (--active === 0) drained?.();
     });
   });
-  const port = await new Promise<number>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port, options.hostname, () => {
-      server.off("error", reject);
-      const addr = server.address();
-      resolve(typeof addr === "object" && addr !== null ? addr.port : options.port);
-    });
-  });
+  const port = await listen(server, admission, options);
   return {
     address: formatHostPort(options.hostname, port),
     close: async () => {
@@ -132,11 +136,37 @@ async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<Http
       });
       clearTimeout(timer);
       server.closeAllConnections();
+      admission.closeAll();
       idle.closeAll();
       await closed;
       return inTime;
     },
   };
+}
+
+/**
+ * Listens, and asks `admission` about each connection as the server tells
+ * of it: on Node and Deno as it is accepted, on Bun once it has sent bytes
+ * or about a second after it was made, whichever is first (its listener
+ * defers the accept). Not `server.maxConnections`, which refuses every
+ * new connection when full and so lets held ones lock everyone out.
+ */
+async function listen(
+  server: Server,
+  admission: Admission,
+  options: ListenOptions,
+): Promise<number> {
+  server.on("connection", (socket: Socket) => {
+    if (!admission.admit(socket)) socket.destroy();
+  });
+  return await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve(typeof addr === "object" && addr !== null ? addr.port : options.port);
+    });
+  });
 }
 
 /** What closes kept-alive connections as their idle time runs out. */

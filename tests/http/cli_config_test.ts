@@ -212,6 +212,22 @@ describe("sidecar flags: the HTTP server's bounds", () => {
     );
     refused(["--limit", "1", "--header-timeout", "5ms"], {}, /^--header-timeout: .*from 100ms/);
     refused(["--limit", "1", "--max-connections", "0"], {}, /^--max-connections: .*got 0$/);
+    // One address's share of the connections: 256 unless set, from the flag or the environment.
+    assert.equal(d.maxConnectionsPerClient, HTTP_BOUNDS.maxConnectionsPerClient.default);
+    assert.equal(
+      config(["--limit", "1", "--max-connections-per-client", "8"]).http.maxConnectionsPerClient,
+      8,
+    );
+    assert.equal(
+      config(["--limit", "1"], { RATEGUARD_MAX_CONNECTIONS_PER_CLIENT: "32" }).http
+        .maxConnectionsPerClient,
+      32,
+    );
+    refused(
+      ["--limit", "1", "--max-connections-per-client", "0"],
+      {},
+      /^--max-connections-per-client: .*got 0$/,
+    );
     refused(["--limit", "1"], { RATEGUARD_IDLE_TIMEOUT: "soon" }, /^RATEGUARD_IDLE_TIMEOUT: /);
     refused(
       ["--limit", "1", "--header-timeout", "40s"],
