@@ -5,6 +5,23 @@
  * secret (or, said in so many words, `--gossip-auth off`); without, it
  * runs standalone.
  *
+ * From JSR, with Deno (run it, or install it as a `rateguard` command):
+ *
+ * ```sh
+ * deno run -A jsr:@rateguard/guard/cli --limit 1000/min
+ * deno install -g -A -n rateguard jsr:@rateguard/guard/cli && rateguard --version
+ * ```
+ *
+ * On Node.js and Bun, the npm package's `rateguard` command is this module,
+ * compiled (the sidecar needs `hono`, and on Node `@hono/node-server`):
+ *
+ * ```sh
+ * npm install @rateguard/guard hono @hono/node-server && npx rateguard --limit 1000/min
+ * bun add @rateguard/guard hono && bunx --bun rateguard --limit 1000/min
+ * ```
+ *
+ * From a checkout:
+ *
  * ```sh
  * node_modules/.bin/deno run -A cli.ts --limit 1000/min
  * node_modules/.bin/bun cli.ts --limit 1000/min --bind 0.0.0.0:7946 --advertise 10.0.0.3:7946 --seeds 10.0.0.1:7946 \
@@ -12,16 +29,21 @@
  * node --import tsx cli.ts --config rateguard.json
  * ```
  *
- * A bad flag, variable or config key prints one line naming it and exits
- * with status 2. Log lines go to stderr, one per event, as text or JSON
- * (`--log-format`). SIGTERM or SIGINT stops accepting requests, lets those
- * in flight finish (for `--drain-timeout` at most), closes every connection,
- * leaves the fleet, and exits 0.
+ * Importing the module starts nothing: it runs as the main module only
+ * (std's `@std/http/file-server` habit), and {@link main} runs it from
+ * another. A bad flag, variable or config key prints one line naming it and
+ * exits with status 2; `--version` prints `rateguard <version>`. Log lines
+ * go to stderr, one per event, as text or JSON (`--log-format`). SIGTERM or
+ * SIGINT stops accepting requests, lets those in flight finish (for
+ * `--drain-timeout` at most), closes every connection, leaves the fleet,
+ * and exits 0.
  *
  * @module
  */
 
 import process from "node:process";
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { Guard } from "./src/runtime/guard.ts";
 import { messageOf } from "./src/core/errors.ts";
 import type { GuardBuilder } from "./src/runtime/builder.ts";
@@ -36,9 +58,31 @@ import { readSaltFile, readSecretFile, readTokenFile, watchFile } from "./src/ht
 /** How often the fleet rules' figures are read for the log. */
 const RULES_WATCH_MS = 1_000;
 
-async function main(): Promise<void> {
-  const parsed = parseSidecarArgs(process.argv.slice(2), process.env);
-  if (parsed.kind === "help") {
+/**
+ * Runs the sidecar with `args` until a signal stops it, then exits the
+ * process: 0 after a stop, `--help` or `--version`, 2 for a bad flag, 1
+ * for anything else. The npm package's `rateguard` command calls it.
+ *
+ * @example Run the sidecar from a script of one's own
+ * ```ts ignore
+ * import { main } from "@rateguard/guard/cli";
+ * await main(["--limit", "1000/min"]);
+ * ```
+ *
+ * @param args The flags, without the runtime and script: the process's own by default.
+ * @returns Once the sidecar listens, or the process has printed and is exiting.
+ */
+export async function main(args: readonly string[] = process.argv.slice(2)): Promise<void> {
+  try {
+    await serve(args);
+  } catch (e) {
+    fail(e);
+  }
+}
+
+async function serve(args: readonly string[]): Promise<void> {
+  const parsed = parseSidecarArgs(args, process.env);
+  if (parsed.kind !== "run") {
     process.stdout.write(parsed.text);
     return;
   }
@@ -190,14 +234,33 @@ function fromFile<T>(flag: string, read: () => T): T {
   }
 }
 
-main().catch((e: unknown) => {
+function fail(e: unknown): never {
   const message = messageOf(e);
-  const log: Logger = lineLogger("text", (line) => process.stderr.write(line));
   if (e instanceof UsageError) {
     // One line naming the flag, nothing else: the contract of a bad flag.
     process.stderr.write(`rateguard: ${message.split("\n")[0]}\n`);
     process.exit(2);
   }
+  const log: Logger = lineLogger("text", (line) => process.stderr.write(line));
   log.warn(message.split("\n")[0]);
   process.exit(1);
-});
+}
+
+/**
+ * Whether this module is the one the runtime was started with. Node 20 has
+ * no `import.meta.main`: there the script's path says it (through links, as
+ * a checkout's may be).
+ */
+function isMainModule(): boolean {
+  const main = (import.meta as { main?: boolean }).main;
+  if (main !== undefined) return main;
+  const script = process.argv[1];
+  if (script === undefined || !import.meta.url.startsWith("file:")) return false;
+  try {
+    return realpathSync(script) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMainModule()) void main();

@@ -99,14 +99,16 @@ export function npmManifest(deno: Json, root: Json): Json {
 }
 
 /**
- * The `rateguard` command: the compiled `cli.ts`, so that it has its flags
- * and its shutdown. Node reports a missing `hono` as a stack trace; this
- * says in one line what to install.
+ * The `rateguard` command: the compiled `cli.ts` (its `./cli` export), so
+ * that it has its flags and its shutdown. Importing it starts nothing, so
+ * the command calls its `main()`. Node reports a missing `hono` as a stack
+ * trace; this says in one line what to install.
  */
 const BIN = `#!/usr/bin/env node
 // The rateguard sidecar: the compiled cli.ts, flags and signals included.
+let cli;
 try {
-  await import("../dist/cli.js");
+  cli = await import("../dist/cli.js");
 } catch (e) {
   if (!/Cannot find (?:package|module) 'hono'/.test(String(e?.message))) throw e;
   process.stderr.write(
@@ -115,6 +117,7 @@ try {
   );
   process.exit(1);
 }
+await cli.main();
 `;
 
 /**
@@ -170,7 +173,7 @@ export function buildPackage(out: string = join(REPO, "build/npm")): string {
     JSON.stringify({
       extends: relative(out, join(REPO, "tsconfig.npm.json")),
       compilerOptions: { rootDir: "package", outDir: "package/dist" },
-      files: ["./cli.ts", ...entries].map((e) => join("package", e)),
+      files: entries.map((e) => join("package", e)),
     }),
   );
   run(join(REPO, "node_modules/.bin/tsc"), ["-p", join(out, "tsconfig.json")], REPO);

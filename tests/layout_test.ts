@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { npmManifest, PEERS } from "../scripts/npm_package.ts";
+import { VERSION } from "../src/version.ts";
 
 const json = (path: string) => JSON.parse(readFileSync(path, "utf8"));
 
@@ -17,6 +18,38 @@ test("jsr.json and deno.json describe the same package", () => {
   const npm = json("package.json");
   assert.equal(npm.version, jsr.version);
   assert.deepEqual(npm.exports, deno.exports, "package.json exports the same entry points");
+});
+
+test("every manifest, the lock file and the runtime say one version", () => {
+  // deno.json is the source the npm build reads; each other place must say the same.
+  const version = json("deno.json").version;
+  assert.match(version, /^\d+\.\d+\.\d+$/);
+  const lock = json("package-lock.json");
+  const said: Record<string, string> = {
+    "jsr.json": json("jsr.json").version,
+    "package.json": json("package.json").version,
+    "package-lock.json": lock.version,
+    'package-lock.json packages[""]': lock.packages[""].version,
+    "the npm manifest": npmManifest(json("deno.json"), json("package.json")).version as string,
+    "src/version.ts": VERSION,
+  };
+  for (const [where, v] of Object.entries(said)) assert.equal(v, version, where);
+  // A release's changelog heading carries its version and date (Keep a Changelog).
+  const changelog = readFileSync("CHANGELOG.md", "utf8");
+  assert.match(
+    changelog,
+    new RegExp(`^## \\[${version.replaceAll(".", "\\.")}\\] — \\d{4}-\\d{2}-\\d{2}$`, "m"),
+  );
+});
+
+test("the sidecar is an entry point, run only as the main module", () => {
+  const deno = json("deno.json");
+  assert.equal(deno.exports["./cli"], "./cli.ts", "JSR users run jsr:@rateguard/guard/cli");
+  const cli = readFileSync("cli.ts", "utf8");
+  assert.match(cli, /^export async function main\(/m, "the npm bin calls main()");
+  assert.match(cli, /import\.meta\.main/, "importing it starts nothing");
+  assert.ok(cli.includes("deno run -A jsr:@rateguard/guard/cli --limit 1000/min"));
+  assert.ok(cli.includes("deno install -g -A -n rateguard jsr:@rateguard/guard/cli"));
 });
 
 test("the published npm manifest has deno.json's entry points, compiled, and only optional peers", () => {

@@ -5,6 +5,8 @@ import { mostDenied } from "../src/runtime/keystats.ts";
 import { collectStats } from "../src/runtime/stats.ts";
 import { PUBLIC_HASH_KEY } from "../src/core/hash.ts";
 import { rig } from "./core/support.ts";
+import { VERSION } from "../src/version.ts";
+import { readFileSync } from "node:fs";
 
 /** Offers each key its rate for `seconds`, interleaved in time, from `startMs`. */
 function traffic(
@@ -143,5 +145,8 @@ describe("stats", () => {
     });
     assert.equal(s.gossipAuth, "required");
     assert.equal(s.running, false);
+    // The release, beside what it did: not rules.version, the rules' clock.
+    assert.equal(s.guardVersion, VERSION);
+    assert.equal(s.guardVersion, JSON.parse(readFileSync("deno.json", "utf8")).version);
   });
 });

@@ -35,6 +35,7 @@ import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
 import type { ListenOptions } from "./serve.ts";
+import { VERSION } from "../version.ts";
 import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, type Switch } from "./cli_flags.ts";
 import {
   bool,
@@ -108,7 +109,7 @@ export interface SidecarConfig extends GuardFlags {
 /** The outcome of reading the command line. */
 export type ParsedArgs =
   | { readonly kind: "run"; readonly config: SidecarConfig }
-  | { readonly kind: "help"; readonly text: string };
+  | { readonly kind: "help" | "version"; readonly text: string };
 
 /**
  * Reads `argv` (without the runtime and script), `env` and the `--config`
@@ -117,7 +118,7 @@ export type ParsedArgs =
  * @param argv The arguments.
  * @param env The environment.
  * @param readFile Reads the `--config` file as text; the file system by default.
- * @returns What to run, or the help text.
+ * @returns What to run, or the help or version text to print.
  * @throws {UsageError} naming the flag, variable or key at fault.
  */
 export function parseSidecarArgs(
@@ -127,6 +128,7 @@ export function parseSidecarArgs(
 ): ParsedArgs {
   const values = readArgv(argv);
   if (values.help) return { kind: "help", text: HELP };
+  if (values.version) return { kind: "version", text: `rateguard ${VERSION}\n` };
   checkEnv(env);
   const configPath = typeof values.config === "string" ? values.config : set(env.RATEGUARD_CONFIG);
   const file = configPath === undefined

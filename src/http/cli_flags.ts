@@ -11,6 +11,7 @@ import {
   HTTP_BOUNDS as H,
   type NumericOption,
 } from "../core/options.ts";
+import { VERSION } from "../version.ts";
 
 /** The default HTTP address: loopback only. */
 export const DEFAULT_HTTP = "127.0.0.1:7947";
@@ -51,10 +52,25 @@ export const OPTIONS = {
   "key-salt-file": { type: "string" },
   config: { type: "string" },
   help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
 } as const;
 
 /** A flag's name, without its dashes. */
 export type Flag = keyof typeof OPTIONS;
+
+/**
+ * The flags that answer and exit, whatever else is given: no switch, no
+ * environment variable, no `--config` key, and harmless given twice.
+ */
+export const ANSWERS = ["help", "version"] as const satisfies readonly Flag[];
+
+/** A flag of {@link ANSWERS}. */
+export type Answer = (typeof ANSWERS)[number];
+
+/** Whether `flag` is one of {@link ANSWERS}. */
+export function isAnswer(flag: string): flag is Answer {
+  return (ANSWERS as readonly string[]).includes(flag);
+}
 
 /** The flags that set a numeric option of the guard, checked against its bounds. */
 export const NUMERIC = {
@@ -70,12 +86,12 @@ export const NUMERIC = {
 /** A switch: a flag that takes no value and that `--no-<switch>` turns off. */
 export type Switch = Exclude<
   { [F in Flag]: (typeof OPTIONS)[F]["type"] extends "boolean" ? F : never }[Flag],
-  "help"
+  Answer
 >;
 
 /** The switches, in the order of {@link OPTIONS}. */
 export const SWITCHES: readonly Switch[] = (Object.keys(OPTIONS) as Flag[]).filter(
-  (f): f is Switch => OPTIONS[f].type === "boolean" && f !== "help",
+  (f): f is Switch => OPTIONS[f].type === "boolean" && !isAnswer(f),
 );
 
 /**
@@ -87,9 +103,9 @@ export const ARGV_OPTIONS = {
   ...Object.fromEntries(SWITCHES.map((s) => [`no-${s}`, { type: "boolean" }])),
 } as typeof OPTIONS & { readonly [S in Switch as `no-${S}`]: { readonly type: "boolean" } };
 
-/** Every environment variable the sidecar reads: one per flag but `--help`. */
+/** Every environment variable the sidecar reads: one per flag but `--help` and `--version`. */
 export const ENV_NAMES: readonly string[] = (Object.keys(OPTIONS) as Flag[])
-  .filter((f) => f !== "help").map(envName);
+  .filter((f) => !isAnswer(f)).map(envName);
 
 /**
  * Variables named like the sidecar's that the sidecar does not read: the
@@ -191,6 +207,7 @@ HTTP
   --log-format <text|json>     one line per event on stderr (default text)
   --config <file.json>         a JSON object of flags by name, such as {"limit": "1000/min", "hot-keys": 32}
   -h, --help                   this text
+  --version                    the release this is: rateguard ${VERSION}
 
 Each switch has a --no- form, which turns it off whatever the environment or the
 ${wrap("file says: ", SWITCHES.map((s) => `--no-${s}`))}

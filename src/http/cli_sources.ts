@@ -13,6 +13,7 @@ import {
   ARGV_OPTIONS,
   ENV_NAMES,
   type Flag,
+  isAnswer,
   OPTIONS,
   RESERVED_ENV,
   type Switch,
@@ -146,7 +147,7 @@ export function readArgv(argv: readonly string[]): ArgValues {
   }
   const seen = new Map<string, { name: string; value: string | undefined }>();
   for (const token of parsed.tokens) {
-    if (token.kind !== "option" || token.name === "help") continue;
+    if (token.kind !== "option" || isAnswer(token.name)) continue;
     if ("multiple" in ARGV_OPTIONS[token.name as Flag]) continue;
     const negated = token.name.startsWith("no-") &&
       SWITCHES.includes(token.name.slice(3) as Switch);
@@ -253,7 +254,7 @@ export function readConfig(path: string, text: string): Map<Flag, unknown> {
   }
   const out = new Map<Flag, unknown>();
   for (const [key, value] of Object.entries(body)) {
-    if (!Object.hasOwn(OPTIONS, key) || key === "config" || key === "help") {
+    if (!Object.hasOwn(OPTIONS, key) || key === "config" || isAnswer(key)) {
       throw new UsageError(
         `${path}: unknown key ${
           JSON.stringify(key)

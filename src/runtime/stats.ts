@@ -11,6 +11,7 @@ import type { Enforcer } from "../core/enforcer.ts";
 import type { FleetStats } from "../core/fleet_node.ts";
 import type { GossipCounters } from "./gossip.ts";
 import type { DeniedKey } from "./keystats.ts";
+import { VERSION } from "../version.ts";
 
 /** Datagrams refused, by reason. */
 export interface RejectedDatagrams {
@@ -26,6 +27,12 @@ export interface RejectedDatagrams {
 
 /** What one instance decided, and how it is set up. */
 export interface Stats {
+  /**
+   * The rateguard release this instance runs, as `rateguard --version`
+   * says it (`0.2.0`): which build a fleet mixes during a rollout. Not
+   * `rules.version`, the clock of the newest fleet rule.
+   */
+  readonly guardVersion: string;
   /** Checks admitted since the guard started. */
   readonly admitted: number;
   /** Checks denied; in a dry run, those that would have been. */
@@ -169,6 +176,7 @@ export function collectStats(s: StatsSources): Stats {
   const c = s.enforcer.counters;
   const f = s.fleet;
   return {
+    guardVersion: VERSION,
     admitted: c.admitted,
     denied: c.denied,
     overflowed: c.overflowed,

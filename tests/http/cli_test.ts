@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { connect } from "node:net";
 import { start } from "../support/process.ts";
+import { VERSION } from "../../src/version.ts";
 import { eventually, postJson, startSidecar, waitForStderr } from "./support.ts";
 
 describe("sidecar flags", () => {
@@ -50,6 +51,12 @@ describe("sidecar flags", () => {
     const v6 = parseSidecarArgs(["--limit", "1", "--http", "[::1]:0"], {});
     assert.ok(v6.kind === "run" && v6.config.http.hostname === "::1");
     assert.deepEqual(parseSidecarArgs(["--help"], {}), { kind: "help", text: HELP });
+    // Like --help, --version answers whatever else is given, and nothing else is read.
+    const version = { kind: "version", text: `rateguard ${VERSION}\n` };
+    assert.deepEqual(parseSidecarArgs(["--version"], {}), version);
+    assert.deepEqual(parseSidecarArgs(["--version", "--version"], {}), version);
+    assert.deepEqual(parseSidecarArgs(["--version"], { RATEGUARD_LIMIT: "bad" }), version);
+    assert.match(HELP, /--version\b/);
   });
 
   it("reads the fleet's flags", () => {
@@ -246,5 +253,21 @@ describe("sidecar process", () => {
     } finally {
       p.kill();
     }
+  });
+
+  it("prints its version and exits 0", async () => {
+    const p = start("cli.ts", ["--version"]);
+    try {
+      assert.equal(await p.exited(), 0);
+      assert.equal(p.stdout(), `rateguard ${VERSION}\n`);
+      assert.equal(p.stderr(), "");
+    } finally {
+      p.kill();
+    }
+  });
+
+  it("starts nothing when imported: the bin and JSR users call main()", async () => {
+    const cli = await import("../../cli.ts");
+    assert.equal(typeof cli.main, "function");
   });
 });

@@ -263,6 +263,8 @@ describe("npm install of the tarball with its peers", () => {
 
   test("the rateguard command runs the sidecar on Node.js: npx, a request, SIGTERM", async () => {
     assert.match(sh(dir, "npx", "--offline", "rateguard", "--help"), /--limit/);
+    const { version } = JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8"));
+    assert.equal(sh(dir, "npx", "--offline", "rateguard", "--version"), `rateguard ${version}\n`);
     await sidecar(dir, join(dir, "node_modules/.bin/rateguard"));
   });
 

@@ -122,6 +122,12 @@ if (mode === "full") {
     server.closeAllConnections?.();
   }
   passed.push("./express");
+
+  // The sidecar's module, imported, starts nothing: only run as the main
+  // module, or by its main(), does it listen (the rateguard command calls it).
+  const cli = await import("@rateguard/guard/cli");
+  assert.equal(typeof cli.main, "function");
+  passed.push("./cli");
 }
 await guard.leave();
 console.log(`ok ${passed.join(" ")}`);
