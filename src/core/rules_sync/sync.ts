@@ -67,6 +67,12 @@ export interface RulesSyncOptions {
   readonly self: Origin;
   /** Rules and tombstones held at most. */
   readonly maxEntries: number;
+  /**
+   * Of `maxEntries`, the entries kept for changes made here: peers'
+   * entries take at most the rest, so a forger cannot fill the room an
+   * operator's change needs. @default {0}
+   */
+  readonly reservedEntries?: number;
   /** The protocol period, ms: timers count in it. */
   readonly protocolPeriodMs: number;
   /** The key this member draws its page requesters' tickets under: random, its own (`serve.ts`). */
@@ -103,7 +109,10 @@ export class RulesSync {
    */
   constructor(options: RulesSyncOptions, learning: boolean) {
     this.#options = options;
-    this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS);
+    this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS, {
+      self: options.self,
+      reservedEntries: options.reservedEntries ?? 0,
+    });
     this.#gossip = new ChangeGossip(DISAGREE_PERIODS * options.protocolPeriodMs);
     this.#server = new PageServer(options.ticketKey, RULES_DATAGRAM_BYTES);
     this.#learning = learning;
@@ -132,6 +141,35 @@ export class RulesSync {
   /** Every live rule held. */
   rules(): IterableIterator<RuleEntry> {
     return this.#table.live();
+  }
+
+  /**
+   * Why a change made here to a rule could not be kept for want of room,
+   * here or on the members it goes to, `""` when it can: ask before
+   * applying it, so that this member and the fleet agree on what was
+   * refused. A member can take its own change into its reserve, but its
+   * peers take it as a peer's, within the peers' room: a change that fits
+   * only here is refused, not made here alone.
+   *
+   * @param change The rule.
+   * @returns The reason, or `""`.
+   */
+  roomFor(change: Pick<RuleEntry, "kind" | "className" | "key">): string {
+    const t = this.#table;
+    if (t.hasRoomShared(change.kind, change.className, change.key)) return "";
+    return `the fleet rules table is full: ${t.size} entries, past the ${t.bound - t.reserved} ` +
+      `that members take from peers (of ${t.bound}), and no removal to give up: ` +
+      "the change would reach no other member";
+  }
+
+  /** Why the table is full (a rule was refused for room since a slot was last freed), `""` when not. */
+  fullReason(): string {
+    const t = this.#table;
+    if (!t.full) return "";
+    const peers = t.size - t.own;
+    return `the fleet rules table is full: ${t.size} of ${t.bound} entries, ` +
+      `${peers} from peers (at most ${t.bound - t.reserved}), ${t.own} set here ` +
+      `(${t.reserved} kept for changes made here)`;
   }
 
   /**
@@ -360,6 +398,13 @@ export class RulesSync {
       rulesRefused: c.refused,
       rulesFull: c.full,
       rulesUnshared: c.unshared,
+      rulesEntries: this.#table.size,
+      rulesBound: this.#table.bound,
+      rulesReserved: this.#table.reserved,
+      rulesOwn: this.#table.own,
+      rulesPeers: this.#table.size - this.#table.own,
+      rulesTableFull: this.#table.full,
+      rulesTableFullReason: this.fullReason(),
       rulesTransfers: c.transfers,
       rulesRefusals: c.refusals,
       rulesLastRefusal: c.lastRefusal,

@@ -22,6 +22,15 @@
  * same version, whether it was here before the class's removal or arrives
  * after it, so every member holds the same whatever the order.
  *
+ * Room is kept for this member's own changes: entries whose version this
+ * member stamped are counted apart from its peers', and peers' entries
+ * take at most the bound less a reserve. With signing off a forger can
+ * fill the peers' room, never the reserve, and never push out a rule set
+ * here: no live entry is evicted for room, only tombstones (a peer's
+ * entry makes room from peers' tombstones only; this member's, from
+ * peers' first). A refusal for room leaves the table full, which it says
+ * ({@link RuleTable.full}) until a slot is freed.
+ *
  * @module
  */
 
@@ -31,6 +40,7 @@ import {
   clockMs,
   compareVersionParts,
   compareVersions,
+  type Origin,
   RULE_KINDS,
   type RuleEntry,
   ruleId,
@@ -80,11 +90,20 @@ export class RuleTable {
   #clock = new Float64Array(16);
   #originHi = new Uint32Array(16);
   #originLo = new Uint32Array(16);
-  /** Whether the slot is in the tombstone queue (once is enough: its turn comes no later). */
+  /** Whether the slot is in a tombstone queue (once is enough: its turn comes no later). */
   #queued = new Uint8Array(16);
-  /** Slots of tombstones in the order they were made here, for expiry. */
-  #tombstones: number[] = [];
-  #tombstoneHead = 0;
+  /** Whether the slot's version is this member's own. */
+  #own = new Uint8Array(16);
+  #ownCount = 0;
+  /** Whether a rule was refused for room since a slot was last freed. */
+  #refusedFull = false;
+  /**
+   * Slots of tombstones in the order they were made here, for expiry: one
+   * queue of peers' (index 0) and one of this member's own (1), so that
+   * room for a peer's entry is found among peers' tombstones at once.
+   */
+  #tombstones: [number[], number[]] = [[], []];
+  #tombstoneHeads = [0, 0];
   /** Slots that held a block when it was set, a min-heap by its end; a slot changed since is skipped. */
   #blocks: BlockEnd[] = [];
   #liveBlocks = 0;
@@ -96,19 +115,62 @@ export class RuleTable {
   #lo = 0;
   readonly #maxEntries: number;
   readonly #tombstoneMs: number;
+  readonly #self: Origin | undefined;
+  readonly #reserved: number;
 
   /**
    * @param maxEntries Rules and tombstones held at most.
    * @param tombstoneMs How long, by the versions' clocks, a removal is kept.
+   * @param own Who this member is, and the entries kept for its own changes
+   *   (peers' entries take at most `maxEntries - reservedEntries`); without
+   *   it, every entry is a peer's and none are reserved.
    */
-  constructor(maxEntries: number, tombstoneMs: number) {
+  constructor(
+    maxEntries: number,
+    tombstoneMs: number,
+    own?: { readonly self: Origin; readonly reservedEntries: number },
+  ) {
     this.#maxEntries = maxEntries;
     this.#tombstoneMs = tombstoneMs;
+    this.#self = own?.self;
+    this.#reserved = Math.min(maxEntries, own?.reservedEntries ?? 0);
   }
 
   /** Rules and tombstones held. */
   get size(): number {
     return this.#size;
+  }
+
+  /** Rules and tombstones held at most. */
+  get bound(): number {
+    return this.#maxEntries;
+  }
+
+  /** Entries kept for this member's own changes. */
+  get reserved(): number {
+    return this.#reserved;
+  }
+
+  /** Entries, tombstones included, whose version this member stamped. */
+  get own(): number {
+    return this.#ownCount;
+  }
+
+  /** Whether a rule was refused for room and no slot has been freed since. */
+  get full(): boolean {
+    return this.#refusedFull;
+  }
+
+  /**
+   * Whether a change made here to a rule would find room on the fleet's
+   * other members, whose tables hold what this one does (the digests
+   * agree) and to whom it is a peer's entry: the rule is held already, or
+   * the whole table is within the peers' room, or there is a tombstone to
+   * give up.
+   */
+  hasRoomShared(kind: RuleKind, className: string, key: string): boolean {
+    if (this.#slotOf(kind, className, key) !== undefined) return true;
+    return this.#size < this.#maxEntries - this.#reserved || this.#size > this.#live;
   }
 
   /** The newest clock of a removal let go (0: none): see {@link RuleTable.merge}. */
@@ -175,7 +237,10 @@ export class RuleTable {
     const slot = this.#slotOf(entry.kind, entry.className, entry.key);
     if (slot === undefined) {
       if (version.clock <= this.#forgottenClock) return "stale";
-      if (this.#size >= this.#maxEntries && !this.#evictTombstone()) return "full";
+      if (!this.#room(this.#isSelf(version.origin))) {
+        this.#refusedFull = true;
+        return "full";
+      }
       this.#enter(this.#append(entry), value, version);
       return superseded ? "older" : "newer";
     }
@@ -226,18 +291,21 @@ export class RuleTable {
   expire(wallMs: number): number {
     this.#endBlocks(wallMs);
     let dropped = 0;
-    while (this.#tombstoneHead < this.#tombstones.length) {
-      const slot = this.#tombstones[this.#tombstoneHead];
-      const current = this.#group[slot] !== undefined && this.#value[slot] === undefined;
-      if (current && wallMs - clockMs(this.#clock[slot]) <= this.#tombstoneMs) break;
-      this.#tombstoneHead++;
-      this.#queued[slot] = 0;
-      if (current) {
-        this.#forget(slot);
-        dropped++;
+    for (const q of [0, 1]) {
+      // Read afresh each turn: forgetting a slot may compact, which rebuilds the queues.
+      while (this.#tombstoneHeads[q] < this.#tombstones[q].length) {
+        const slot = this.#tombstones[q][this.#tombstoneHeads[q]];
+        const current = this.#group[slot] !== undefined && this.#value[slot] === undefined;
+        if (current && wallMs - clockMs(this.#clock[slot]) <= this.#tombstoneMs) break;
+        this.#tombstoneHeads[q]++;
+        this.#queued[slot] = 0;
+        if (current) {
+          this.#forget(slot);
+          dropped++;
+        }
       }
+      this.#trimQueue(q);
     }
-    this.#trimQueue();
     return dropped;
   }
 
@@ -292,6 +360,7 @@ export class RuleTable {
     const slot = this.#end++;
     if (slot === this.#clock.length) this.#grow(2 * slot);
     group.slots.set(entry.key, slot);
+    this.#own[slot] = 0;
     this.#group[slot] = group;
     this.#key[slot] = entry.key;
     this.#value[slot] = undefined;
@@ -302,12 +371,15 @@ export class RuleTable {
   #grow(capacity: number): void {
     const clock = new Float64Array(capacity), hi = new Uint32Array(capacity);
     const lo = new Uint32Array(capacity), queued = new Uint8Array(capacity);
+    const own = new Uint8Array(capacity);
     const n = Math.min(this.#end, capacity);
     clock.set(this.#clock.subarray(0, n));
     hi.set(this.#originHi.subarray(0, n));
     lo.set(this.#originLo.subarray(0, n));
     queued.set(this.#queued.subarray(0, n));
+    own.set(this.#own.subarray(0, n));
     [this.#clock, this.#originHi, this.#originLo, this.#queued] = [clock, hi, lo, queued];
+    this.#own = own;
   }
 
   /** Takes a slot's content out of the digest and the count of blocks. */
@@ -326,12 +398,15 @@ export class RuleTable {
     this.#clock[slot] = version.clock;
     this.#originHi[slot] = version.origin.hi;
     this.#originLo[slot] = version.origin.lo;
+    const own = this.#isSelf(version.origin) ? 1 : 0;
+    this.#ownCount += own - this.#own[slot];
+    this.#own[slot] = own;
     if (value instanceof BlockedUntil) {
       this.#liveBlocks++;
       pushMin(this.#blocks, { slot, untilMs: value.untilMs });
     }
     if (value === undefined) {
-      if (!this.#queued[slot]) this.#tombstones.push(slot);
+      if (!this.#queued[slot]) this.#tombstones[own].push(slot);
       this.#queued[slot] = 1;
       return;
     }
@@ -378,16 +453,42 @@ export class RuleTable {
     this.#lo = (this.#lo ^ h.lo) >>> 0;
   }
 
-  /** Makes room for a rule by dropping the oldest tombstone, if there is one. */
-  #evictTombstone(): boolean {
-    while (this.#tombstoneHead < this.#tombstones.length) {
-      const slot = this.#tombstones[this.#tombstoneHead++];
+  #isSelf(origin: Origin): boolean {
+    const self = this.#self;
+    return self !== undefined && origin.hi === self.hi && origin.lo === self.lo;
+  }
+
+  /**
+   * Finds room for a new rule, this member's own or a peer's: a free slot
+   * within its side's bound, or else a tombstone given up (see the module doc).
+   */
+  #room(own: boolean): boolean {
+    const peers = this.#size - this.#ownCount;
+    if (own) {
+      return this.#size < this.#maxEntries || this.#evictTombstone(0) || this.#evictTombstone(1);
+    }
+    if (this.#size < this.#maxEntries && peers < this.#maxEntries - this.#reserved) return true;
+    return this.#evictTombstone(0);
+  }
+
+  /**
+   * Makes room by dropping the oldest tombstone of queue `q` (0: peers',
+   * 1: own), if it has one. A slot whose side changed since it was queued
+   * (a peer's newer removal of a rule set here) moves to its side's queue.
+   */
+  #evictTombstone(q: 0 | 1): boolean {
+    while (this.#tombstoneHeads[q] < this.#tombstones[q].length) {
+      const slot = this.#tombstones[q][this.#tombstoneHeads[q]++];
       this.#queued[slot] = 0;
-      if (this.#group[slot] !== undefined && this.#value[slot] === undefined) {
-        this.#forget(slot);
-        this.#trimQueue();
-        return true;
+      if (this.#group[slot] === undefined || this.#value[slot] !== undefined) continue;
+      if (this.#own[slot] !== q) {
+        this.#tombstones[this.#own[slot]].push(slot);
+        this.#queued[slot] = 1;
+        continue;
       }
+      this.#forget(slot);
+      this.#trimQueue(q);
+      return true;
     }
     return false;
   }
@@ -401,6 +502,9 @@ export class RuleTable {
   #remove(slot: number): void {
     const group = this.#group[slot]!;
     group.slots.delete(this.#key[slot]);
+    this.#ownCount -= this.#own[slot];
+    this.#own[slot] = 0;
+    this.#refusedFull = false;
     if (group.slots.size === 0) this.#groups.delete(`${RULE_KINDS[group.kind]}:${group.className}`);
     this.#group[slot] = undefined;
     this.#key[slot] = "";
@@ -425,6 +529,7 @@ export class RuleTable {
       this.#originHi[to] = this.#originHi[from];
       this.#originLo[to] = this.#originLo[from];
       this.#queued[to] = this.#queued[from];
+      this.#own[to] = this.#own[from];
       to++;
     }
     this.#group.length =
@@ -433,19 +538,22 @@ export class RuleTable {
       this.#end =
         to;
     if (4 * to < this.#clock.length) this.#grow(Math.max(16, 2 * to));
-    const queue = this.#tombstones.slice(this.#tombstoneHead).map((slot) => moved[slot]);
-    this.#tombstones = queue.filter((slot) => slot >= 0);
-    this.#tombstoneHead = 0;
+    for (const q of [0, 1]) {
+      const queue = this.#tombstones[q].slice(this.#tombstoneHeads[q]).map((slot) => moved[slot]);
+      this.#tombstones[q] = queue.filter((slot) => slot >= 0);
+      this.#tombstoneHeads[q] = 0;
+    }
     // In place, so the heap stays one: a removed slot's block is skipped when it comes up.
     for (const item of this.#blocks) item.slot = item.slot < 0 ? -1 : moved[item.slot];
     this.#holes = 0;
   }
 
-  /** Forgets the queue's spent head once it is most of it, so the queue stays bounded. */
-  #trimQueue(): void {
-    if (this.#tombstoneHead > 1_024 && this.#tombstoneHead * 2 > this.#tombstones.length) {
-      this.#tombstones = this.#tombstones.slice(this.#tombstoneHead);
-      this.#tombstoneHead = 0;
+  /** Forgets queue `q`'s spent head once it is most of it, so the queue stays bounded. */
+  #trimQueue(q: number): void {
+    const head = this.#tombstoneHeads[q];
+    if (head > 1_024 && head * 2 > this.#tombstones[q].length) {
+      this.#tombstones[q] = this.#tombstones[q].slice(head);
+      this.#tombstoneHeads[q] = 0;
     }
   }
 }
