@@ -584,6 +584,25 @@ export class Guard {
   }
 
   /**
+   * Why the fleet rules table is full, `""` when it is not (or rules are
+   * not shared): the same as `stats().rules.tableFullReason`, without
+   * computing the rest. While it is full, a change it has no room for is
+   * refused with `RateguardError` `RulesFull`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * await using guard = await Guard.builder().limit(100).spawn();
+   * assert.equal(guard.rulesTableFull(), "");
+   * ```
+   */
+  rulesTableFull(): string {
+    return this.#gossip?.node.rulesTableFull() ?? "";
+  }
+
+  /**
    * Members this instance sees, itself included.
    *
    * @returns The count; 1 for a standalone guard.

@@ -147,6 +147,23 @@ export interface FleetRulesStats {
   readonly full: number;
   /** Changes made here too large to share. */
   readonly unshared: number;
+  /** Entries held, rules and removals. */
+  readonly entries: number;
+  /** Entries held at most: peers' take at most `bound - reserved`. */
+  readonly bound: number;
+  /** Of the bound, the entries kept for changes made here. */
+  readonly reserved: number;
+  /** Entries set on this instance (its own changes). */
+  readonly own: number;
+  /** Entries set on other members (or forged, with signing off). */
+  readonly peers: number;
+  /**
+   * Whether the table refused a rule for room since it last freed one: a
+   * change made here that would not fit is refused with `RulesFull`.
+   */
+  readonly tableFull: boolean;
+  /** Why the table is full, with its counts; `""` when it is not. */
+  readonly tableFullReason: string;
   /** Transfers of a peer's whole table completed. */
   readonly transfers: number;
   /** Refusals so far, of every reason (malformed, stale, ahead of this clock, full): logged as it grows. */
@@ -208,6 +225,13 @@ export function collectStats(s: StatsSources): Stats {
       unproven: f?.rulesUnproven ?? 0,
       full: f?.rulesFull ?? 0,
       unshared: f?.rulesUnshared ?? 0,
+      entries: f?.rulesEntries ?? 0,
+      bound: f?.rulesBound ?? 0,
+      reserved: f?.rulesReserved ?? 0,
+      own: f?.rulesOwn ?? 0,
+      peers: f?.rulesPeers ?? 0,
+      tableFull: f?.rulesTableFull ?? false,
+      tableFullReason: f?.rulesTableFullReason ?? "",
       transfers: f?.rulesTransfers ?? 0,
       refusals: f?.rulesRefusals ?? 0,
       lastRefusal: f?.rulesLastRefusal ?? "",
