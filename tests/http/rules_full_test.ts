@@ -13,6 +13,7 @@ import { RateguardError } from "../../src/core/errors.ts";
 import { sidecarApp } from "../../src/http/sidecar.ts";
 import { DashboardFeed } from "../../src/http/dashboard_feed.ts";
 import { prometheusText } from "../../src/metrics/prometheus.ts";
+import { RulesWatch } from "../../src/runtime/rules_watch.ts";
 
 const REASON = "the fleet rules table is full: 2378 of 2378 entries, 1784 from peers " +
   "(at most 1784), 1 set here (1124 kept for changes made here)";
@@ -96,6 +97,27 @@ describe("a full fleet rules table", () => {
       assert.match(page, /f\.tableFullReason/);
     } finally {
       feed.stop();
+      await guard.leave();
+    }
+  });
+
+  it("the log says it once when it starts, and once when it ends", async () => {
+    const guard = await Guard.builder().limit(1).spawn();
+    try {
+      const lines: string[] = [];
+      const log = (level: string) => (message: string, fields?: Record<string, unknown>) =>
+        lines.push(`${level} ${message} ${fields?.reason ?? fields?.entries ?? ""}`);
+      const watch = new RulesWatch({ info: log("info"), warn: log("warn") });
+      const base = guard.stats().rules;
+      watch.observe(base);
+      watch.observe({ ...base, ...FULL });
+      watch.observe({ ...base, ...FULL });
+      watch.observe({ ...base, entries: 2_000 });
+      assert.deepEqual(lines, [
+        `warn fleet rules table full ${REASON}`,
+        "info fleet rules table has room again 2000",
+      ]);
+    } finally {
       await guard.leave();
     }
   });

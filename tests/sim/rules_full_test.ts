@@ -112,3 +112,41 @@ test("on a full table a change to a rule held still reaches every member", () =>
     assert.equal(String(held?.[2]), "3/s", `member ${i} took the change`);
   }
 });
+
+test("blocks that fill the table are refused loudly, and once they end there is room again", () => {
+  const fleet = new RulesFleet({ seed: 39, size: 3, maxKeyLimits: 100 });
+  assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
+  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  // Blocks on two members, more than the peers' room of the table (the
+  // enforcers hold their own 1,024 at most): the fleet's blocks, not one member's.
+  let refused: unknown;
+  for (let n = 0; n < 3_000 && refused === undefined; n++) {
+    try {
+      fleet.block(n % 2, `ip:${n}`, 60_000);
+    } catch (e) {
+      refused = e;
+    }
+    if (n % 20 === 19) fleet.driver.runUntil(fleet.driver.nowMs + 50);
+  }
+  assert.ok(refused instanceof RateguardError && refused.code === "RulesFull", "a block refused");
+  const s = fleet.stats(0)!;
+  assert.ok(s.rulesTableFull, "member 0 says its table is full");
+  assert.match(s.rulesTableFullReason, /full/);
+  assert.throws(
+    () =>
+      fleet.change(0, {
+        kind: "defaultLimit",
+        className: "",
+        key: "",
+        value: Limit.perSecond(500),
+      }),
+    (e: unknown) => e instanceof RateguardError && e.code === "RulesFull",
+  );
+  // The blocks end and are removals: the oldest of them make room.
+  fleet.driver.runUntil(fleet.driver.nowMs + 61_000);
+  fleet.change(0, { kind: "defaultLimit", className: "", key: "", value: Limit.perSecond(500) });
+  fleet.driver.runUntil(fleet.driver.nowMs + SETTLE_MS);
+  for (let i = 0; i < 3; i++) {
+    assert.equal(String(fleet.book(i).defaultLimit()), "500/s", `member ${i} took the change`);
+  }
+});

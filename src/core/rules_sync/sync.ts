@@ -157,6 +157,8 @@ export class RulesSync {
   roomFor(change: Pick<RuleEntry, "kind" | "className" | "key">): string {
     const t = this.#table;
     if (t.hasRoomShared(change.kind, change.className, change.key)) return "";
+    t.markFull();
+    this.#counts.full++;
     return `the fleet rules table is full: ${t.size} entries, past the ${t.bound - t.reserved} ` +
       `that members take from peers (of ${t.bound}), and no removal to give up: ` +
       "the change would reach no other member";

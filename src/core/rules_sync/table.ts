@@ -161,6 +161,11 @@ export class RuleTable {
     return this.#refusedFull;
   }
 
+  /** Says the table is full: a change made here was refused for room before it was made. */
+  markFull(): void {
+    this.#refusedFull = true;
+  }
+
   /**
    * Whether a change made here to a rule would find room on the fleet's
    * other members, whose tables hold what this one does (the digests
