@@ -209,7 +209,18 @@ export class FleetNode {
    *   no removal to give up (`stats().rulesTableFullReason` says more).
    */
   admitRule(change: Pick<RuleChange, "kind" | "className" | "key">): void {
-    const reason = this.#rules?.roomFor(change) ?? "";
+    this.admitRules([change]);
+  }
+
+  /**
+   * {@link FleetNode.admitRule} for many changes at once (a bulk change):
+   * refused unless the table has room for every new rule among them.
+   *
+   * @param changes The rules.
+   * @throws {RateguardError} `RulesFull` when it has not.
+   */
+  admitRules(changes: Iterable<Pick<RuleChange, "kind" | "className" | "key">>): void {
+    const reason = this.#rules?.roomFor(changes) ?? "";
     if (reason !== "") throw new RateguardError("RulesFull", reason);
   }
 

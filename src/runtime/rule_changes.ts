@@ -119,8 +119,18 @@ export class RuleDesk {
     if (!node?.sharesRules) return change();
     const before = bookParts(this.#book);
     const result = change();
+    const changes = changesBetween(before, bookParts(this.#book));
+    try {
+      node.admitRules(changes);
+    } catch (e) {
+      // Put the book back as it was: a bulk change the fleet cannot take is made nowhere.
+      this.#book.setClasses(before.classes);
+      this.#book.setShadows(before.shadows);
+      this.#book.setKeyLimits(before.keyLimits);
+      throw e;
+    }
     const nowMs = this.#clock();
-    for (const c of changesBetween(before, bookParts(this.#book))) node.shareRule(nowMs, c);
+    for (const c of changes) node.shareRule(nowMs, c);
     return result;
   }
 }

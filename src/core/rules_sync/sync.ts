@@ -154,14 +154,16 @@ export class RulesSync {
    * @param change The rule.
    * @returns The reason, or `""`.
    */
-  roomFor(change: Pick<RuleEntry, "kind" | "className" | "key">): string {
+  roomFor(changes: Iterable<Pick<RuleEntry, "kind" | "className" | "key">>): string {
     const t = this.#table;
-    if (t.hasRoomShared(change.kind, change.className, change.key)) return "";
+    const needed = t.newRules(changes);
+    if (needed <= t.roomShared) return "";
     t.markFull();
     this.#counts.full++;
+    const what = needed === 1 ? "the change" : `${needed} new rules (room for ${t.roomShared})`;
     return `the fleet rules table is full: ${t.size} entries, past the ${t.bound - t.reserved} ` +
       `that members take from peers (of ${t.bound}), and no removal to give up: ` +
-      "the change would reach no other member";
+      `${what} would reach no other member`;
   }
 
   /** Why the table is full (a rule was refused for room since a slot was last freed), `""` when not. */

@@ -174,8 +174,19 @@ export class RuleTable {
    * give up.
    */
   hasRoomShared(kind: RuleKind, className: string, key: string): boolean {
-    if (this.#slotOf(kind, className, key) !== undefined) return true;
-    return this.#size < this.#maxEntries - this.#reserved || this.#size > this.#live;
+    return this.newRules([{ kind, className, key }]) <= this.roomShared;
+  }
+
+  /** New rules the fleet's other members can take from this one: free peers' room and tombstones. */
+  get roomShared(): number {
+    return Math.max(0, this.#maxEntries - this.#reserved - this.#size) + this.#size - this.#live;
+  }
+
+  /** How many of `rules` the table does not hold (each would take an entry). */
+  newRules(rules: Iterable<Pick<RuleEntry, "kind" | "className" | "key">>): number {
+    let count = 0;
+    for (const r of rules) if (this.#slotOf(r.kind, r.className, r.key) === undefined) count++;
+    return count;
   }
 
   /** The newest clock of a removal let go (0: none): see {@link RuleTable.merge}. */
