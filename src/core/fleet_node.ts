@@ -227,6 +227,8 @@ export class FleetNode {
   /**
    * Why this node's fleet rules table is full, `""` when it is not (or
    * rules are not shared): without computing the other figures.
+   *
+   * @returns The reason, with the table's counts, or `""`.
    */
   rulesTableFull(): string {
     return this.#rules?.fullReason() ?? "";

@@ -616,6 +616,8 @@ export class Guard {
    * await using guard = await Guard.builder().limit(100).spawn();
    * assert.equal(guard.rulesTableFull(), "");
    * ```
+   *
+   * @returns The reason, with the table's counts; `""` when it has room, standalone, or not sharing rules.
    */
   rulesTableFull(): string {
     return this.#gossip?.node.rulesTableFull() ?? "";
