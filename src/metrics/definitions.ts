@@ -116,10 +116,11 @@ export const METRICS: readonly MetricDefinition[] = [
     name: "rateguard_rules_entries",
     kind: "gauge",
     help:
-      "Fleet rules table entries by whose they are (own: set on this instance; peers: the rest), and its bound; peers' take at most bound - reserved.",
+      "Fleet rules table entries by whose they are (own: set on this instance; peers: the rest; strangers: of peers, those whose origin was no live member), its bound, and the entries kept for members' changes (strangers' take at most bound - reserved).",
     series: (s) => [
       [{ of: "own" }, s.rules.own],
       [{ of: "peers" }, s.rules.peers],
+      [{ of: "strangers" }, s.rules.strangerEntries],
       [{ of: "bound" }, s.rules.bound],
       [{ of: "reserved" }, s.rules.reserved],
     ],

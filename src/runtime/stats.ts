@@ -149,14 +149,16 @@ export interface FleetRulesStats {
   readonly unshared: number;
   /** Entries held, rules and removals. */
   readonly entries: number;
-  /** Entries held at most: peers' take at most `bound - reserved`. */
+  /** Entries held at most: those of origins that are no member take at most `bound - reserved`. */
   readonly bound: number;
-  /** Of the bound, the entries kept for changes made here. */
+  /** Of the bound, the entries kept for members' changes (strangers' cannot take them). */
   readonly reserved: number;
   /** Entries set on this instance (its own changes). */
   readonly own: number;
   /** Entries set on other members (or forged, with signing off). */
   readonly peers: number;
+  /** Of `peers`, those whose origin was no live member as they came: departed members' or forged. */
+  readonly strangerEntries: number;
   /**
    * Whether the table refused a rule for room since it last freed one: a
    * change made here that would not fit is refused with `RulesFull`.
@@ -230,6 +232,7 @@ export function collectStats(s: StatsSources): Stats {
       reserved: f?.rulesReserved ?? 0,
       own: f?.rulesOwn ?? 0,
       peers: f?.rulesPeers ?? 0,
+      strangerEntries: f?.rulesStrangerEntries ?? 0,
       tableFull: f?.rulesTableFull ?? false,
       tableFullReason: f?.rulesTableFullReason ?? "",
       transfers: f?.rulesTransfers ?? 0,

@@ -40,6 +40,7 @@ const FULL = {
   reserved: 1124,
   own: 1,
   peers: 2377,
+  strangerEntries: 1254,
 };
 
 describe("a full fleet rules table", () => {

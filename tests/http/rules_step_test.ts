@@ -116,6 +116,7 @@ describe("fleet rules out of step", () => {
       reserved: 4,
       own: 0,
       peers: 1,
+      strangerEntries: 0,
       tableFull: false,
       tableFullReason: "",
     };

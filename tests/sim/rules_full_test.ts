@@ -20,11 +20,11 @@ const FORGER = 40;
 /**
  * A forged gossip datagram in member `as`'s name (a live member's address,
  * so it is not dropped as a stranger's) carrying key limits on `keys`,
- * stamped by an origin that is no member.
+ * stamped by `origin`'s ID (by default one that is no member).
  */
-function forged(fleet: RulesFleet, as: number, keys: string[]): Uint8Array {
+function forged(fleet: RulesFleet, as: number, keys: string[], origin = FORGER): Uint8Array {
   const writer = new SectionWriter(1_300, false, { live: 0, hi: 0, lo: 0 });
-  const id = addressOf(FORGER).id;
+  const id = addressOf(origin).id;
   for (const key of keys) {
     const entry: RuleEntry = {
       kind: "keyLimit",
@@ -44,7 +44,7 @@ function forged(fleet: RulesFleet, as: number, keys: string[]): Uint8Array {
 }
 
 /** Forges key limits into every member until each table refuses one for room. */
-function fillTables(fleet: RulesFleet): void {
+function fillTables(fleet: RulesFleet, origin = FORGER): void {
   let next = 0;
   for (let round = 0; round < 2_000; round++) {
     const full = [0, 1, 2].every((i) => fleet.stats(i)!.rulesFull > 0);
@@ -52,20 +52,20 @@ function fillTables(fleet: RulesFleet): void {
     const keys = Array.from({ length: 10 }, () => `forged:${next++}`);
     for (let i = 0; i < 3; i++) {
       const as = i === 0 ? 1 : 0;
-      fleet.driver.inject(i, addressOf(as), forged(fleet, as, keys));
+      fleet.driver.inject(i, addressOf(as), forged(fleet, as, keys, origin));
     }
     fleet.driver.runUntil(fleet.driver.nowMs + 10);
   }
   assert.fail("the tables never filled");
 }
 
-function filled(seed: number): RulesFleet {
+function filled(seed: number, origin = FORGER): RulesFleet {
   const fleet = new RulesFleet({ seed, size: 3, maxKeyLimits: 100 });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
   fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
   fleet.change(0, { kind: "keyLimit", className: "", key: "held", value: Limit.perSecond(9) });
   fleet.driver.runUntil(fleet.driver.nowMs + 2_000);
-  fillTables(fleet);
+  fillTables(fleet, origin);
   return fleet;
 }
 
@@ -75,18 +75,37 @@ test("a table a forger filled says so, and keeps what was set here apart", () =>
     const s = fleet.stats(i)!;
     assert.ok(s.rulesTableFull, `member ${i} says its table is full`);
     assert.match(s.rulesTableFullReason, /full/, `member ${i} says why`);
-    assert.ok(
-      s.rulesPeers <= s.rulesBound - s.rulesReserved,
-      `member ${i}: peers within their room`,
+    assert.equal(s.rulesBound, 2_378, "2 × (100 + 64 + 1,024) + 2");
+    assert.equal(
+      s.rulesStrangerEntries,
+      s.rulesBound - s.rulesReserved,
+      `member ${i}: forged, up to their room`,
     );
+    assert.ok(s.rulesEntries < s.rulesBound, `member ${i}: the reserve is left`);
     assert.equal(s.rulesEntries, s.rulesOwn + s.rulesPeers);
   }
   assert.equal(fleet.stats(0)!.rulesOwn, 1, "member 0's key limit, counted apart");
   assert.equal(fleet.stats(1)!.rulesOwn, 0);
 });
 
-test("on a full table the operator's change is refused with RulesFull, and made nowhere", () => {
-  const fleet = filled(37);
+test("on a table a forger filled the operator's change still reaches every member", () => {
+  const fleet = filled(40);
+  fleet.change(0, { kind: "defaultLimit", className: "", key: "", value: Limit.perSecond(500) });
+  // A class, not a key limit: the forged key limits filled each book's own
+  // bound (maxKeyLimits) too, which refuses a new one loudly (TooManyKeyLimits).
+  fleet.change(0, { kind: "class", className: "vip", key: "", value: Limit.perSecond(50) });
+  fleet.driver.runUntil(fleet.driver.nowMs + SETTLE_MS);
+  for (let i = 0; i < 3; i++) {
+    assert.equal(String(fleet.book(i).defaultLimit()), "500/s", `member ${i} took the change`);
+    const vip = fleet.book(i).classes().find(([c]) => c === "vip");
+    assert.equal(String(vip?.[1]), "50/s", `member ${i} took the class`);
+  }
+});
+
+test("a table filled in a member's name refuses the operator's change with RulesFull, made nowhere", () => {
+  // Stamped with member 2's ID, forged entries are members' and may take
+  // the reserve: the table fills whole, and a new rule cannot be kept.
+  const fleet = filled(37, 2);
   assert.throws(
     () =>
       fleet.change(0, {

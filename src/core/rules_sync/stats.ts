@@ -43,12 +43,14 @@ export interface RulesSyncStats {
   readonly rulesEntries: number;
   /** Entries held at most (`maxEntries`). */
   readonly rulesBound: number;
-  /** Of the bound, the entries kept for changes made here: peers' take at most the rest. */
+  /** Of the bound, the entries kept for members' changes: strangers' take at most the rest. */
   readonly rulesReserved: number;
   /** Entries whose version this member stamped: changes made here. */
   readonly rulesOwn: number;
   /** Entries stamped by others. */
   readonly rulesPeers: number;
+  /** Of those, entries whose origin was no live member when they came (at most `bound - reserved`). */
+  readonly rulesStrangerEntries: number;
   /** Whether a rule was refused for room since the table last freed a slot. */
   readonly rulesTableFull: boolean;
   /** Why it is full, with its counts; `""` when it is not. */
@@ -83,6 +85,7 @@ export const NO_RULES: RulesSyncStats = {
   rulesReserved: 0,
   rulesOwn: 0,
   rulesPeers: 0,
+  rulesStrangerEntries: 0,
   rulesTableFull: false,
   rulesTableFullReason: "",
   rulesTransfers: 0,
