@@ -15,8 +15,8 @@ import { DashboardFeed } from "../../src/http/dashboard_feed.ts";
 import { prometheusText } from "../../src/metrics/prometheus.ts";
 import { RulesWatch } from "../../src/runtime/rules_watch.ts";
 
-const REASON = "the fleet rules table is full: 2378 of 2378 entries, 1784 from peers " +
-  "(at most 1784), 1 set here (1124 kept for changes made here)";
+const REASON = "the fleet rules table is full: 2378 of 2378 entries, 1 set here, 1254 from " +
+  "origins that are no member (at most 1254; 1124 kept for members' changes)";
 
 /** A guard whose stats say its fleet rules table is as `rules` says, and refuses changes so. */
 function full(guard: Guard, rules: Partial<FleetRulesStats>): Guard {
