@@ -19,7 +19,8 @@
 export type RateguardErrorCode =
   | "TooManyKeyLimits"
   | "TooManyClasses"
-  | "UnknownClass";
+  | "UnknownClass"
+  | "RulesFull";
 
 /**
  * A refusal the caller can handle, such as a full table of key limits.

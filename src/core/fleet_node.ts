@@ -22,6 +22,7 @@ import type { Address } from "../proto/mod.ts";
 import type { PartitionPolicy } from "./partition.ts";
 import type { LimitBook } from "./rules.ts";
 import { GUARD_BOUNDS } from "./options.ts";
+import { RateguardError } from "./errors.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
 import { checkSeed } from "./membership/config.ts";
 import {
@@ -199,8 +200,43 @@ export class FleetNode {
   }
 
   /**
+   * Refuses a change to be made here that the fleet's table has no room
+   * for: call it before making the change, so that nothing is half made
+   * (here and not shared). Nothing when fleet rules are off.
+   *
+   * @param change The rule.
+   * @throws {RateguardError} `RulesFull` when the table is full and holds
+   *   no removal to give up (`stats().rulesTableFullReason` says more).
+   */
+  admitRule(change: Pick<RuleChange, "kind" | "className" | "key">): void {
+    this.admitRules([change]);
+  }
+
+  /**
+   * {@link FleetNode.admitRule} for many changes at once (a bulk change):
+   * refused unless the table has room for every new rule among them.
+   *
+   * @param changes The rules.
+   * @throws {RateguardError} `RulesFull` when it has not.
+   */
+  admitRules(changes: Iterable<Pick<RuleChange, "kind" | "className" | "key">>): void {
+    const reason = this.#rules?.roomFor(changes) ?? "";
+    if (reason !== "") throw new RateguardError("RulesFull", reason);
+  }
+
+  /**
+   * Why this node's fleet rules table is full, `""` when it is not (or
+   * rules are not shared): without computing the other figures.
+   *
+   * @returns The reason, with the table's counts, or `""`.
+   */
+  rulesTableFull(): string {
+    return this.#rules?.fullReason() ?? "";
+  }
+
+  /**
    * Shares a change already made to this node's book (or dry run) with the
-   * fleet. Nothing when fleet rules are off.
+   * fleet (after {@link FleetNode.admitRule}). Nothing when fleet rules are off.
    *
    * @param nowMs The time, ms.
    * @param change The rule, and what it now says (`value` undefined: removed).
@@ -222,8 +258,10 @@ export class FleetNode {
    * @returns Whether it is blocked here: always true (a full block set makes room).
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is out of range.
+   * @throws {RateguardError} `RulesFull` when the fleet's table has no room for it (nothing blocked).
    */
   block(className: string, key: string, ms: number, nowMs: number): boolean {
+    this.admitRule({ kind: "block", className, key });
     const blocked = block(this.#enforcer, { className, key, ms }, nowMs);
     this.#rules?.block(nowMs, className, key, ms);
     return blocked;

@@ -197,6 +197,12 @@ function fleetRulesJson(s: Stats): Record<string, unknown> | null {
     refused: r.refused,
     refusals: r.refusals,
     lastRefusal: r.lastRefusal,
+    entries: r.entries,
+    bound: r.bound,
+    own: r.own,
+    peers: r.peers,
+    tableFull: r.tableFull,
+    tableFullReason: r.tableFullReason,
   };
 }
 

@@ -311,6 +311,9 @@ export const DASHBOARD_SCRIPT = String.raw`"use strict";
         : ["Fleet rules", (f.learning ? "learning, " : "in step, ") + "digest " + f.digest + ", " + whole.format(f.live) + " rules", { "data-testid": "rules-in-step", "data-digest": f.digest }],
       ["… refused", whole.format(f.refusals) + " (malformed " + whole.format(f.malformed) + ")", f.refusals ? { class: "warn" } : {}],
       ["… last refusal", f.lastRefusal || "none"],
+      f.tableFull
+        ? ["… table", "full: " + f.tableFullReason, { class: "warn", "data-testid": "rules-table-full" }]
+        : ["… table", whole.format(f.entries) + " of " + whole.format(f.bound) + " entries (" + whole.format(f.own) + " set here, " + whole.format(f.peers) + " from peers)", { "data-testid": "rules-table" }],
     ];
     pairs("mode", [["Dry run", d.dryRun ? "on: denials are only counted" : "off"], ["Gossip signing", d.gossipAuth]].concat(shared));
     fill("classes", r.classes.map((c) => row([className(c.class), c.limit, whole.format(c.burst)])), "none");

@@ -147,7 +147,11 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     // Still ready: it serves, by the rules it holds. Failing readiness would
     // take out of service every member of a fleet split between two tables.
     const apart = guard.rulesOutOfStep();
-    return c.text(apart === "" ? "ready\n" : `ready; fleet rules out of step: ${apart}\n`);
+    const full = guard.rulesTableFull();
+    let body = "ready";
+    if (apart !== "") body += `; fleet rules out of step: ${apart}`;
+    if (full !== "") body += `; ${full}`;
+    return c.text(body + "\n");
   });
   operationRoutes(app, guard, options);
   const state: AdminState = { defaultLimit: options.defaultLimit };
@@ -171,7 +175,8 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
     if (err instanceof BodyCut) return problemResponse(408, err.message);
     if (err instanceof RateguardError) {
-      const status = err.code === "UnknownClass" ? 404 : 409;
+      // A full rules table is out of room, not a conflict with the request.
+      const status = err.code === "UnknownClass" ? 404 : err.code === "RulesFull" ? 507 : 409;
       return problemResponse(status, err.message, { code: err.code });
     }
     // A guard method refusing its arguments is a bad request too: the

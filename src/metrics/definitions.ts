@@ -113,6 +113,26 @@ export const METRICS: readonly MetricDefinition[] = [
     series: (s) => [[{ state: "live" }, s.rules.live], [{ state: "removed" }, s.rules.removed]],
   },
   {
+    name: "rateguard_rules_entries",
+    kind: "gauge",
+    help:
+      "Fleet rules table entries by whose they are (own: set on this instance; peers: the rest; strangers: of peers, those whose origin was no live member), its bound, and the entries kept for members' changes (strangers' take at most bound - reserved).",
+    series: (s) => [
+      [{ of: "own" }, s.rules.own],
+      [{ of: "peers" }, s.rules.peers],
+      [{ of: "strangers" }, s.rules.strangerEntries],
+      [{ of: "bound" }, s.rules.bound],
+      [{ of: "reserved" }, s.rules.reserved],
+    ],
+  },
+  {
+    name: "rateguard_rules_table_full",
+    kind: "gauge",
+    help:
+      "1 while the fleet rules table has refused a rule for room (since it last freed an entry): changes made here that would not fit are refused (RulesFull), else 0.",
+    series: (s) => one(s.rules.tableFull),
+  },
+  {
     name: "rateguard_rules_out_of_step",
     kind: "gauge",
     help:

@@ -224,6 +224,9 @@ export class Guard {
    *   ends to make room (counted in `stats().blocksEvicted`).
    * @throws {TypeError} when `key` is not a non-empty string.
    * @throws {RangeError} when `ms` is out of range, or the key or class too long.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and
+   *   their table has no room for the block: nothing is blocked, here or
+   *   on the fleet (`stats().rules.tableFullReason` says why).
    */
   block(key: string, ms: number, options?: KeyOptions): boolean {
     const node = this.#gossip?.node;
@@ -257,6 +260,8 @@ export class Guard {
    * @returns The admission, or the denial when it cannot come in time.
    * @throws {TypeError} as {@link Guard.check}; rejects with the signal's reason when aborted.
    * @throws {RangeError} as {@link Guard.check}, or when `maxWaitMs` is out of range.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   acquire(key: string, options?: AcquireOptions): Promise<Decision> {
     const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
@@ -268,6 +273,8 @@ export class Guard {
    *
    * @param limit The new limit.
    * @throws {TypeError} when `limit` is not a {@link Limit}.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   setLimit(limit: Limit): void {
     this.#rules.setLimit(limit);
@@ -292,6 +299,8 @@ export class Guard {
    *
    * @param name The class.
    * @returns Whether there was such a class.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   removeClass(name: string): boolean {
     return this.#rules.removeClass(name);
@@ -330,6 +339,8 @@ export class Guard {
    * The named classes with their limits.
    *
    * @returns A fresh array of `[name, limit]`.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   classes(): ClassEntry[] {
     return this.#book.classes();
@@ -354,6 +365,8 @@ export class Guard {
    * @param className The key's class.
    * @param key The key.
    * @returns Whether the key had a limit of its own.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   removeKeyLimit(className: string, key: string): boolean {
     return this.#rules.removeKeyLimit(className, key);
@@ -374,6 +387,8 @@ export class Guard {
    * Every key limit.
    *
    * @returns A fresh array of `[className, key, limit]`.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   keyLimits(): KeyLimitEntry[] {
     return this.#book.keyLimits();
@@ -396,6 +411,8 @@ export class Guard {
    * Every shadow limit.
    *
    * @returns A fresh array of `[className, limit]`.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   shadows(): ShadowEntry[] {
     return this.#book.shadows();
@@ -407,6 +424,8 @@ export class Guard {
    * @param entries The shadows, as `[className, limit]`.
    * @throws {TypeError} as {@link Guard.setShadow}.
    * @throws {RateguardError} `UnknownClass` when an entry names a class this instance lacks.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
    */
   setShadows(entries: Iterable<ShadowEntry>): void {
     this.#rules.setShadows(entries);
@@ -592,6 +611,27 @@ export class Guard {
    */
   joinBlocked(): string {
     return this.#gossip?.node.joinBlocked(this.#clock()) ?? "";
+  }
+
+  /**
+   * Why the fleet rules table is full, `""` when it is not (or rules are
+   * not shared): the same as `stats().rules.tableFullReason`, without
+   * computing the rest. While it is full, a change it has no room for is
+   * refused with `RateguardError` `RulesFull`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * await using guard = await Guard.builder().limit(100).spawn();
+   * assert.equal(guard.rulesTableFull(), "");
+   * ```
+   *
+   * @returns The reason, with the table's counts; `""` when it has room, standalone, or not sharing rules.
+   */
+  rulesTableFull(): string {
+    return this.#gossip?.node.rulesTableFull() ?? "";
   }
 
   /**

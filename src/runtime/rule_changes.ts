@@ -40,11 +40,13 @@ export class RuleDesk {
   }
 
   setLimit(limit: Limit): void {
+    this.#admit("defaultLimit", "", "");
     this.#book.setLimit(limit);
     this.#share({ kind: "defaultLimit", className: "", key: "", value: limit });
   }
 
   setClass(name: string, limit: Limit): void {
+    this.#admit("class", name, "");
     this.#book.setClass(name, limit);
     this.#share({ kind: "class", className: name, key: "", value: limit });
   }
@@ -64,6 +66,7 @@ export class RuleDesk {
   }
 
   setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
+    this.#admit("keyLimit", className, key);
     this.#book.setKeyLimit(className, key, limit);
     this.#share({ kind: "keyLimit", className, key, value: limit });
   }
@@ -79,6 +82,7 @@ export class RuleDesk {
   }
 
   setShadow(className: string, limit: Limit | null): void {
+    this.#admit("shadow", className, "");
     this.#book.setShadow(className, limit);
     this.#share({ kind: "shadow", className, key: "", value: limit ?? undefined });
   }
@@ -91,8 +95,17 @@ export class RuleDesk {
     if (typeof on !== "boolean") {
       throw new TypeError(`setDryRun: expected a boolean, got ${typeof on}`);
     }
+    this.#admit("dryRun", "", "");
     this.#enforcer.dryRun = on;
     this.#share({ kind: "dryRun", className: "", key: "", value: on });
+  }
+
+  /**
+   * Refuses, before anything is made here, a change the fleet's table has
+   * no room for: here and the fleet then agree it was not made.
+   */
+  #admit(kind: RuleChange["kind"], className: string, key: string): void {
+    this.#gossip?.node.admitRule({ kind, className, key });
   }
 
   /** Passes changes made here to the fleet, when it shares rules. */
@@ -106,8 +119,18 @@ export class RuleDesk {
     if (!node?.sharesRules) return change();
     const before = bookParts(this.#book);
     const result = change();
+    const changes = changesBetween(before, bookParts(this.#book));
+    try {
+      node.admitRules(changes);
+    } catch (e) {
+      // Put the book back as it was: a bulk change the fleet cannot take is made nowhere.
+      this.#book.setClasses(before.classes);
+      this.#book.setShadows(before.shadows);
+      this.#book.setKeyLimits(before.keyLimits);
+      throw e;
+    }
     const nowMs = this.#clock();
-    for (const c of changesBetween(before, bookParts(this.#book))) node.shareRule(nowMs, c);
+    for (const c of changes) node.shareRule(nowMs, c);
     return result;
   }
 }

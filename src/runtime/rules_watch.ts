@@ -42,6 +42,7 @@ export class RulesWatch {
   readonly #logged = new Set<string>();
   #refusals = 0;
   #outOfStep = false;
+  #tableFull = false;
 
   /** @param log Where to write. */
   constructor(log: RulesLog) {
@@ -76,5 +77,14 @@ export class RulesWatch {
       this.#log.info("fleet rules in step again", { digest: rules.digest });
     }
     this.#outOfStep = rules.outOfStep;
+    if (rules.tableFull && !this.#tableFull) {
+      this.#log.warn("fleet rules table full", { reason: rules.tableFullReason });
+    } else if (!rules.tableFull && this.#tableFull) {
+      this.#log.info("fleet rules table has room again", {
+        entries: rules.entries,
+        bound: rules.bound,
+      });
+    }
+    this.#tableFull = rules.tableFull;
   }
 }

@@ -163,6 +163,25 @@ export interface FleetRulesStats {
   readonly full: number;
   /** Changes made here too large to share. */
   readonly unshared: number;
+  /** Entries held, rules and removals. */
+  readonly entries: number;
+  /** Entries held at most: those of origins that are no member take at most `bound - reserved`. */
+  readonly bound: number;
+  /** Of the bound, the entries kept for members' changes (strangers' cannot take them). */
+  readonly reserved: number;
+  /** Entries set on this instance (its own changes). */
+  readonly own: number;
+  /** Entries set on other members (or forged, with signing off). */
+  readonly peers: number;
+  /** Of `peers`, those whose origin was no live member as they came: departed members' or forged. */
+  readonly strangerEntries: number;
+  /**
+   * Whether the table refused a rule for room since it last freed one: a
+   * change made here that would not fit is refused with `RulesFull`.
+   */
+  readonly tableFull: boolean;
+  /** Why the table is full, with its counts; `""` when it is not. */
+  readonly tableFullReason: string;
   /** Transfers of a peer's whole table completed. */
   readonly transfers: number;
   /** Refusals so far, of every reason (malformed, stale, ahead of this clock, full): logged as it grows. */
@@ -227,6 +246,14 @@ export function collectStats(s: StatsSources): Stats {
       unproven: f?.rulesUnproven ?? 0,
       full: f?.rulesFull ?? 0,
       unshared: f?.rulesUnshared ?? 0,
+      entries: f?.rulesEntries ?? 0,
+      bound: f?.rulesBound ?? 0,
+      reserved: f?.rulesReserved ?? 0,
+      own: f?.rulesOwn ?? 0,
+      peers: f?.rulesPeers ?? 0,
+      strangerEntries: f?.rulesStrangerEntries ?? 0,
+      tableFull: f?.rulesTableFull ?? false,
+      tableFullReason: f?.rulesTableFullReason ?? "",
       transfers: f?.rulesTransfers ?? 0,
       refusals: f?.rulesRefusals ?? 0,
       lastRefusal: f?.rulesLastRefusal ?? "",

@@ -103,6 +103,7 @@ export class RulesFleet {
   change(index: number, change: RuleChange): void {
     const node = this.driver.node(index);
     if (!node) throw new RangeError(`node ${index} is not running`);
+    node.admitRule(change); // as the guard does: refused before it is made here
     const book = this.#books[index];
     applyRule({
       book,

@@ -111,6 +111,14 @@ describe("fleet rules out of step", () => {
       transfers: 0,
       refusals: 0,
       lastRefusal: "",
+      entries: 1,
+      bound: 10,
+      reserved: 4,
+      own: 0,
+      peers: 1,
+      strangerEntries: 0,
+      tableFull: false,
+      tableFullReason: "",
     };
     const bad = "malformed shadow: bad (from 10.0.0.2:7946)";
     watch.observe(base);

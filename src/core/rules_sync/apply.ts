@@ -127,6 +127,11 @@ export function rulesSyncFor(
     // Blocks in force here are at most the enforcer's block set: room for
     // as many of the fleet's, beside every class and key limit.
     maxEntries: 2 * (book.maxKeyLimits + book.maxClasses + enforcer.maxBlocks) + 2,
+    // Entries of origins that are no member (departed members', forgers')
+    // get room for every live rule an honest fleet holds (each class with
+    // its shadow, the key limits, the blocks, the default limit and dry
+    // run); the rest is kept for members' changes (`table.ts`).
+    reservedEntries: book.maxKeyLimits + enforcer.maxBlocks,
     protocolPeriodMs: parts.protocolPeriodMs,
     wallOffsetMs,
     ticketKey: parts.ticketKey,

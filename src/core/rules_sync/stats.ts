@@ -39,6 +39,22 @@ export interface RulesSyncStats {
   readonly rulesFull: number;
   /** Local changes too large to share (class and key beyond a page). */
   readonly rulesUnshared: number;
+  /** Entries held, rules and tombstones. */
+  readonly rulesEntries: number;
+  /** Entries held at most (`maxEntries`). */
+  readonly rulesBound: number;
+  /** Of the bound, the entries kept for members' changes: strangers' take at most the rest. */
+  readonly rulesReserved: number;
+  /** Entries whose version this member stamped: changes made here. */
+  readonly rulesOwn: number;
+  /** Entries stamped by others. */
+  readonly rulesPeers: number;
+  /** Of those, entries whose origin was no live member when they came (at most `bound - reserved`). */
+  readonly rulesStrangerEntries: number;
+  /** Whether a rule was refused for room since the table last freed a slot. */
+  readonly rulesTableFull: boolean;
+  /** Why it is full, with its counts; `""` when it is not. */
+  readonly rulesTableFullReason: string;
   /** Transfers of a peer's table completed. */
   readonly rulesTransfers: number;
   /** Refusals of every reason so far (malformed, stale, ahead, full): a change of it is a new refusal to log. */
@@ -64,6 +80,14 @@ export const NO_RULES: RulesSyncStats = {
   rulesRefused: 0,
   rulesFull: 0,
   rulesUnshared: 0,
+  rulesEntries: 0,
+  rulesBound: 0,
+  rulesReserved: 0,
+  rulesOwn: 0,
+  rulesPeers: 0,
+  rulesStrangerEntries: 0,
+  rulesTableFull: false,
+  rulesTableFullReason: "",
   rulesTransfers: 0,
   rulesRefusals: 0,
   rulesLastRefusal: "",

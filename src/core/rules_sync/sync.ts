@@ -67,6 +67,13 @@ export interface RulesSyncOptions {
   readonly self: Origin;
   /** Rules and tombstones held at most. */
   readonly maxEntries: number;
+  /**
+   * Of `maxEntries`, the entries kept for members' changes: entries whose
+   * origin is no live member (a forger's, with signing off) take at most
+   * the rest, so they cannot fill the room an operator's change needs on
+   * any member. @default {0}
+   */
+  readonly reservedEntries?: number;
   /** The protocol period, ms: timers count in it. */
   readonly protocolPeriodMs: number;
   /** The key this member draws its page requesters' tickets under: random, its own (`serve.ts`). */
@@ -83,6 +90,8 @@ export class RulesSync {
   readonly #table: RuleTable;
   readonly #gossip: ChangeGossip;
   readonly #peers = new Map<string, PeerState>();
+  /** The IDs of live members (`hi:lo`): whose entries are members', not strangers' (`table.ts`). */
+  readonly #members = new Set<string>();
   readonly #server: PageServer;
   readonly #sends: RulesSend[] = [];
   readonly #step = new StepWatch();
@@ -103,7 +112,11 @@ export class RulesSync {
    */
   constructor(options: RulesSyncOptions, learning: boolean) {
     this.#options = options;
-    this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS);
+    this.#table = new RuleTable(options.maxEntries, TOMBSTONE_MS, {
+      self: options.self,
+      isMember: (origin) => this.#members.has(originKey(origin)),
+      reservedEntries: options.reservedEntries ?? 0,
+    });
     this.#gossip = new ChangeGossip(DISAGREE_PERIODS * options.protocolPeriodMs);
     this.#server = new PageServer(options.ticketKey, RULES_DATAGRAM_BYTES);
     this.#learning = learning;
@@ -132,6 +145,37 @@ export class RulesSync {
   /** Every live rule held. */
   rules(): IterableIterator<RuleEntry> {
     return this.#table.live();
+  }
+
+  /**
+   * Why a change made here to a rule could not be kept for want of room,
+   * here or on the members it goes to, `""` when it can: ask before
+   * applying it, so that this member and the fleet agree on what was
+   * refused. Every member takes it as a member's, into the room strangers
+   * cannot take: a change that would fit here alone is refused, not made
+   * here alone.
+   *
+   * @param change The rule.
+   * @returns The reason, or `""`.
+   */
+  roomFor(changes: Iterable<Pick<RuleEntry, "kind" | "className" | "key">>): string {
+    const t = this.#table;
+    const needed = t.newRules(changes);
+    if (needed <= t.roomShared) return "";
+    t.markFull();
+    this.#counts.full++;
+    const what = needed === 1 ? "the change" : `${needed} new rules (room for ${t.roomShared})`;
+    return `the fleet rules table is full: ${t.size} of ${t.bound} entries, ` +
+      `and no removal to give up: ${what} would not be kept (maxEntries)`;
+  }
+
+  /** Why the table is full (a rule was refused for room since a slot was last freed), `""` when not. */
+  fullReason(): string {
+    const t = this.#table;
+    if (!t.full) return "";
+    return `the fleet rules table is full: ${t.size} of ${t.bound} entries, ${t.own} set here, ` +
+      `${t.strangers} from origins that are no member (at most ${t.bound - t.reserved}; ` +
+      `${t.reserved} kept for members' changes)`;
   }
 
   /**
@@ -193,11 +237,14 @@ export class RulesSync {
   memberChanged(change: MemberChange): void {
     const { member } = change;
     const key = member.address.toString();
+    const id = originKey(member.address.id);
     if (member.state === "alive" || member.state === "suspect") {
       if (!this.#peers.has(key)) this.#peers.set(key, unheard(member.address));
+      this.#members.add(id);
       return;
     }
     this.#peers.delete(key);
+    this.#members.delete(id);
     if (this.#pull?.peer.toString() === key) this.#pull = undefined;
   }
 
@@ -360,6 +407,14 @@ export class RulesSync {
       rulesRefused: c.refused,
       rulesFull: c.full,
       rulesUnshared: c.unshared,
+      rulesEntries: this.#table.size,
+      rulesBound: this.#table.bound,
+      rulesReserved: this.#table.reserved,
+      rulesOwn: this.#table.own,
+      rulesPeers: this.#table.size - this.#table.own,
+      rulesStrangerEntries: this.#table.strangers,
+      rulesTableFull: this.#table.full,
+      rulesTableFullReason: this.fullReason(),
       rulesTransfers: c.transfers,
       rulesRefusals: c.refusals,
       rulesLastRefusal: c.lastRefusal,
@@ -464,4 +519,9 @@ export class RulesSync {
     if (peer) peer.disagreeSinceMs = undefined;
     this.#nextBackgroundMs = nowMs + this.#backoffPeriods * this.#options.protocolPeriodMs;
   }
+}
+
+/** An origin as a set's key. */
+function originKey(origin: Origin): string {
+  return `${origin.hi}:${origin.lo}`;
 }

@@ -22,6 +22,18 @@
  * same version, whether it was here before the class's removal or arrives
  * after it, so every member holds the same whatever the order.
  *
+ * Room is kept for the fleet's own changes. Each entry is counted by whose
+ * version it is, as it arrives: this member's own, a live member's, or a
+ * stranger's (an origin that is no member here: a departed member's, or a
+ * forger's). Strangers' entries take at most the bound less a reserve,
+ * which is room for members' changes: with signing off, a forger stamping
+ * its own origins fills the strangers' room, never the reserve, so a
+ * change made on a member still reaches every member. No live entry is
+ * evicted for room, only tombstones, and an entry gives up only those of
+ * its side or below (stranger, member, own): nothing a stranger sends
+ * pushes out a rule set here. A refusal for room leaves the table full,
+ * which it says ({@link RuleTable.full}) until a slot is freed.
+ *
  * @module
  */
 
@@ -31,6 +43,7 @@ import {
   clockMs,
   compareVersionParts,
   compareVersions,
+  type Origin,
   RULE_KINDS,
   type RuleEntry,
   ruleId,
@@ -39,6 +52,7 @@ import {
   type Version,
 } from "./entry.ts";
 import { type Digest, entrySize, type Page } from "./wire.ts";
+import { popMin, pushMin, SlotQueue } from "./table_queues.ts";
 
 /**
  * The slots of one kind and class, by key: the key of a key limit, which
@@ -57,6 +71,10 @@ interface BlockEnd {
   slot: number;
   readonly untilMs: number;
 }
+
+/** Whose an entry's version is: a stranger's, a live member's, this member's own. */
+type Side = 0 | 1 | 2;
+const STRANGER = 0, MEMBER = 1, OWN = 2;
 
 /** What {@link RuleTable.merge} did with an entry. */
 export type MergeOutcome = "newer" | "older" | "same" | "stale" | "full";
@@ -80,11 +98,20 @@ export class RuleTable {
   #clock = new Float64Array(16);
   #originHi = new Uint32Array(16);
   #originLo = new Uint32Array(16);
-  /** Whether the slot is in the tombstone queue (once is enough: its turn comes no later). */
+  /** Whether the slot is in a tombstone queue (once is enough: its turn comes no later). */
   #queued = new Uint8Array(16);
-  /** Slots of tombstones in the order they were made here, for expiry. */
-  #tombstones: number[] = [];
-  #tombstoneHead = 0;
+  /** By slot: whose version it holds, as it arrived ({@link Side}). */
+  #side = new Uint8Array(16);
+  /** Entries by side. */
+  readonly #sides = [0, 0, 0];
+  /** Whether a rule was refused for room since a slot was last freed. */
+  #refusedFull = false;
+  /**
+   * Slots of tombstones in the order they were made here, for expiry: a
+   * queue by side, so that room for a stranger's entry is found among
+   * strangers' tombstones at once.
+   */
+  readonly #tombstones = [new SlotQueue(), new SlotQueue(), new SlotQueue()] as const;
   /** Slots that held a block when it was set, a min-heap by its end; a slot changed since is skipped. */
   #blocks: BlockEnd[] = [];
   #liveBlocks = 0;
@@ -96,19 +123,90 @@ export class RuleTable {
   #lo = 0;
   readonly #maxEntries: number;
   readonly #tombstoneMs: number;
+  readonly #self: Origin | undefined;
+  readonly #reserved: number;
+  readonly #isMember: (origin: Origin) => boolean;
 
   /**
    * @param maxEntries Rules and tombstones held at most.
    * @param tombstoneMs How long, by the versions' clocks, a removal is kept.
+   * @param sides Who this member is, which origins are live members, and
+   *   the entries kept for members' changes (strangers' entries take at
+   *   most `maxEntries - reservedEntries`); without it, every entry is a
+   *   member's and none are kept.
    */
-  constructor(maxEntries: number, tombstoneMs: number) {
+  constructor(
+    maxEntries: number,
+    tombstoneMs: number,
+    sides?: {
+      readonly self: Origin;
+      readonly isMember: (origin: Origin) => boolean;
+      readonly reservedEntries: number;
+    },
+  ) {
     this.#maxEntries = maxEntries;
     this.#tombstoneMs = tombstoneMs;
+    this.#self = sides?.self;
+    this.#isMember = sides?.isMember ?? (() => true);
+    this.#reserved = Math.min(maxEntries, sides?.reservedEntries ?? 0);
   }
 
   /** Rules and tombstones held. */
   get size(): number {
     return this.#size;
+  }
+
+  /** Rules and tombstones held at most. */
+  get bound(): number {
+    return this.#maxEntries;
+  }
+
+  /** Entries kept for members' changes: strangers' take at most the rest. */
+  get reserved(): number {
+    return this.#reserved;
+  }
+
+  /** Entries, tombstones included, whose version this member stamped. */
+  get own(): number {
+    return this.#sides[OWN];
+  }
+
+  /** Entries whose origin was no member here when they came. */
+  get strangers(): number {
+    return this.#sides[STRANGER];
+  }
+
+  /** Whether a rule was refused for room and no slot has been freed since. */
+  get full(): boolean {
+    return this.#refusedFull;
+  }
+
+  /** Says the table is full: a change made here was refused for room before it was made. */
+  markFull(): void {
+    this.#refusedFull = true;
+  }
+
+  /**
+   * Whether a change made here to a rule would find room on the fleet's
+   * other members, whose tables hold what this one does (the digests
+   * agree) and to whom it is a peer's entry: the rule is held already, or
+   * the whole table is within the peers' room, or there is a tombstone to
+   * give up.
+   */
+  hasRoomShared(kind: RuleKind, className: string, key: string): boolean {
+    return this.newRules([{ kind, className, key }]) <= this.roomShared;
+  }
+
+  /** New rules the fleet's other members can take from this one: free peers' room and tombstones. */
+  get roomShared(): number {
+    return Math.max(0, this.#maxEntries - this.#size) + this.#size - this.#live;
+  }
+
+  /** How many of `rules` the table does not hold (each would take an entry). */
+  newRules(rules: Iterable<Pick<RuleEntry, "kind" | "className" | "key">>): number {
+    let count = 0;
+    for (const r of rules) if (this.#slotOf(r.kind, r.className, r.key) === undefined) count++;
+    return count;
   }
 
   /** The newest clock of a removal let go (0: none): see {@link RuleTable.merge}. */
@@ -175,7 +273,10 @@ export class RuleTable {
     const slot = this.#slotOf(entry.kind, entry.className, entry.key);
     if (slot === undefined) {
       if (version.clock <= this.#forgottenClock) return "stale";
-      if (this.#size >= this.#maxEntries && !this.#evictTombstone()) return "full";
+      if (!this.#room(this.#sideOf(version.origin))) {
+        this.#refusedFull = true;
+        return "full";
+      }
       this.#enter(this.#append(entry), value, version);
       return superseded ? "older" : "newer";
     }
@@ -226,18 +327,19 @@ export class RuleTable {
   expire(wallMs: number): number {
     this.#endBlocks(wallMs);
     let dropped = 0;
-    while (this.#tombstoneHead < this.#tombstones.length) {
-      const slot = this.#tombstones[this.#tombstoneHead];
-      const current = this.#group[slot] !== undefined && this.#value[slot] === undefined;
-      if (current && wallMs - clockMs(this.#clock[slot]) <= this.#tombstoneMs) break;
-      this.#tombstoneHead++;
-      this.#queued[slot] = 0;
-      if (current) {
-        this.#forget(slot);
-        dropped++;
+    for (const queue of this.#tombstones) {
+      for (let slot = queue.peek(); slot !== undefined; slot = queue.peek()) {
+        const current = this.#group[slot] !== undefined && this.#value[slot] === undefined;
+        if (current && wallMs - clockMs(this.#clock[slot]) <= this.#tombstoneMs) break;
+        // Off the queue before it is forgotten: forgetting may compact, which remaps the queue.
+        queue.shift();
+        this.#queued[slot] = 0;
+        if (current) {
+          this.#forget(slot);
+          dropped++;
+        }
       }
     }
-    this.#trimQueue();
     return dropped;
   }
 
@@ -292,6 +394,8 @@ export class RuleTable {
     const slot = this.#end++;
     if (slot === this.#clock.length) this.#grow(2 * slot);
     group.slots.set(entry.key, slot);
+    this.#side[slot] = STRANGER;
+    this.#sides[STRANGER]++;
     this.#group[slot] = group;
     this.#key[slot] = entry.key;
     this.#value[slot] = undefined;
@@ -302,12 +406,15 @@ export class RuleTable {
   #grow(capacity: number): void {
     const clock = new Float64Array(capacity), hi = new Uint32Array(capacity);
     const lo = new Uint32Array(capacity), queued = new Uint8Array(capacity);
+    const own = new Uint8Array(capacity);
     const n = Math.min(this.#end, capacity);
     clock.set(this.#clock.subarray(0, n));
     hi.set(this.#originHi.subarray(0, n));
     lo.set(this.#originLo.subarray(0, n));
     queued.set(this.#queued.subarray(0, n));
+    own.set(this.#side.subarray(0, n));
     [this.#clock, this.#originHi, this.#originLo, this.#queued] = [clock, hi, lo, queued];
+    this.#side = own;
   }
 
   /** Takes a slot's content out of the digest and the count of blocks. */
@@ -326,12 +433,16 @@ export class RuleTable {
     this.#clock[slot] = version.clock;
     this.#originHi[slot] = version.origin.hi;
     this.#originLo[slot] = version.origin.lo;
+    const side = this.#sideOf(version.origin);
+    this.#sides[this.#side[slot]]--;
+    this.#sides[side]++;
+    this.#side[slot] = side;
     if (value instanceof BlockedUntil) {
       this.#liveBlocks++;
       pushMin(this.#blocks, { slot, untilMs: value.untilMs });
     }
     if (value === undefined) {
-      if (!this.#queued[slot]) this.#tombstones.push(slot);
+      if (!this.#queued[slot]) this.#tombstones[side].push(slot);
       this.#queued[slot] = 1;
       return;
     }
@@ -378,16 +489,43 @@ export class RuleTable {
     this.#lo = (this.#lo ^ h.lo) >>> 0;
   }
 
-  /** Makes room for a rule by dropping the oldest tombstone, if there is one. */
-  #evictTombstone(): boolean {
-    while (this.#tombstoneHead < this.#tombstones.length) {
-      const slot = this.#tombstones[this.#tombstoneHead++];
+  #sideOf(origin: Origin): Side {
+    const self = this.#self;
+    if (self !== undefined && origin.hi === self.hi && origin.lo === self.lo) return OWN;
+    return this.#isMember(origin) ? MEMBER : STRANGER;
+  }
+
+  /**
+   * Finds room for a new rule of `side`: a free slot within its side's
+   * bound, or else a tombstone of its side or below given up, the lowest
+   * side's first (see the module doc).
+   */
+  #room(side: Side): boolean {
+    const free = this.#size < this.#maxEntries;
+    if (side !== STRANGER && free) return true;
+    if (free && this.#sides[STRANGER] < this.#maxEntries - this.#reserved) return true;
+    for (let q = STRANGER; q <= side; q++) if (this.#evictTombstone(q as Side)) return true;
+    return false;
+  }
+
+  /**
+   * Makes room by dropping the oldest tombstone of side `q`, if it has one.
+   * A slot whose side changed since it was queued (a newer removal from
+   * another side) moves to its side's queue.
+   */
+  #evictTombstone(q: Side): boolean {
+    const queue = this.#tombstones[q];
+    for (let slot = queue.peek(); slot !== undefined; slot = queue.peek()) {
+      queue.shift();
       this.#queued[slot] = 0;
-      if (this.#group[slot] !== undefined && this.#value[slot] === undefined) {
-        this.#forget(slot);
-        this.#trimQueue();
-        return true;
+      if (this.#group[slot] === undefined || this.#value[slot] !== undefined) continue;
+      if (this.#side[slot] !== q) {
+        this.#tombstones[this.#side[slot]].push(slot);
+        this.#queued[slot] = 1;
+        continue;
       }
+      this.#forget(slot);
+      return true;
     }
     return false;
   }
@@ -401,6 +539,9 @@ export class RuleTable {
   #remove(slot: number): void {
     const group = this.#group[slot]!;
     group.slots.delete(this.#key[slot]);
+    this.#sides[this.#side[slot]]--;
+    this.#side[slot] = STRANGER;
+    this.#refusedFull = false;
     if (group.slots.size === 0) this.#groups.delete(`${RULE_KINDS[group.kind]}:${group.className}`);
     this.#group[slot] = undefined;
     this.#key[slot] = "";
@@ -425,6 +566,7 @@ export class RuleTable {
       this.#originHi[to] = this.#originHi[from];
       this.#originLo[to] = this.#originLo[from];
       this.#queued[to] = this.#queued[from];
+      this.#side[to] = this.#side[from];
       to++;
     }
     this.#group.length =
@@ -433,49 +575,9 @@ export class RuleTable {
       this.#end =
         to;
     if (4 * to < this.#clock.length) this.#grow(Math.max(16, 2 * to));
-    const queue = this.#tombstones.slice(this.#tombstoneHead).map((slot) => moved[slot]);
-    this.#tombstones = queue.filter((slot) => slot >= 0);
-    this.#tombstoneHead = 0;
+    for (const queue of this.#tombstones) queue.remap(moved);
     // In place, so the heap stays one: a removed slot's block is skipped when it comes up.
     for (const item of this.#blocks) item.slot = item.slot < 0 ? -1 : moved[item.slot];
     this.#holes = 0;
   }
-
-  /** Forgets the queue's spent head once it is most of it, so the queue stays bounded. */
-  #trimQueue(): void {
-    if (this.#tombstoneHead > 1_024 && this.#tombstoneHead * 2 > this.#tombstones.length) {
-      this.#tombstones = this.#tombstones.slice(this.#tombstoneHead);
-      this.#tombstoneHead = 0;
-    }
-  }
-}
-
-/** Adds `item` to the min-heap `heap` by `untilMs`. */
-function pushMin<T extends { untilMs: number }>(heap: T[], item: T): void {
-  let at = heap.push(item) - 1;
-  while (at > 0) {
-    const up = (at - 1) >> 1;
-    if (heap[up].untilMs <= item.untilMs) break;
-    heap[at] = heap[up];
-    at = up;
-  }
-  heap[at] = item;
-}
-
-/** Takes the least item of the non-empty min-heap `heap`. */
-function popMin<T extends { untilMs: number }>(heap: T[]): T {
-  const top = heap[0];
-  const last = heap.pop()!;
-  if (heap.length === 0) return top;
-  let at = 0;
-  for (;;) {
-    let child = 2 * at + 1;
-    if (child >= heap.length) break;
-    if (child + 1 < heap.length && heap[child + 1].untilMs < heap[child].untilMs) child++;
-    if (heap[child].untilMs >= last.untilMs) break;
-    heap[at] = heap[child];
-    at = child;
-  }
-  heap[at] = last;
-  return top;
 }
