@@ -109,9 +109,13 @@ describe("a member that has not reached a peer, on a real process", () => {
       assert.ok(checks > 2 * most, `${checks} checks`);
       assert.ok(admitted <= most, `admitted ${admitted} > ${most} of ${checks}`);
       const ready = await fetch(`${s.url}/readyz`);
-      assert.deepEqual([ready.status, await ready.text()], [503, "joining\n"]);
+      // 503, with why it is joining (the stats say the same, in joinBlocked).
+      const text = await ready.text();
+      assert.equal(ready.status, 503);
+      assert.match(text, /^joining: no member answered at 1 seed address/);
       const stats = await (await fetch(`${s.url}/v1/stats`)).json();
       assert.equal(stats.joining, true);
+      assert.equal(`${stats.joinBlocked}\n`, text);
     } finally {
       s.process.kill();
     }
