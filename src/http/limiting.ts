@@ -7,8 +7,6 @@
  */
 
 import { Limit } from "../core/limit.ts";
-import type { Client } from "../client/client.ts";
-import type { Guard } from "../runtime/guard.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
 import { UNKNOWN_CLIENT, UNKNOWN_CLIENT_DENIED, unknownClientDenial } from "./client_ip.ts";
 import {
@@ -38,9 +36,10 @@ export const EMPTY_KEY = "\u0000";
 const LONG_KEY_PREFIX = "\u0000sha256:";
 
 /**
- * What decides: a {@link Guard}, a {@link Client} of the sidecar, or
- * anything with a `check` of the same shape. With `limitFor` it also
- * tells the limit a key is held to, for `RateLimit-Policy`.
+ * What decides: a `Guard`, a sidecar `Client`, or anything with a `check`
+ * of the same shape (the guard and the client are limiters as they are).
+ * With `limitFor` it also tells the limit a key is held to, for
+ * `RateLimit-Policy`.
  */
 export interface Limiter {
   /**
@@ -100,8 +99,8 @@ export interface RateLimitInfo {
  * server's info.
  */
 export interface LimitingOptions<A extends unknown[]> {
-  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter | Guard | Client;
+  /** What decides: a `Guard`, a sidecar `Client`, or another {@link Limiter}. */
+  readonly guard: Limiter;
   /**
    * The key of a request, or `{ key, class }`. Return `undefined` to let
    * a request pass unlimited; to limit anonymous requests, give them a key
