@@ -8,7 +8,6 @@
 
 import { Limit } from "../core/limit.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
-import { UNKNOWN_CLIENT, UNKNOWN_CLIENT_DENIED, unknownClientDenial } from "./client_ip.ts";
 import {
   type DecisionLike,
   type FieldSink,
@@ -34,6 +33,42 @@ export const EMPTY_KEY = "\u0000";
 
 /** What a key longer than the limiter takes is checked as: this, then its SHA-256. */
 const LONG_KEY_PREFIX = "\u0000sha256:";
+
+/**
+ * What `clientIpResolver` gives for a request whose client address
+ * cannot be learned, and the key a denial of such a request names. The
+ * adapters' key functions never check it as a key: every such request
+ * would share it, and one client's burst would deny all the others.
+ */
+export const UNKNOWN_ADDRESS = "unknown";
+
+/**
+ * What a key function gives for a request denied for want of an address:
+ * the adapters answer it with a 429 and check no key. Compared by identity,
+ * so no key a key function returns is taken for it.
+ */
+export const UNKNOWN_CLIENT: { readonly key: string } = Object.freeze({ key: UNKNOWN_ADDRESS });
+
+/** The decision of a request denied for want of a client address; retrying does not help, so no `Retry-After`. */
+export const UNKNOWN_CLIENT_DENIED: DecisionLike = Object.freeze({
+  allowed: false,
+  remaining: 0,
+  retryAfterMs: Infinity,
+  resetMs: 0,
+});
+
+/**
+ * What was decided for a request a key function gave {@link UNKNOWN_CLIENT}:
+ * denied, with no key checked, since the one key all such requests would
+ * take is what lets one client's burst deny every other.
+ *
+ * @param policy The policy's name in the fields.
+ * @returns The denial.
+ */
+export function unknownClientDenial(policy: string): RateLimitInfo {
+  const decision = UNKNOWN_CLIENT_DENIED;
+  return { key: UNKNOWN_ADDRESS, class: "", cost: 0, policy, limit: undefined, decision };
+}
 
 /**
  * What decides: a `Guard`, a sidecar `Client`, or anything with a `check`
