@@ -44,9 +44,8 @@
 import process from "node:process";
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Guard } from "./src/runtime/guard.ts";
+import { Guard, type GuardBuilder } from "./src/runtime/guard.ts";
 import { messageOf } from "./src/core/errors.ts";
-import type { GuardBuilder } from "./src/runtime/builder.ts";
 import { parseSidecarArgs, type SidecarConfig, UsageError } from "./src/http/cli_args.ts";
 import { lineLogger, type Logger } from "./src/http/log.ts";
 import { JoinLog } from "./src/http/join_log.ts";

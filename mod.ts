@@ -25,7 +25,7 @@
  *
  * @module
  */
-export { Guard } from "./src/runtime/guard.ts";
+export { Guard, GuardBuilder } from "./src/runtime/guard.ts";
 export {
   COLD_FRACTION,
   DEFAULT_PARTITION_POLICY,
@@ -51,7 +51,6 @@ export type {
   MemberView,
   NamedDeniedKey,
 } from "./src/runtime/fleet_view.ts";
-export { GuardBuilder } from "./src/runtime/builder.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";
 export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
 export { Decision } from "./src/core/decision.ts";

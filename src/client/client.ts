@@ -9,7 +9,6 @@
 
 import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
-import { limitBody } from "../http/body.ts";
 import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
 import { type AcquireOptions, Retrier } from "../runtime/acquire.ts";
 import { ClientError, ClientUnavailableError } from "./errors.ts";
@@ -399,7 +398,7 @@ function decision(w: Wire): ClientDecision {
 
 function limitJson(limit: LimitSpec): { limit: string; burst?: number } {
   if (typeof limit === "string") return { limit };
-  if (limit instanceof Limit) return limitBody(limit);
+  if (limit instanceof Limit) return limit.toJSON();
   return limit;
 }
 

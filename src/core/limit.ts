@@ -232,12 +232,25 @@ export class Limit {
   }
 
   /**
-   * Serialises as `{ count, periodMs, burst }`, the burst as it applies.
+   * The limit's one JSON form: the sidecar's admin API sends and takes it,
+   * and the clients send it, so `JSON.stringify(limit)` is a body the
+   * sidecar reads back as the same limit. The burst is the one that applies.
    *
-   * @returns The limit as plain data.
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Limit } from "@rateguard/guard";
+   *
+   * assert.equal(
+   *   JSON.stringify(Limit.perMinute(1_000).burst(50)),
+   *   '{"limit":"1000/min","burst":50}',
+   * );
+   * ```
+   *
+   * @returns `{ limit: "1000/min", burst: 50 }`: count and period as `Limit.parse` reads them, and the burst.
    */
-  toJSON(): { count: number; periodMs: number; burst: number } {
-    return { count: this.#count, periodMs: this.#periodMs, burst: this.burstSize() };
+  toJSON(): { limit: string; burst: number } {
+    return { limit: rateText(this), burst: this.burstSize() };
   }
 
   /**

@@ -15,8 +15,6 @@ import type { KeyLimitEntry } from "../core/rules.ts";
 import { RateguardError } from "../core/errors.ts";
 import {
   checkKeyField,
-  type LimitBody,
-  limitBody,
   object,
   parseKeyLimit,
   parseLimit,
@@ -46,10 +44,8 @@ export interface AdminState {
   defaultLimit: Limit | undefined;
 }
 
-/** A class in JSON: `""` is the default class. */
-interface ClassBody extends LimitBody {
-  readonly class: string;
-}
+/** A class in JSON, its limit in the limit's own JSON form: `""` is the default class. */
+type ClassBody = { readonly class: string } & ReturnType<Limit["toJSON"]>;
 
 /** Adds the admin routes to `app`. */
 export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Logger): void {
@@ -120,7 +116,7 @@ function classRoutes(app: Hono, { guard, state, log }: Admin): void {
     if (name === "") setDefault(guard, state, limit);
     else guard.setClass(name, limit);
     log.info("class set", { class: name, limit: String(limit) });
-    return c.json({ class: name, ...limitBody(limit) });
+    return c.json({ class: name, ...limit.toJSON() });
   });
   app.delete("/v1/classes", (c) => {
     const name = queryParam(requestUrl(c.req.url), "class");
@@ -147,7 +143,7 @@ function shadowRoutes(app: Hono, { guard, log }: Admin): void {
     const limit = parseLimit(body);
     guard.setShadow(name, limit);
     log.info("shadow set", { class: name, limit: String(limit) });
-    return c.json({ class: name, ...limitBody(limit) });
+    return c.json({ class: name, ...limit.toJSON() });
   });
   app.delete("/v1/shadows", (c) => {
     const name = queryParam(requestUrl(c.req.url), "class", "");
@@ -278,15 +274,15 @@ function setDefault(guard: Guard, state: AdminState, limit: Limit): void {
 
 /** The classes in force, the default first when it is known. */
 export function classList(guard: Guard, state: AdminState): ClassBody[] {
-  const named = guard.classes().map(([name, limit]) => ({ class: name, ...limitBody(limit) }));
+  const named = guard.classes().map(([name, limit]) => ({ class: name, ...limit.toJSON() }));
   return state.defaultLimit === undefined
     ? named
-    : [{ class: "", ...limitBody(state.defaultLimit) }, ...named];
+    : [{ class: "", ...state.defaultLimit.toJSON() }, ...named];
 }
 
 /** The shadows in force. */
 export function shadowList(guard: Guard): ClassBody[] {
-  return guard.shadows().map(([name, limit]) => ({ class: name, ...limitBody(limit) }));
+  return guard.shadows().map(([name, limit]) => ({ class: name, ...limit.toJSON() }));
 }
 
 /** A key limit in JSON: its own limit, or the class it follows. */
@@ -295,7 +291,7 @@ export function keyLimitJson(
 ): { class: string; key: string; [field: string]: unknown } {
   return limit instanceof KeyLimit
     ? { class: className, key, follows: limit.className }
-    : { class: className, key, ...limitBody(limit) };
+    : { class: className, key, ...limit.toJSON() };
 }
 
 function q(text: string): string {

@@ -7,7 +7,7 @@
  */
 
 import type { BatchItem } from "../core/enforcer.ts";
-import { isCost, KeyLimit, Limit, MAX_BURST, MAX_COST, rateText } from "../core/limit.ts";
+import { isCost, KeyLimit, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
 import { DEFAULT_MAX_KEY_BYTES, fitsKeyBytes, tooLongMessage } from "../core/key_bytes.ts";
 import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
@@ -23,14 +23,6 @@ export interface CheckRequest {
   readonly className: string;
   /** What the request costs. */
   readonly cost: number;
-}
-
-/** A limit in JSON: `{"limit": "1000/min", "burst": 50}`, the burst as it applies. */
-export interface LimitBody {
-  /** Count and period, such as `1000/min`. */
-  readonly limit: string;
-  /** Requests one instance admits back to back. */
-  readonly burst: number;
 }
 
 type Json = Record<string, unknown>;
@@ -267,9 +259,4 @@ export function queryParam(url: URL, name: string, fallback?: string): string {
     throw new BadRequest(`the query parameter ${name} is required`, `/query/${name}`);
   }
   return v;
-}
-
-/** The JSON form of a limit. */
-export function limitBody(limit: Limit): LimitBody {
-  return { limit: rateText(limit), burst: limit.burstSize() };
 }

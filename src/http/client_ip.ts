@@ -17,8 +17,10 @@
 
 import { describe } from "../core/limit.ts";
 import { formatIp, parseIp } from "../proto/address.ts";
-import type { DecisionLike } from "./fields.ts";
-import type { KeyOf, RateLimitInfo } from "./limiting.ts";
+import { type KeyOf, UNKNOWN_ADDRESS, UNKNOWN_CLIENT } from "./limiting.ts";
+
+// Named here too: the resolver gives the one, the key functions the other.
+export { UNKNOWN_ADDRESS, UNKNOWN_CLIENT };
 
 /** How the client's address is found. */
 export interface ClientIpOptions {
@@ -91,42 +93,6 @@ export type ClientIpKey<A extends unknown[]> = ((...args: A) => KeyOf) & {
   /** Requests whose client address could not be learned, since the key function was made. */
   readonly unknownClients: number;
 };
-
-/**
- * What {@link clientIpResolver} gives for a request whose client address
- * cannot be learned, and the key a denial of such a request names. The
- * adapters' key functions never check it as a key: every such request
- * would share it, and one client's burst would deny all the others.
- */
-export const UNKNOWN_ADDRESS = "unknown";
-
-/**
- * What a key function gives for a request denied for want of an address:
- * the adapters answer it with a 429 and check no key. Compared by identity,
- * so no key a key function returns is taken for it.
- */
-export const UNKNOWN_CLIENT: { readonly key: string } = Object.freeze({ key: UNKNOWN_ADDRESS });
-
-/** The decision of a request denied for want of a client address; retrying does not help, so no `Retry-After`. */
-export const UNKNOWN_CLIENT_DENIED: DecisionLike = Object.freeze({
-  allowed: false,
-  remaining: 0,
-  retryAfterMs: Infinity,
-  resetMs: 0,
-});
-
-/**
- * What was decided for a request a key function gave {@link UNKNOWN_CLIENT}:
- * denied, with no key checked, since the one key all such requests would
- * take is what lets one client's burst deny every other.
- *
- * @param policy The policy's name in the fields.
- * @returns The denial.
- */
-export function unknownClientDenial(policy: string): RateLimitInfo {
-  const decision = UNKNOWN_CLIENT_DENIED;
-  return { key: UNKNOWN_ADDRESS, class: "", cost: 0, policy, limit: undefined, decision };
-}
 
 /** A client's hops, read from the right, examined at most: a header longer than this is cut on its left. */
 const MAX_HOPS = 64;

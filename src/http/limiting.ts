@@ -7,10 +7,7 @@
  */
 
 import { Limit } from "../core/limit.ts";
-import type { Client } from "../client/client.ts";
-import type { Guard } from "../runtime/guard.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
-import { UNKNOWN_CLIENT, UNKNOWN_CLIENT_DENIED, unknownClientDenial } from "./client_ip.ts";
 import {
   type DecisionLike,
   type FieldSink,
@@ -38,9 +35,46 @@ export const EMPTY_KEY = "\u0000";
 const LONG_KEY_PREFIX = "\u0000sha256:";
 
 /**
- * What decides: a {@link Guard}, a {@link Client} of the sidecar, or
- * anything with a `check` of the same shape. With `limitFor` it also
- * tells the limit a key is held to, for `RateLimit-Policy`.
+ * What `clientIpResolver` gives for a request whose client address
+ * cannot be learned, and the key a denial of such a request names. The
+ * adapters' key functions never check it as a key: every such request
+ * would share it, and one client's burst would deny all the others.
+ */
+export const UNKNOWN_ADDRESS = "unknown";
+
+/**
+ * What a key function gives for a request denied for want of an address:
+ * the adapters answer it with a 429 and check no key. Compared by identity,
+ * so no key a key function returns is taken for it.
+ */
+export const UNKNOWN_CLIENT: { readonly key: string } = Object.freeze({ key: UNKNOWN_ADDRESS });
+
+/** The decision of a request denied for want of a client address; retrying does not help, so no `Retry-After`. */
+export const UNKNOWN_CLIENT_DENIED: DecisionLike = Object.freeze({
+  allowed: false,
+  remaining: 0,
+  retryAfterMs: Infinity,
+  resetMs: 0,
+});
+
+/**
+ * What was decided for a request a key function gave {@link UNKNOWN_CLIENT}:
+ * denied, with no key checked, since the one key all such requests would
+ * take is what lets one client's burst deny every other.
+ *
+ * @param policy The policy's name in the fields.
+ * @returns The denial.
+ */
+export function unknownClientDenial(policy: string): RateLimitInfo {
+  const decision = UNKNOWN_CLIENT_DENIED;
+  return { key: UNKNOWN_ADDRESS, class: "", cost: 0, policy, limit: undefined, decision };
+}
+
+/**
+ * What decides: a `Guard`, a sidecar `Client`, or anything with a `check`
+ * of the same shape (the guard and the client are limiters as they are).
+ * With `limitFor` it also tells the limit a key is held to, for
+ * `RateLimit-Policy`.
  */
 export interface Limiter {
   /**
@@ -100,8 +134,8 @@ export interface RateLimitInfo {
  * server's info.
  */
 export interface LimitingOptions<A extends unknown[]> {
-  /** What decides: a {@link Guard}, a sidecar {@link Client}, or another {@link Limiter}. */
-  readonly guard: Limiter | Guard | Client;
+  /** What decides: a `Guard`, a sidecar `Client`, or another {@link Limiter}. */
+  readonly guard: Limiter;
   /**
    * The key of a request, or `{ key, class }`. Return `undefined` to let
    * a request pass unlimited; to limit anonymous requests, give them a key

@@ -17,32 +17,30 @@ import { Address } from "../proto/mod.ts";
 import { GossipTask } from "./gossip.ts";
 import { saltHashKey } from "./salt.ts";
 import { monotonicClock, steadyClock } from "./clock.ts";
-import type { Guard } from "./guard.ts";
-import { type GuardParts, makers } from "./parts.ts";
+import type { GuardParts } from "./_parts.ts";
 
 /**
- * Makes the guard the options describe; with `bind`, binds its socket and
- * starts gossip.
+ * Makes the parts of the guard the options describe; with `bind`, binds
+ * its socket and starts gossip. The guard is made from them by its own
+ * module, so nothing here names it.
  *
  * @param options The options, checked and with their defaults.
- * @returns A promise of the running guard; it rejects with an `Error`
+ * @returns A promise of the running parts; it rejects with an `Error`
  *   naming the address when the port cannot be bound.
  */
-export async function assemble(options: ResolvedGuardOptions): Promise<Guard> {
+export async function assemble(options: ResolvedGuardOptions): Promise<GuardParts> {
   const hashKey = options.keySalt === undefined
     ? PUBLIC_HASH_KEY
     : await saltHashKey(options.keySalt);
   const parts = partsOf(options, hashKey);
-  return options.bind === undefined
-    ? makers.guard!(parts)
-    : await spawnFleet(options, options.bind, parts);
+  return options.bind === undefined ? parts : await spawnFleet(options, options.bind, parts);
 }
 
 async function spawnFleet(
   options: ResolvedGuardOptions,
   bind: Address,
   parts: GuardParts,
-): Promise<Guard> {
+): Promise<GuardParts> {
   const { book, enforcer, clock } = parts;
   const membershipSeed = crypto.getRandomValues(new Uint32Array(1))[0];
   let node: FleetNode | undefined;
@@ -73,7 +71,7 @@ async function spawnFleet(
     onDeath: () => node?.fail(clock()),
     auth: options.auth,
   });
-  return makers.guard!({ ...parts, gossip });
+  return { ...parts, gossip };
 }
 
 function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {

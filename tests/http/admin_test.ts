@@ -142,3 +142,15 @@ describe("admin routes never replace a whole table by accident", () => {
     }
   });
 });
+
+describe("a limit has one JSON form, the admin API's", () => {
+  it("takes JSON.stringify(limit) as a body and sends the same JSON back", async () => {
+    const a = await app();
+    const limit = Limit.perMinute(1_000).burst(40);
+    assert.deepEqual(JSON.parse(JSON.stringify(limit)), { limit: "1000/min", burst: 40 });
+    const [status, body] = await json(await a.request("/v1/classes?class=team", put(limit)));
+    assert.deepEqual([status, body], [200, { class: "team", ...limit.toJSON() }]);
+    const { classes } = await (await a.request("/v1/classes?class=team")).json();
+    assert.deepEqual(classes, [{ class: "team", ...limit.toJSON() }]);
+  });
+});

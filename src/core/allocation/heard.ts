@@ -17,7 +17,7 @@
 
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
-import { HeldRows } from "./held_rows.ts";
+import { HeldRows, type ReportRow } from "./held_rows.ts";
 import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
 import {
   groupBytes,
@@ -27,21 +27,9 @@ import {
 } from "./report.ts";
 
 /** What this node holds of one origin: its latest report and when it came. */
-export interface HeardReport {
+export interface HeardReport extends ReportRow {
   /** The origin's ID string. */
   readonly key: string;
-  /** The origin's ID, high half, as a report on the wire names it. */
-  readonly originHi: number;
-  /** The origin's ID, low half. */
-  readonly originLo: number;
-  /** Which life of the origin made it. */
-  readonly life: number;
-  /** Its round in that life. */
-  readonly round: number;
-  /** Its age when it came. */
-  readonly ageMs: number;
-  /** When it came, in this node's time. */
-  readonly receivedMs: number;
   /** The report as it came, to pass on. */
   readonly bytes: Uint8Array;
   /** Its demands, each with the key hash's number (see {@link demandIn}). */

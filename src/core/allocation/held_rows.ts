@@ -11,8 +11,6 @@
  * @module
  */
 
-import type { HeardReport } from "./heard.ts";
-
 /** Numbers in a row: origin hi, origin lo, life, round, age, when it came; two spare. */
 const ROW = 8;
 const HI = 0;
@@ -21,6 +19,25 @@ const LIFE = 2;
 const ROUND = 3;
 const AGE = 4;
 const RECEIVED = 5;
+
+/**
+ * The numbers of a report a row holds, the shape the row is made of: a held
+ * report (`HeardReport`) is one of these with its bytes and demands.
+ */
+export interface ReportRow {
+  /** The origin's ID, high half, as a report on the wire names it. */
+  readonly originHi: number;
+  /** The origin's ID, low half. */
+  readonly originLo: number;
+  /** Which life of the origin made it. */
+  readonly life: number;
+  /** Its round in that life. */
+  readonly round: number;
+  /** Its age when it came. */
+  readonly ageMs: number;
+  /** When it came, in this node's time. */
+  readonly receivedMs: number;
+}
 
 /** Reports by their origin's low half, one each, and a row of each by place. */
 export class HeldRows {
@@ -59,10 +76,7 @@ export class HeldRows {
   }
 
   /** Sets the row at `place`. */
-  set(
-    place: number,
-    report: Pick<HeardReport, "originHi" | "originLo" | "life" | "round" | "ageMs" | "receivedMs">,
-  ): void {
+  set(place: number, report: ReportRow): void {
     if ((place + 1) * ROW > this.#rows.length) {
       const rows = new Float64Array(2 * this.#rows.length);
       rows.set(this.#rows);

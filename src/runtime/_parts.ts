@@ -1,7 +1,9 @@
 /**
- * What the builder hands the guard, and the two doors between them. Not
- * part of the public API: `Guard` and `GuardBuilder` have no public
- * constructor, so the internals below never appear in a public signature.
+ * What the builder hands the guard: the running parts `assemble` makes from
+ * the checked options. Internal, as the underscore says: no entry point
+ * exports it, and `Guard` takes it only through its private constructor, so
+ * no part (the enforcer, the book, the gossip task, the clock) reaches a
+ * public signature.
  *
  * @module
  */
@@ -13,8 +15,6 @@ import type { AuthConfig } from "../core/auth.ts";
 import type { HashKey } from "../core/hash.ts";
 import type { Clock } from "./clock.ts";
 import type { GossipTask } from "./gossip.ts";
-import type { Guard } from "./guard.ts";
-import type { GuardBuilder } from "./builder.ts";
 
 /** What the builder hands the guard. */
 export interface GuardParts {
@@ -35,9 +35,3 @@ export interface GuardParts {
   /** The key of the 64-bit key hashes: the salt's, or the public one. */
   readonly hashKey: HashKey;
 }
-
-/** The constructors, set by each class's static block when its module loads. */
-export const makers: {
-  guard?: (parts: GuardParts) => Guard;
-  builder?: () => GuardBuilder;
-} = {};
