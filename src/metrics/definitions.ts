@@ -73,13 +73,13 @@ export const METRICS: readonly MetricDefinition[] = [
     name: "rateguard_withheld_datagrams_total",
     kind: "counter",
     help:
-      "Datagrams not sent to an address not yet shown to receive, beyond the bytes sent in its name.",
+      "Datagrams withheld so that no address, member or seed, receives more than its bound per byte sent in its name.",
     series: (s) => one(s.withheldDatagrams),
   },
   {
     name: "rateguard_withheld_bytes_total",
     kind: "counter",
-    help: "Bytes of the datagrams withheld from addresses not yet shown to receive.",
+    help: "Bytes of the datagrams withheld by that bound (see rateguard_withheld_datagrams_total).",
     series: (s) => one(s.withheldBytes),
   },
   {
