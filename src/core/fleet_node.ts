@@ -11,6 +11,7 @@ import { type AllocationStats, Allocator, type HotKeyView } from "./allocation/a
 import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
 import type { Decision } from "./decision.ts";
 import {
+  type MemberChange,
   type MemberInfo,
   type MembershipOptions,
   type MembershipStats,
@@ -103,6 +104,14 @@ export interface FleetNodeOptions {
    * allocator's.
    */
   readonly membership: Omit<MembershipOptions, "extension" | "seeds">;
+  /**
+   * Hears every change of this node's mind about a member, after allocation
+   * (and rule sharing) have: for a count of false deaths, say. It must not
+   * call back into the node.
+   *
+   * @default {none}
+   */
+  readonly memberChanged?: (change: MemberChange) => void;
 }
 
 /** Everything a fleet node can tell about itself. */
@@ -170,13 +179,34 @@ export class FleetNode {
         learning: (options.seeds?.length ?? 0) > 0,
       }, () => this.#refusedRules++)
       : undefined;
+    const extension = this.#rules ? this.#both(this.#rules) : this.#allocator;
+    const observe = options.memberChanged;
     this.#node = new Node(options.address, {
       ...options.membership,
       seeds: options.seeds,
-      extension: this.#rules ? this.#both(this.#rules) : this.#allocator,
+      extension: observe ? this.#observed(extension, observe) : extension,
     });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
+  }
+
+  /** `extension`, and `observe` told of every member change after it. */
+  #observed(
+    extension: MembershipExtension,
+    observe: (change: MemberChange) => void,
+  ): MembershipExtension {
+    return {
+      outgoing: (nowMs, to, maxBytes) => extension.outgoing?.(nowMs, to, maxBytes),
+      incoming: (nowMs, from, bytes) => extension.incoming?.(nowMs, from, bytes),
+      memberChanged: (change) => {
+        extension.memberChanged?.(change);
+        observe(change);
+      },
+      outgoingRules: extension.outgoingRules &&
+        ((nowMs, to, maxBytes) => extension.outgoingRules?.(nowMs, to, maxBytes)),
+      incomingRules: extension.incomingRules &&
+        ((nowMs, from, bytes) => extension.incomingRules?.(nowMs, from, bytes)),
+    };
   }
 
   /** The allocator's extension and rule sharing's, on one membership node. */
@@ -475,6 +505,15 @@ export class FleetNode {
    */
   share(className: string, key: string): number {
     return this.#enforcer.currentRate(className, key);
+  }
+
+  /**
+   * This life's number, drawn at start: a member's records name the life they are about.
+   *
+   * @returns The life.
+   */
+  get life(): number {
+    return this.#node.life;
   }
 
   /**

@@ -82,6 +82,8 @@ export interface Outcome {
   readonly shadowDeniedPerSec: number;
   /** Denials a second over the steady window. */
   readonly deniedPerSec: number;
+  /** (Observer, member) pairs that saw a running member declared dead (`Fleet.falseDeaths`). */
+  readonly falseDeaths: number;
 }
 
 /** Runs one scenario with `seed`; `relay: false` turns off the relay of demand reports. */
@@ -130,7 +132,7 @@ export function run(s: Scenario, seed: number, options: { relay?: boolean } = {}
       shadowDenied.push(sd);
     }
   }
-  return summarise(s, perSecond, denied, shadowDenied, endMs);
+  return { ...summarise(s, perSecond, denied, shadowDenied, endMs), falseDeaths: fleet.falseDeaths() };
 }
 
 function summarise(
@@ -139,7 +141,7 @@ function summarise(
   denied: number[],
   shadowDenied: number[],
   endMs: number,
-): Outcome {
+): Omit<Outcome, "falseDeaths"> {
   const index = (ms: number) => Math.max(0, Math.floor((ms - TRAFFIC_AT_MS) / 1_000));
   const [from, to] = s.steady ?? [endMs - 10_000, endMs];
   const window = (xs: number[]) => xs.slice(index(from), index(to));

@@ -120,7 +120,8 @@ function verdict(
   const o = run(s, seed, { relay });
   console.log(
     `${s.label}, seed ${seed}: steady ${o.steady.toFixed(3)} R, peak ${o.peak.toFixed(3)} R, ` +
-      `${o.secondsOver} s over 1.01 R, settles in ${o.settlesInS} s; ${
+      `${o.secondsOver} s over 1.01 R, settles in ${o.settlesInS} s, ` +
+      `${o.falseDeaths} false deaths; ${
         s.holds(o) ? "within" : "BREAKS"
       } its bound (${s.bound}); ${wallTime(startedMs)}, ${cpuTime(cpu)}`,
   );

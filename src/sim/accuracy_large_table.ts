@@ -12,14 +12,15 @@ import { readFileSync, writeFileSync } from "node:fs";
 import type { Outcome, Scenario } from "./accuracy.ts";
 import { SCENARIOS_1000, SCENARIOS_200 } from "./accuracy_large.ts";
 import { sharedRows } from "./accuracy_shared.ts";
+import { regionRows } from "./accuracy_regions.ts";
 import { renderRows, replaceTable, type Row, upToDate } from "./accuracy_table.ts";
 
 /** The document the large tables are in. */
 export const LARGE_TABLES_FILE = "docs/accuracy.md";
 
-/** The rows of each size, the shared burst's last. */
+/** The rows of each size, the shared burst's, then (at 200) the regions'. */
 export const LARGE_ROWS: ReadonlyMap<number, readonly Scenario[]> = new Map([
-  [200, [...SCENARIOS_200, ...sharedRows(200)]],
+  [200, [...SCENARIOS_200, ...sharedRows(200), ...regionRows(200)]],
   [1_000, [...SCENARIOS_1000, ...sharedRows(1_000)]],
 ]);
 

@@ -358,7 +358,7 @@ export class Driver<N extends SimNode> {
     this.#traffic.count(slot.index, key, bytes.length);
     const to = this.#byAddress.get(key);
     if (to === undefined || !this.#topology.connected(slot.index, to)) return;
-    for (const delayMs of deliveryDelays(this.#faults, this.#netPrng)) {
+    for (const delayMs of deliveryDelays(this.#faults, this.#netPrng, slot.index, to)) {
       this.#events.push({
         atMs: this.#nowMs + delayMs,
         kind: "deliver",

@@ -22,7 +22,9 @@ import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/o
 import type { Prng } from "../core/prng.ts";
 import { LimitBook } from "../core/rules.ts";
 import type { Address } from "../proto/mod.ts";
+import type { MemberChange } from "../core/membership/mod.ts";
 import { Driver } from "./driver.ts";
+import { FalseDeaths } from "./deaths.ts";
 import type { SimOptions } from "./face.ts";
 import { Offered, type Served } from "./offered.ts";
 import { type FleetWaitOptions, Lines } from "./lines.ts";
@@ -108,6 +110,9 @@ export class Fleet {
   /** The requests' phases: a stream of their own, so that they do not move the nodes' seeds. */
   readonly #phases: Prng;
   readonly #options: FleetOptions;
+  /** Every node's index by its address, as text. */
+  readonly #indexOf = new Map<string, number>();
+  readonly #falseDeaths = new FalseDeaths();
 
   /**
    * A fleet of `size` nodes, all started at time 0.
@@ -377,12 +382,30 @@ export class Fleet {
   }
 
   /**
+   * (Observer, member) pairs that saw a running member declared dead since
+   * the fleet started (a paused member runs), each pair counted once: a
+   * crashed or departed member's death, or an earlier life's, is no false one.
+   *
+   * @returns The pairs.
+   */
+  falseDeaths(): number {
+    return this.#falseDeaths.count;
+  }
+
+  /**
    * Runs the fleet until `untilMs`: everything due by then happens.
    *
    * @param untilMs The virtual time to stop at, ms.
    */
   runUntil(untilMs: number): void {
     this.#driver.runUntil(untilMs);
+  }
+
+  /** Whether the member `change` is about runs, in the life it names. */
+  #runs(change: MemberChange): boolean {
+    const index = this.#indexOf.get(change.member.address.toString());
+    const node = index === undefined ? undefined : this.#driver.node(index);
+    return node !== undefined && (change.member.life ?? node.life) === node.life;
   }
 
   /** Node `index`'s record; a `RangeError` for a node that was never added. */
@@ -423,6 +446,7 @@ export class Fleet {
   #start(index: number, address: Address, seeds: string[], seed: number): FleetNode {
     const options = this.#options;
     this.#members[index] ??= this.#member(index);
+    this.#indexOf.set(address.toString(), index);
     const book = new LimitBook(options.limit, {
       maxClasses: GUARD_BOUNDS.maxClasses.default,
       maxKeyLimits: GUARD_BOUNDS.maxKeyLimits.default,
@@ -442,6 +466,7 @@ export class Fleet {
       relay: options.relay,
       sharedBurst: options.sharedBurst,
       fleetRules: options.fleetRules,
+      memberChanged: (change) => this.#falseDeaths.record(index, change, (c) => this.#runs(c)),
       membership: {
         seed,
         protocolPeriodMs: options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,

@@ -21,12 +21,65 @@ export interface NetworkFaults {
   readonly latencyMs?: number;
   /** Uniform jitter added to the latency. Default 1. */
   readonly jitterMs?: number;
+  /**
+   * Where each node is and what lies between: with regions, a datagram's
+   * latency and jitter are its link's (in the place of `latencyMs` and
+   * `jitterMs`), and it is lost to the link's loss as well as to `lossRate`.
+   */
+  readonly regions?: Regions;
 }
 
-/** Who may talk to whom: partitions into groups and links cut one way. */
+/** What a datagram meets from one region to another: each direction its own. */
+export interface RegionLink {
+  /** One-way delay, ms. */
+  readonly delayMs: number;
+  /** Uniform jitter added to the delay, ms. Default 0. */
+  readonly jitterMs?: number;
+  /** Share of datagrams lost, 0 to 1. Default 0. */
+  readonly lossRate?: number;
+}
+
+/** Nodes placed in regions, and the link from each region to each (itself included). */
+export interface Regions {
+  /** The region of node `index`: an index into `links`. */
+  readonly of: (index: number) => number;
+  /** `links[a][b]`: from region a to region b; `links[a][a]`: inside region a. */
+  readonly links: readonly (readonly RegionLink[])[];
+}
+
+/**
+ * Regions whose links are the same both ways: `delayMs[a][b]` one way
+ * between regions a and b (the diagonal: inside a region), every link
+ * between two regions losing `lossRate`, jitter a share of each delay.
+ *
+ * @param of The region of each node index.
+ * @param delayMs The one-way delays, a square matrix read only on and above its diagonal.
+ * @param options `lossRate` between regions (default 0), `jitter` as a share of the delay (default 0).
+ * @returns The regions.
+ */
+export function symmetricRegions(
+  of: (index: number) => number,
+  delayMs: readonly (readonly number[])[],
+  options: { lossRate?: number; jitter?: number } = {},
+): Regions {
+  const links = delayMs.map((row, a) =>
+    row.map((_, b) => {
+      const d = delayMs[Math.min(a, b)][Math.max(a, b)];
+      return {
+        delayMs: d,
+        jitterMs: d * (options.jitter ?? 0),
+        lossRate: a === b ? 0 : options.lossRate ?? 0,
+      };
+    })
+  );
+  return { of, links };
+}
+
+/** Who may talk to whom: partitions into groups, a side cut off, and links cut one way. */
 export class Topology {
   #group = new Map<number, number>();
   readonly #cut = new Set<string>();
+  #side: ((index: number) => boolean) | undefined;
 
   /**
    * Splits the nodes into `groups`; nodes in different groups do not hear
@@ -49,10 +102,21 @@ export class Topology {
     this.#cut.add(`${from}>${to}`);
   }
 
+  /**
+   * Cuts the nodes of which `side` holds (a region, say) off from the
+   * others, both ways: nodes added later are on the side `side` says.
+   *
+   * @param side Whether node `index` is on the side cut off.
+   */
+  cutOff(side: (index: number) => boolean): void {
+    this.#side = side;
+  }
+
   /** Lifts every partition and cut. */
   heal(): void {
     this.#group = new Map();
     this.#cut.clear();
+    this.#side = undefined;
   }
 
   /**
@@ -64,7 +128,8 @@ export class Topology {
    */
   connected(from: number, to: number): boolean {
     // Asked of every datagram: most runs cut nothing, and the key is text.
-    if (this.#group.size === 0 && this.#cut.size === 0) return true;
+    if (this.#group.size === 0 && this.#cut.size === 0 && this.#side === undefined) return true;
+    if (this.#side && this.#side(from) !== this.#side(to)) return false;
     const a = this.#group.get(from);
     const b = this.#group.get(to);
     if (a !== undefined && b !== undefined && a !== b) return false;
@@ -73,15 +138,26 @@ export class Topology {
 }
 
 /**
- * The delays after which copies of one datagram arrive: none when it is
- * lost, two when it is duplicated.
+ * The delays after which copies of one datagram from node `from` to node
+ * `to` arrive: none when it is lost, two when it is duplicated.
  */
-export function deliveryDelays(faults: NetworkFaults, prng: Prng): number[] {
+export function deliveryDelays(
+  faults: NetworkFaults,
+  prng: Prng,
+  from = 0,
+  to = 0,
+): number[] {
   if (prng.nextFloat() < (faults.lossRate ?? 0)) return [];
+  const regions = faults.regions;
+  const link = regions?.links[regions.of(from)][regions.of(to)];
+  // Drawn only with regions, so that a run without them draws as before.
+  if (link && prng.nextFloat() < (link.lossRate ?? 0)) return [];
+  const latencyMs = link ? link.delayMs : faults.latencyMs ?? 1;
+  const jitterMs = link ? link.jitterMs ?? 0 : faults.jitterMs ?? 1;
   const copies = prng.nextFloat() < (faults.duplicateRate ?? 0) ? 2 : 1;
   const delays: number[] = [];
   for (let i = 0; i < copies; i++) {
-    let delayMs = (faults.latencyMs ?? 1) + prng.nextFloat() * (faults.jitterMs ?? 1);
+    let delayMs = latencyMs + prng.nextFloat() * jitterMs;
     if (prng.nextFloat() < (faults.delayRate ?? 0)) {
       delayMs += prng.nextFloat() * (faults.delayMaxMs ?? 0);
     }
