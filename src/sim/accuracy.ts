@@ -132,7 +132,10 @@ export function run(s: Scenario, seed: number, options: { relay?: boolean } = {}
       shadowDenied.push(sd);
     }
   }
-  return { ...summarise(s, perSecond, denied, shadowDenied, endMs), falseDeaths: fleet.falseDeaths() };
+  return {
+    ...summarise(s, perSecond, denied, shadowDenied, endMs),
+    falseDeaths: fleet.falseDeaths(),
+  };
 }
 
 function summarise(

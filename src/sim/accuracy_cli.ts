@@ -121,9 +121,9 @@ function verdict(
   console.log(
     `${s.label}, seed ${seed}: steady ${o.steady.toFixed(3)} R, peak ${o.peak.toFixed(3)} R, ` +
       `${o.secondsOver} s over 1.01 R, settles in ${o.settlesInS} s, ` +
-      `${o.falseDeaths} false deaths; ${
-        s.holds(o) ? "within" : "BREAKS"
-      } its bound (${s.bound}); ${wallTime(startedMs)}, ${cpuTime(cpu)}`,
+      `${o.falseDeaths} false deaths; ${s.holds(o) ? "within" : "BREAKS"} its bound (${s.bound}); ${
+        wallTime(startedMs)
+      }, ${cpuTime(cpu)}`,
   );
   if (seconds) {
     console.log(

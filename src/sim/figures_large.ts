@@ -8,6 +8,7 @@
  */
 
 import { Cluster } from "./cluster.ts";
+import { FalseDeaths } from "./deaths.ts";
 import { crashDetection, healthyTraffic, table } from "./figures.ts";
 import { waitFor } from "./report.ts";
 
@@ -37,13 +38,11 @@ export function falseDeaths(
   const cluster = new Cluster({ seed: options.seed ?? 1, size });
   waitFor(cluster, () => cluster.converged(), 20_000);
   cluster.setFaults({ lossRate });
-  const dead = new Set<string>();
+  const dead = new FalseDeaths();
   // Nobody crashes here: every death is a false one.
-  cluster.onChange(({ observer, change }) => {
-    if (change.member.state === "dead") dead.add(`${observer} ${change.member.address}`);
-  });
+  cluster.onChange(({ observer, change }) => dead.record(observer, change, () => true));
   cluster.runFor(options.durationMs ?? LOSSY_MS);
-  return dead.size;
+  return dead.count;
 }
 
 /** The large figures, as Markdown. */
