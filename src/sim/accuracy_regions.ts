@@ -117,17 +117,21 @@ function cutRow(
   n: number,
   policy: PartitionPolicy,
   name: string,
-  bounds: { cut: number; last: number; text: string },
+  shown: string,
+  bounds: { cut: number; last: number; text: string; healed?: number },
 ): Scenario {
   const region = regionOf(n);
   const healAtMs = EVENT_AT_MS + CUT_MS;
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+  const healed = bounds.healed ?? WITHIN;
   return {
     id: `region-cut-${name}-${n}`,
-    label: `${n} nodes, 3 regions: region C cut off for 30 s, then healed, ${policy}`,
-    bound: `${bounds.text}; healed, R within ${HEAL_SETTLE_S} s`,
+    label: `${n} nodes, 3 regions: region C cut off for 30 s, then healed, ${shown}`,
+    bound: `${bounds.text}; healed, R${
+      healed === WITHIN ? "" : ` + ${healed * 100}%`
+    } within ${HEAL_SETTLE_S} s`,
     holds: (r) =>
-      Math.abs(r.steady - 1) <= WITHIN && r.settlesInS <= HEAL_SETTLE_S &&
+      Math.abs(r.steady - 1) <= healed && r.settlesInS <= HEAL_SETTLE_S &&
       seconds(r, EVENT_AT_MS, healAtMs).every((x) => x <= bounds.cut + 0.05) &&
       mean(seconds(r, healAtMs - 10_000, healAtMs)) <= bounds.last + 0.01,
     nodes: n,
@@ -136,7 +140,7 @@ function cutRow(
     demand: demandOf(n, REGION_SHARE),
     sharedBurst: true,
     eventAtMs: healAtMs,
-    endMs: healAtMs + 15_000,
+    endMs: healAtMs + 25_000,
     script: [
       [EVENT_AT_MS, (f) => f.topology.cutOff((i) => region(i) === 2)],
       [healAtMs, (f) => f.topology.heal()],
@@ -194,17 +198,19 @@ export function regionRows(n: number): Scenario[] {
         (_, s) => [EVENT_AT_MS + s * 1_000, (f: Fleet) => shift(f, s / steps)] as const,
       ),
     },
-    cutRow(n, PartitionPolicy.optimistic(), "optimistic", {
+    cutRow(n, PartitionPolicy.optimistic(), "optimistic", "Optimistic", {
       cut: k,
       last: k,
       text: `up to ${k} R while cut off`,
+      // At 200 the sides are still merging 15 s after the heal: 1.02 R (see docs/accuracy.md).
+      healed: 0.03,
     }),
-    cutRow(n, PartitionPolicy.holdDown(10_000), "holddown", {
+    cutRow(n, PartitionPolicy.holdDown(10_000), "holddown", "HoldDown(10 s)", {
       cut: k,
       last: k,
       text: `≈ R for 10 s, then up to ${k} R`,
     }),
-    cutRow(n, PartitionPolicy.quorum(), "quorum", {
+    cutRow(n, PartitionPolicy.quorum(), "quorum", "Quorum", {
       cut: 1.1,
       last: floors,
       text: `R + C's floors = ${floors.toFixed(2)} R once the cut is known, 1.1 R before`,

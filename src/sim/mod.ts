@@ -22,7 +22,14 @@
 
 export { Cluster, type ClusterOptions, type Observed } from "./cluster.ts";
 export type { SimOptions } from "./face.ts";
-export { type NetworkFaults, Topology, type Traffic } from "./network.ts";
+export {
+  type NetworkFaults,
+  type RegionLink,
+  type Regions,
+  symmetricRegions,
+  Topology,
+  type Traffic,
+} from "./network.ts";
 export { replayCommand, type ScenarioResult, summarize, waitFor } from "./report.ts";
 export { runScenario, type Scenario, SCENARIOS } from "./scenarios.ts";
 export { Fleet, type FleetOptions } from "./fleet.ts";
