@@ -179,48 +179,37 @@ export class FleetNode {
         learning: (options.seeds?.length ?? 0) > 0,
       }, () => this.#refusedRules++)
       : undefined;
-    const extension = this.#rules ? this.#both(this.#rules) : this.#allocator;
-    const observe = options.memberChanged;
     this.#node = new Node(options.address, {
       ...options.membership,
       seeds: options.seeds,
-      extension: observe ? this.#observed(extension, observe) : extension,
+      extension: this.#extension(this.#rules, options.memberChanged),
     });
     this.#tickMs = periodMs / TICKS_PER_PERIOD;
     this.#maxMembers = options.membership.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
   }
 
-  /** `extension`, and `observe` told of every member change after it. */
-  #observed(
-    extension: MembershipExtension,
-    observe: (change: MemberChange) => void,
+  /**
+   * The membership node's extension: the allocator's, with rule sharing's
+   * beside it and `observe` told of member changes after both, when given.
+   */
+  #extension(
+    rules: RulesSync | undefined,
+    observe: ((change: MemberChange) => void) | undefined,
   ): MembershipExtension {
-    return {
-      outgoing: (nowMs, to, maxBytes) => extension.outgoing?.(nowMs, to, maxBytes),
-      incoming: (nowMs, from, bytes) => extension.incoming?.(nowMs, from, bytes),
-      memberChanged: (change) => {
-        extension.memberChanged?.(change);
-        observe(change);
-      },
-      outgoingRules: extension.outgoingRules &&
-        ((nowMs, to, maxBytes) => extension.outgoingRules?.(nowMs, to, maxBytes)),
-      incomingRules: extension.incomingRules &&
-        ((nowMs, from, bytes) => extension.incomingRules?.(nowMs, from, bytes)),
-    };
-  }
-
-  /** The allocator's extension and rule sharing's, on one membership node. */
-  #both(rules: RulesSync): MembershipExtension {
     const allocator = this.#allocator;
+    if (!rules && !observe) return allocator;
     return {
       outgoing: (nowMs, to, maxBytes) => allocator.outgoing(nowMs, to, maxBytes),
       incoming: (nowMs, from, bytes) => allocator.incoming(nowMs, from, bytes),
       memberChanged: (change) => {
         allocator.memberChanged(change);
-        rules.memberChanged(change);
+        rules?.memberChanged(change);
+        observe?.(change);
       },
-      outgoingRules: (nowMs, to, maxBytes) => rules.outgoingRules(nowMs, to, maxBytes),
-      incomingRules: (nowMs, from, bytes) => rules.incomingRules(nowMs, from, bytes),
+      ...(rules && {
+        outgoingRules: (nowMs, to, maxBytes) => rules.outgoingRules(nowMs, to, maxBytes),
+        incomingRules: (nowMs, from, bytes) => rules.incomingRules(nowMs, from, bytes),
+      }),
     };
   }
 
