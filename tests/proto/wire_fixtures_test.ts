@@ -9,6 +9,7 @@ import { decode, encode, MESSAGE_TYPES, RECORD_KINDS } from "../../src/proto/mod
 import { checkReports, decodeReports } from "../../src/core/allocation/report.ts";
 import { decodeRules } from "../../src/core/rules_sync/wire.ts";
 import { RULE_KINDS } from "../../src/core/rules_sync/entry.ts";
+import { Limit } from "../../src/core/limit.ts";
 import {
   buildFixtures,
   checkFixtures,
@@ -82,6 +83,8 @@ describe("wire 0.2's golden datagrams", () => {
       "the default's shadow",
     );
     assert.ok(sections.some((s) => s.pull) && sections.some((s) => s.page));
+    const periods = entries.flatMap((e) => e.value instanceof Limit ? [e.value.periodMs()] : []);
+    assert.ok(periods.some((ms) => ![1_000, 60_000, 3_600_000].includes(ms)), "a Limit.per period");
   });
 });
 

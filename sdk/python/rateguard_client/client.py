@@ -73,7 +73,7 @@ def _idle_allowance(res: http.client.HTTPResponse) -> float:
 
 
 LimitSpec = Union[str, Tuple[str, int]]
-"""A limit: its text, such as "10/s" or "1000/min", or (text, burst)."""
+"""A limit: its text, such as "10/s", "1000/min" or "100/15min", or (text, burst)."""
 
 
 class Client:
