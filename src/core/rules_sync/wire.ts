@@ -140,6 +140,11 @@ export interface RulesSection {
   readonly refusals: readonly string[];
   /** Why the section stops short of its end, if it does: what came before is taken. */
   readonly cut?: string;
+  /**
+   * The type of a part this version does not know (a later version's), where
+   * reading stopped: it and what follows it are skipped, what came before taken.
+   */
+  readonly unknownPart?: number;
 }
 
 /** Bytes an entry takes on the wire. */
@@ -301,6 +306,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   let pull: PullRequest | undefined;
   let page: Page | undefined;
   let cut: string | undefined;
+  let unknownPart: number | undefined;
   while (cut === undefined && r.remaining > 0) {
     const type = r.u8();
     if (type === PART_CHANGE) {
@@ -322,7 +328,10 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
       else page = read;
     } else if (type === PART_PULL || type === PART_PAGE) {
       cut = "a second page or page request";
-    } else break; // a later version's part: what follows cannot be read
+    } else {
+      unknownPart = type; // a later version's part: what follows cannot be read
+      break;
+    }
   }
   return {
     learning: (flags & FLAG_LEARNING) !== 0,
@@ -331,6 +340,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
     changes,
     refusals,
     ...(cut === undefined ? {} : { cut }),
+    ...(unknownPart === undefined ? {} : { unknownPart }),
     ...(pull === undefined ? {} : { pull }),
     ...(page ? { page } : {}),
   };
