@@ -32,7 +32,6 @@ import {
   rulesSyncFor,
   type RulesSyncStats,
 } from "./rules_sync/mod.ts";
-import { block, reset } from "./operations.ts";
 import { type HashKey, hashKey } from "./hash.ts";
 import { Prng } from "./prng.ts";
 
@@ -248,7 +247,7 @@ export class FleetNode {
   }
 
   /**
-   * Blocks `key` for `ms` here (`operations.block`) and, with fleet rules,
+   * Blocks `key` for `ms` here (`Enforcer.block`) and, with fleet rules,
    * on every member: the fleet's block ends at the same instant everywhere.
    *
    * @param className The key's class (`""`: the default class).
@@ -262,13 +261,13 @@ export class FleetNode {
    */
   block(className: string, key: string, ms: number, nowMs: number): boolean {
     this.admitRule({ kind: "block", className, key });
-    const blocked = block(this.#enforcer, { className, key, ms }, nowMs);
+    const blocked = this.#enforcer.block(className, key, ms, nowMs);
     this.#rules?.block(nowMs, className, key, ms);
     return blocked;
   }
 
   /**
-   * Forgets what `key` owes here (`operations.reset`), a block included;
+   * Forgets what `key` owes here (`Enforcer.reset`), a block included;
    * with fleet rules, the fleet's block of it ends on every member too.
    * The debt stays local: each member owes its own share.
    *
@@ -279,7 +278,7 @@ export class FleetNode {
    * @throws {TypeError} when `key` is not a non-empty string.
    */
   reset(className: string, key: string, nowMs: number): boolean {
-    const had = reset(this.#enforcer, className, key, nowMs);
+    const had = this.#enforcer.reset(className, key, nowMs);
     this.#rules?.unblock(nowMs, className, key);
     return had;
   }

@@ -47,8 +47,7 @@ import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
 import { type FleetView, fleetViewOf } from "./fleet_view.ts";
 import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import { type HashKey, keyHash } from "../core/hash.ts";
-import type { GuardParts } from "./_parts.ts";
-import { block, blockedForMs, refund, reset } from "../core/operations.ts";
+import type { GuardParts, KeyOperations } from "./_parts.ts";
 import { type AcquireOptions, Waiters } from "./acquire.ts";
 import { RuleDesk } from "./rule_changes.ts";
 import { assemble } from "./assemble.ts";
@@ -94,6 +93,7 @@ export class Guard {
   #running = true;
   readonly #waiters: Waiters;
   readonly #rules: RuleDesk;
+  readonly #operations: KeyOperations;
 
   static {
     guardOf = (parts) => new Guard(parts);
@@ -109,6 +109,7 @@ export class Guard {
     this.#auth = parts.auth;
     this.#hashKey = parts.hashKey;
     this.#mostDenied = parts.mostDenied;
+    this.#operations = parts.operations;
     this.#rules = new RuleDesk(parts);
     this.#waiters = new Waiters(parts.enforcer, parts.clock);
   }
@@ -205,8 +206,7 @@ export class Guard {
    * @throws {RangeError} when `cost` is out of range, or the key or class too long.
    */
   refund(key: string, options?: CheckOptions): boolean {
-    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
-    return refund(this.#enforcer, target, this.#clock());
+    return this.#enforcer.refund(options?.class ?? "", key, options?.cost ?? 1, this.#clock());
   }
 
   /**
@@ -222,10 +222,7 @@ export class Guard {
    * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   reset(key: string, options?: KeyOptions): boolean {
-    const node = this.#gossip?.node;
-    const className = options?.class ?? "";
-    if (node) return node.reset(className, key, this.#clock());
-    return reset(this.#enforcer, className, key, this.#clock());
+    return this.#operations.reset(options?.class ?? "", key, this.#clock());
   }
 
   /**
@@ -260,10 +257,7 @@ export class Guard {
    *   on the fleet (`stats().rules.tableFullReason` says why).
    */
   block(key: string, ms: number, options?: KeyOptions): boolean {
-    const node = this.#gossip?.node;
-    const className = options?.class ?? "";
-    if (node) return node.block(className, key, ms, this.#clock());
-    return block(this.#enforcer, { className, key, ms }, this.#clock());
+    return this.#operations.block(options?.class ?? "", key, ms, this.#clock());
   }
 
   /**
@@ -575,7 +569,7 @@ export class Guard {
     this.#book.checkKey(className, key, "keyStats");
     const nowMs = this.#clock();
     const stats = keyStatsOf({ enforcer: this.#enforcer, book: this.#book }, className, key, nowMs);
-    return stats && { ...stats, blockedForMs: blockedForMs(this.#enforcer, className, key, nowMs) };
+    return stats && { ...stats, blockedForMs: this.#enforcer.blockedForMs(className, key, nowMs) };
   }
 
   /**
