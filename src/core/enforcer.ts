@@ -67,6 +67,16 @@ export interface EnforcerCounters {
   blocksEvicted: number;
 }
 
+/** What the enforcer decided and holds now: its counters, its keys, and whether it runs dry. */
+export interface EnforcerStats extends EnforcerCounters {
+  /** Keys holding state now. */
+  readonly trackedKeys: number;
+  /** Keys blocked now, at most `maxBlocks`. */
+  readonly blockedKeys: number;
+  /** Whether every check is admitted and would-be denials only counted. */
+  readonly dryRun: boolean;
+}
+
 /** How an {@link Enforcer} is bounded, and whether it serves a fleet. */
 export interface EnforcerOptions {
   /** Keys holding state at most: twice the guard's `trackedKeys`. */
@@ -238,6 +248,21 @@ export class Enforcer {
       unknownClass: this.#unknownClass,
       shadowDenied: this.#shadowDenied,
       blocksEvicted: this.#blocks.evicted,
+    };
+  }
+
+  /**
+   * What was decided so far, with the keys held now: a snapshot.
+   *
+   * @param nowMs The time, ms: blocks ended by then are not counted.
+   * @returns The counters, the keys tracked and blocked, and the dry run.
+   */
+  stats(nowMs: number): EnforcerStats {
+    return {
+      ...this.counters,
+      trackedKeys: this.#table.size,
+      blockedKeys: this.blockedKeys(nowMs),
+      dryRun: this.dryRun,
     };
   }
 

@@ -8,7 +8,7 @@
  */
 
 import { type AllocationStats, Allocator, type HotKeyView } from "./allocation/allocator.ts";
-import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
+import type { BatchDecision, BatchItem, Enforcer, EnforcerStats, Traced } from "./enforcer.ts";
 import type { Decision } from "./decision.ts";
 import {
   type MemberInfo,
@@ -26,11 +26,11 @@ import { RateguardError } from "./errors.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
 import { checkSeed } from "./membership/config.ts";
 import {
+  type FleetRulesStats,
   NO_RULES,
   type RuleEntry,
   type RulesSync,
   rulesSyncFor,
-  type RulesSyncStats,
 } from "./rules_sync/mod.ts";
 import { type HashKey, hashKey } from "./hash.ts";
 import { Prng } from "./prng.ts";
@@ -104,15 +104,14 @@ export interface FleetNodeOptions {
   readonly membership: Omit<MembershipOptions, "extension" | "seeds">;
 }
 
-/** Everything a fleet node can tell about itself. */
-export interface FleetStats
-  extends EnforcerCounters, AllocationStats, MembershipStats, RulesSyncStats {
-  /** Keys holding state. */
-  readonly trackedKeys: number;
-  /** Keys blocked here now, at most the enforcer's `maxBlocks`. */
-  readonly blockedKeys: number;
-  /** Whether rule changes are shared with the fleet; the `rules…` figures are zero when not. */
-  readonly fleetRules: boolean;
+/**
+ * What a fleet node decided and how it sees the fleet: the enforcer's,
+ * the allocator's and the membership's figures side by side, and its rules
+ * beside them, under the names `guard.stats()` shows them by.
+ */
+export interface FleetStats extends EnforcerStats, AllocationStats, MembershipStats {
+  /** The fleet's rules as this node holds them: `shared` false, and every figure 0, when it shares none. */
+  readonly rules: FleetRulesStats;
 }
 
 /** A change of one rule, as {@link FleetNode.shareRule} takes it. */
@@ -205,7 +204,7 @@ export class FleetNode {
    *
    * @param change The rule.
    * @throws {RateguardError} `RulesFull` when the table is full and holds
-   *   no removal to give up (`stats().rulesTableFullReason` says more).
+   *   no removal to give up (`stats().rules.tableFullReason` says more).
    */
   admitRule(change: Pick<RuleChange, "kind" | "className" | "key">): void {
     this.admitRules([change]);
@@ -240,7 +239,7 @@ export class FleetNode {
    * @param nowMs The time, ms.
    * @param change The rule, and what it now says (`value` undefined: removed).
    * @returns Whether it goes to the fleet: false when fleet rules are off,
-   *   or the rule is too large to share (counted in `rulesUnshared`).
+   *   or the rule is too large to share (counted in `rules.unshared`).
    */
   shareRule(nowMs: number, change: RuleChange): boolean {
     return this.#rules?.local(nowMs, change) !== undefined;
@@ -294,7 +293,7 @@ export class FleetNode {
   }
 
   /**
-   * Why this node's fleet rules are out of step (`stats().rulesOutOfStepReason`),
+   * Why this node's fleet rules are out of step (`stats().rules.outOfStepReason`),
    * without computing the other figures; `""` when in step or not sharing rules.
    *
    * @param nowMs The time, ms.
@@ -501,15 +500,12 @@ export class FleetNode {
    * @returns The figures.
    */
   stats(nowMs: number): FleetStats {
+    const rules = this.#rules?.stats(nowMs) ?? NO_RULES;
     return {
-      ...this.#enforcer.counters,
+      ...this.#enforcer.stats(nowMs),
       ...this.#allocator.stats(nowMs),
       ...this.#node.stats(nowMs),
-      ...(this.#rules?.stats(nowMs) ?? NO_RULES),
-      rulesRefused: (this.#rules?.stats(nowMs).rulesRefused ?? 0) + this.#refusedRules,
-      trackedKeys: this.#enforcer.table.size,
-      blockedKeys: this.#enforcer.blockedKeys(nowMs),
-      fleetRules: this.#rules !== undefined,
+      rules: { ...rules, refused: rules.refused + this.#refusedRules },
     };
   }
 }

@@ -55,11 +55,11 @@ export {
 } from "./fleet_node.ts";
 export {
   BlockedUntil,
+  type FleetRulesStats,
   type Origin,
   RULE_KINDS,
   type RuleEntry,
   type RuleKind,
-  type RulesSyncStats,
   type RuleValue,
   type Version,
 } from "./rules_sync/mod.ts";

@@ -162,7 +162,7 @@ function digests(fleet: RulesFleet): string {
   for (let i = 0; i < fleet.size; i++) {
     const s = fleet.stats(i);
     if (s) {
-      parts.push(`${i}: ${s.rulesDigest} (${s.rulesLive})${s.rulesLearning ? " learning" : ""}`);
+      parts.push(`${i}: ${s.rules.digest} (${s.rules.live})${s.rules.learning ? " learning" : ""}`);
     }
   }
   return parts.join(", ");
