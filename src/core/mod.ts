@@ -68,6 +68,7 @@ export {
   Enforcer,
   type EnforcerCounters,
   type EnforcerOptions,
+  type EnforcerStats,
   type Traced,
 } from "./enforcer.ts";
 export {

@@ -19,7 +19,7 @@ import {
   SectionWriter,
 } from "../../src/core/rules_sync/mod.ts";
 import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { bookParts, changesBetween } from "../../src/runtime/rule_changes.ts";
+import { bookParts, changesBetween } from "../../src/runtime/guard_rules.ts";
 import { addressOf } from "../../src/sim/names.ts";
 
 const SETTLE_MS = 10_000;
@@ -163,7 +163,7 @@ test("every rule a book takes is one a peer takes from the wire, the default cla
         // Only what the book takes is a change a member can make.
         try {
           const v = c.value;
-          // A removal of what is not there changes nothing and is not shared (as `RuleDesk`).
+          // A removal of what is not there changes nothing and is not shared (as `GuardRules`).
           let changed = true;
           if (c.kind === "class") {
             if (remove) changed = book.removeClass(c.className);
