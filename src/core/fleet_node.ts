@@ -205,6 +205,8 @@ export class FleetNode {
    * @param change The rule.
    * @throws {RateguardError} `RulesFull` when the table is full and holds
    *   no removal to give up (`stats().rules.tableFullReason` says more).
+   *
+   * @internal For the guard's rules (`guard_rules.ts`).
    */
   admitRule(change: Pick<RuleChange, "kind" | "className" | "key">): void {
     this.admitRules([change]);
@@ -216,6 +218,8 @@ export class FleetNode {
    *
    * @param changes The rules.
    * @throws {RateguardError} `RulesFull` when it has not.
+   *
+   * @internal For the guard's rules (`guard_rules.ts`).
    */
   admitRules(changes: Iterable<Pick<RuleChange, "kind" | "className" | "key">>): void {
     const reason = this.#rules?.roomFor(changes) ?? "";
@@ -240,6 +244,8 @@ export class FleetNode {
    * @param change The rule, and what it now says (`value` undefined: removed).
    * @returns Whether it goes to the fleet: false when fleet rules are off,
    *   or the rule is too large to share (counted in `rules.unshared`).
+   *
+   * @internal For the guard's rules (`guard_rules.ts`).
    */
   shareRule(nowMs: number, change: RuleChange): boolean {
     return this.#rules?.local(nowMs, change) !== undefined;

@@ -167,7 +167,8 @@ export function encodedSize(message: Message): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, decode, encode } from "@rateguard/guard/core";
+ * import { Address } from "./address.ts";
+ * import { decode, encode } from "./codec.ts";
  * const address = Address.parse("10.0.0.1:7946");
  * const sender = { id: address.id, address, incarnation: 0 };
  * const bytes = encode({ type: "ping", seq: 7, sender, records: [] });
