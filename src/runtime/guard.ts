@@ -381,27 +381,41 @@ export class Guard {
   /**
    * Gives one key its own limit, or the limit of a class ({@link KeyLimit.class}).
    *
-   * @param className The key's class (`""`: the default class).
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard, KeyLimit, Limit } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(10).class("pro", Limit.perSecond(1_000)).spawn();
+   * guard.setKeyLimit("tenant:42", Limit.perSecond(2_000), { class: "pro" }); // a deal of its own
+   * guard.setKeyLimit("tenant:7", KeyLimit.class("pro")); // follows Pro, as Pro changes
+   * assert.equal(guard.limitFor("tenant:7").ratePerSec(), 1_000);
+   * ```
+   *
    * @param key The key, a non-empty string.
    * @param limit Its limit, or `KeyLimit.class(name)` to follow a class's.
-   * @throws {TypeError} when an argument has the wrong type.
+   * @param options The key's class; the default class when left out.
+   * @throws {TypeError} when an argument has the wrong type (a string as the
+   *   limit or as the options: the class-first order of 0.2.0).
    * @throws {RateguardError} `TooManyKeyLimits` when a new entry would pass `maxKeyLimits`.
    */
-  setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
-    this.#rules.setKeyLimit(className, key, limit);
+  setKeyLimit(key: string, limit: Limit | KeyLimit, options?: KeyOptions): void {
+    this.#rules.setKeyLimit(key, limit, options);
   }
 
   /**
    * Removes a key's own limit; it falls back to its class's.
    *
-   * @param className The key's class.
    * @param key The key.
+   * @param options The key's class; the default class when left out.
    * @returns Whether the key had a limit of its own.
+   * @throws {TypeError} when `options` is not an object (a class name: the
+   *   class-first order of 0.2.0).
    * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
    *   for the change: it is made nowhere, here or on the fleet.
    */
-  removeKeyLimit(className: string, key: string): boolean {
-    return this.#rules.removeKeyLimit(className, key);
+  removeKeyLimit(key: string, options?: KeyOptions): boolean {
+    return this.#rules.removeKeyLimit(key, options);
   }
 
   /**

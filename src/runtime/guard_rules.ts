@@ -13,7 +13,7 @@
 import type { Enforcer } from "../core/enforcer.ts";
 import type { RuleChange } from "../core/fleet_node.ts";
 import type { KeyLimit, Limit } from "../core/limit.ts";
-import type { KeyOptions } from "../core/options.ts";
+import { classOf, type KeyOptions } from "../core/options.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import { sameValue } from "../core/rules_sync/entry.ts";
 import type { Clock } from "./clock.ts";
@@ -68,13 +68,23 @@ export class GuardRules {
     this.#bulk(() => this.#book.setClasses(entries));
   }
 
-  setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
+  setKeyLimit(key: string, limit: Limit | KeyLimit, options: KeyOptions | undefined): void {
+    if (typeof limit === "string") {
+      // The class-first order of 0.2.0: (className, key, limit).
+      throw new TypeError(
+        `setKeyLimit(key, limit, { class }) takes the key first, then its limit; got the string ${
+          JSON.stringify(limit)
+        } as the limit`,
+      );
+    }
+    const className = classOf(options, "setKeyLimit");
     this.#admit("keyLimit", className, key);
     this.#book.setKeyLimit(className, key, limit);
     this.#share({ kind: "keyLimit", className, key, value: limit });
   }
 
-  removeKeyLimit(className: string, key: string): boolean {
+  removeKeyLimit(key: string, options: KeyOptions | undefined): boolean {
+    const className = classOf(options, "removeKeyLimit");
     const had = this.#book.removeKeyLimit(className, key);
     if (had) this.#share({ kind: "keyLimit", className, key, value: undefined });
     return had;

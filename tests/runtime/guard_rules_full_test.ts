@@ -44,7 +44,7 @@ test("a setter refused for room leaves the book as it was and shares nothing", (
   const { book, shared, rules: d } = guardRules(0);
   const before = JSON.stringify(bookParts(book));
   assert.throws(() => d.setLimit(Limit.perSecond(500)), refused);
-  assert.throws(() => d.setKeyLimit("pro", "t:1", Limit.perSecond(2)), refused);
+  assert.throws(() => d.setKeyLimit("t:1", Limit.perSecond(2), { class: "pro" }), refused);
   assert.throws(() => d.setClass("free", Limit.perSecond(1)), refused);
   assert.equal(String(book.defaultLimit()), "10/s");
   assert.equal(JSON.stringify(bookParts(book)), before);
