@@ -12,6 +12,12 @@
  * brought into the core's time base (whole microseconds since the
  * enforcer's origin, see `time.ts`) once per check.
  *
+ * Why this file is over 400 lines: the enforcer is the one writer of its key
+ * slots' state, so every call that moves a slot is its method (the checks,
+ * the lines' reads for `acquire`, and refund, reset and block, whose
+ * arithmetic is in `operations.ts`), each with its documentation; the GCRA
+ * is in `gcra.ts`, the table in `keytable.ts`, the blocks in `blocks.ts`.
+ *
  * @module
  */
 
