@@ -68,17 +68,14 @@ type GuardFlags = Pick<
   | "dryRun"
   | "fleetRules"
   | "sharedBurst"
-  | "trackedKeys"
-  | "hotKeys"
-  | "maxClasses"
-  | "maxKeyLimits"
-  | "maxKeyBytes"
-  | "maxBlocks"
+  | NumericField
   | "seeds"
   | "partitionPolicy"
   | "protocolPeriodMs"
-  | "maxMembers"
 >;
+
+/** The options the numeric flags set, read off {@link NUMERIC}: listed once, there. */
+type NumericField = (typeof NUMERIC)[keyof typeof NUMERIC];
 
 /** What the command line asked for. */
 export interface SidecarConfig extends GuardFlags {
@@ -216,16 +213,7 @@ function tokenFlags(get: (flag: Flag) => Given | undefined, opsOpen: boolean): T
   };
 }
 
-type NumericFlags = Pick<
-  SidecarConfig,
-  | "trackedKeys"
-  | "hotKeys"
-  | "maxKeyBytes"
-  | "maxMembers"
-  | "maxClasses"
-  | "maxKeyLimits"
-  | "maxBlocks"
->;
+type NumericFlags = Pick<SidecarConfig, NumericField>;
 
 /** Each numeric flag within its option's bounds, and the tracked keys no fewer than the hot. */
 function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {

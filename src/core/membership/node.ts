@@ -94,7 +94,8 @@ const LIFE_STREAM = 0x6c696665;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, Node } from "@rateguard/guard/core";
+ * import { Address } from "../../proto/mod.ts";
+ * import { Node } from "./mod.ts";
  * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
  * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2, seeds: ["10.0.0.1:7946"] });
  * const nodes = [a, b];
