@@ -34,7 +34,7 @@ import {
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
-import type { ListenOptions } from "./serve.ts";
+import type { HttpServerKind, ListenOptions } from "./serve.ts";
 import { VERSION } from "../version.ts";
 import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, type Switch } from "./cli_flags.ts";
 import {
@@ -329,6 +329,12 @@ function parseHostPort(from: string, text: string): { hostname: string; port: nu
   return { hostname: split.host, port: split.port };
 }
 
+/** `native` or `node`, for `--http-server`. */
+function httpServerKind(text: string): HttpServerKind {
+  if (text === "native" || text === "node") return text;
+  throw new Error(`expected native or node, got ${JSON.stringify(text)}`);
+}
+
 /** The HTTP server's address and its bounds on slow and idle clients. */
 function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptions> {
   const http = get("http");
@@ -352,9 +358,11 @@ function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptio
   const { hostname, port } = http === undefined
     ? parseHostPort("--http", DEFAULT_HTTP)
     : parseHostPort(http.from, http.text);
+  const server = get("http-server");
   return {
     hostname,
     port,
+    server: server === undefined ? "native" : valueOf(server, httpServerKind),
     headersTimeoutMs,
     requestTimeoutMs,
     idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),
