@@ -339,6 +339,23 @@ function serveBun(bun: BunServe, fetch: Fetch, options: ListenOptions): HttpServ
   };
 }
 
+/**
+ * The runtime's own `Response` class. `@hono/node-server`, once loaded in
+ * the process, puts its own over the global one (a lighter class that
+ * extends it), and the native servers take only the runtime's.
+ */
+const OWN_RESPONSE: typeof Response = ((global: typeof Response) => {
+  const parent = Object.getPrototypeOf(global);
+  return parent === Function.prototype ? global : parent;
+})(globalThis.Response);
+
+/** `response` as the runtime's own class, once `@hono/node-server` put its own over it. */
+function ownResponse(response: Response | Promise<Response>): Response | Promise<Response> {
+  if (response instanceof Promise) return response.then(ownResponse) as Promise<Response>;
+  if (Object.getPrototypeOf(response) === OWN_RESPONSE.prototype) return response;
+  return new OWN_RESPONSE(response.body, response);
+}
+
 /** A request whose answer waits, maybe for its body. */
 interface Waiting {
   /** When its handler began, ms on the monotonic clock. */
@@ -372,9 +389,10 @@ class Answering {
 
   answer(request: Request, bindings: DenoInfo | BunServer): Response | Promise<Response> {
     if (this.closing) {
-      return new Response("shutting down\n", { status: 503, headers: { connection: "close" } });
+      return new OWN_RESPONSE("shutting down\n", { status: 503, headers: { connection: "close" } });
     }
-    const response = this.#fetch(request, bindings);
+    let response = this.#fetch(request, bindings);
+    if (globalThis.Response !== OWN_RESPONSE) response = ownResponse(response);
     if (!(response instanceof Promise)) return response;
     this.#sweep ??= setInterval(
       () => this.#late(),
@@ -424,8 +442,12 @@ class Answering {
       if (nowMs - wait.atMs < this.#timeoutMs) return;
       this.#done(wait);
       const late = problemResponse(408, "the request was not received in time");
-      late.headers.set("connection", "close");
-      wait.answer(late);
+      wait.answer(
+        new OWN_RESPONSE(late.body, {
+          status: 408,
+          headers: { "content-type": late.headers.get("content-type") ?? "", connection: "close" },
+        }),
+      );
     }
   }
 }
