@@ -329,10 +329,22 @@ function parseHostPort(from: string, text: string): { hostname: string; port: nu
   return { hostname: split.host, port: split.port };
 }
 
-/** `native` or `node`, for `--http-server`. */
-function httpServerKind(text: string): HttpServerKind {
-  if (text === "native" || text === "node") return text;
-  throw new Error(`expected native or node, got ${JSON.stringify(text)}`);
+/** `auto`, `native` or `node`, for `--http-server`. */
+function httpServerKind(text: string): HttpServerKind | "auto" {
+  if (text === "auto" || text === "native" || text === "node") return text;
+  throw new Error(`expected auto, native or node, got ${JSON.stringify(text)}`);
+}
+
+/**
+ * The server for `--http-server auto`: the runtime's own on a loopback
+ * address, where only processes of this host connect; `node:http`, with
+ * every bound on slow clients, on any other (see src/http/serve.ts).
+ */
+function serverFor(kind: HttpServerKind | "auto", hostname: string): HttpServerKind {
+  if (kind !== "auto") return kind;
+  const loopback = /^127\./.test(hostname) || hostname === "::1" || hostname === "[::1]" ||
+    hostname === "localhost";
+  return loopback ? "native" : "node";
 }
 
 /** The HTTP server's address and its bounds on slow and idle clients. */
@@ -362,7 +374,7 @@ function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptio
   return {
     hostname,
     port,
-    server: server === undefined ? "native" : valueOf(server, httpServerKind),
+    server: serverFor(server === undefined ? "auto" : valueOf(server, httpServerKind), hostname),
     headersTimeoutMs,
     requestTimeoutMs,
     idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),

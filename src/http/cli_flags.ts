@@ -181,8 +181,9 @@ Fleet (leave out --bind to run standalone)
 
 HTTP
   --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
-  --http-server <s>            native (Deno.serve, Bun.serve) or node (node:http, with every
-                               bound below; Node's only server); default native
+  --http-server <s>            native (Deno.serve, Bun.serve: faster, fewer bounds on slow
+                               clients), node (node:http, every bound below; Node's only
+                               server) or auto (default): native on a loopback address
   --header-timeout <d>         a client's time to send its headers, then 408 (default ${
     seconds(H.headersTimeoutMs.default)
   })

@@ -15,8 +15,9 @@
  *
  * Neither native server tells of a connection before its request's headers
  * have come, nor lets a handler close one: what a bound needs at the
- * connection is out of reach there. A sidecar that clients it does not
- * trust can reach serves with `server: "node"` (`--http-server node`).
+ * connection is out of reach there. A server that clients it does not
+ * trust can reach serves with `server: "node"`: the sidecar does so on any
+ * address but loopback (`--http-server auto`, its default).
  *
  * @module
  */
