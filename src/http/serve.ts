@@ -359,10 +359,17 @@ function ownResponse(response: Response | Promise<Response>): Response | Promise
 
 /** A request whose answer waits, maybe for its body. */
 interface Waiting {
-  /** When its handler began, ms on the monotonic clock. */
-  readonly atMs: number;
   /** Answers it now, whatever its handler does later. */
   readonly answer: (response: Response) => void;
+  /** Whether it is answered. */
+  done: boolean;
+}
+
+/** The requests begun in one tick of the sweep, those still waiting once it ended. */
+interface Tick {
+  /** When the tick ended, ms on the monotonic clock. */
+  readonly endMs: number;
+  readonly waiting: Waiting[];
 }
 
 /**
@@ -370,16 +377,24 @@ interface Waiting {
  * request its handler has not answered within the request timeout (its
  * body still coming, or never finished) answered 408 with
  * `Connection: close`. The native servers hand a handler the request once
- * its headers are in, so the timeout counts from there. A handler that
- * answers at once (not a promise) costs nothing more; one that awaits is
- * kept in a list in the order begun, swept by one timer, a fraction of
- * the timeout apart.
+ * its headers are in, so the timeout counts from there, and a request is
+ * answered at most two ticks after it (a tick is a quarter of the
+ * timeout, at most a second).
+ * A handler that answers at once (not a promise) costs nothing more; one
+ * that awaits is pushed onto the tick's list, with no clock read: at the
+ * end of each tick one timer keeps those still waiting, and answers those
+ * of ticks that ended a timeout ago.
  */
 class Answering {
   closing = false;
   readonly #fetch: Fetch;
   readonly #timeoutMs: number;
-  readonly #waiting = new Set<Waiting>();
+  /** Requests begun in this tick. */
+  #current: Waiting[] = [];
+  /** Earlier ticks, the oldest first. */
+  readonly #ticks: Tick[] = [];
+  /** Handlers that have not answered. */
+  #active = 0;
   #sweep: ReturnType<typeof setInterval> | undefined;
   #drained: (() => void) | undefined;
 
@@ -396,13 +411,13 @@ class Answering {
     if (globalThis.Response !== OWN_RESPONSE) response = ownResponse(response);
     if (!(response instanceof Promise)) return response;
     this.#sweep ??= setInterval(
-      () => this.#late(),
+      () => this.#tick(),
       Math.max(25, Math.min(1_000, this.#timeoutMs / 4)),
     );
-    const waiting = this.#waiting;
+    this.#active++;
     return new Promise<Response>((resolve, reject) => {
-      const wait: Waiting = { atMs: performance.now(), answer: resolve };
-      waiting.add(wait);
+      const wait: Waiting = { answer: resolve, done: false };
+      this.#current.push(wait);
       response.then((r) => {
         this.#done(wait);
         resolve(r);
@@ -422,7 +437,7 @@ class Answering {
   async drain(ms: number): Promise<boolean> {
     this.closing = true;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const inTime = this.#waiting.size === 0 || await new Promise<boolean>((resolve) => {
+    const inTime = this.#active === 0 || await new Promise<boolean>((resolve) => {
       this.#drained = () => resolve(true);
       timer = setTimeout(() => resolve(false), ms);
     });
@@ -432,23 +447,32 @@ class Answering {
   }
 
   #done(wait: Waiting): void {
-    this.#waiting.delete(wait);
-    if (this.#waiting.size === 0) this.#drained?.();
+    if (wait.done) return;
+    wait.done = true;
+    if (--this.#active === 0) this.#drained?.();
   }
 
-  /** Answers 408 to every request waiting longer than the timeout: the oldest come first. */
-  #late(): void {
+  /** Ends a tick: keeps its requests still waiting, answers 408 to those of ticks a timeout old. */
+  #tick(): void {
     const nowMs = performance.now();
-    for (const wait of this.#waiting) {
-      if (nowMs - wait.atMs < this.#timeoutMs) return;
-      this.#done(wait);
-      const late = problemResponse(408, "the request was not received in time");
-      wait.answer(
-        new OWN_RESPONSE(late.body, {
-          status: 408,
-          headers: { "content-type": late.headers.get("content-type") ?? "", connection: "close" },
-        }),
-      );
+    const waiting = this.#current.filter((w) => !w.done);
+    this.#current = [];
+    if (waiting.length > 0) this.#ticks.push({ endMs: nowMs, waiting });
+    while (this.#ticks.length > 0 && nowMs - this.#ticks[0].endMs >= this.#timeoutMs) {
+      for (const wait of this.#ticks.shift()!.waiting) {
+        if (wait.done) continue;
+        this.#done(wait);
+        wait.answer(lateResponse());
+      }
     }
   }
+}
+
+/** 408, closing the connection (as the runtime's own class). */
+function lateResponse(): Response {
+  const late = problemResponse(408, "the request was not received in time");
+  return new OWN_RESPONSE(late.body, {
+    status: 408,
+    headers: { "content-type": late.headers.get("content-type") ?? "", connection: "close" },
+  });
 }

@@ -91,6 +91,19 @@ for (const kind of HTTP_SERVERS) {
       });
     });
 
+    it("answers a body not sent within the request timeout with 408, on every server", async () => {
+      await withSidecar({ ...SHORT, server: kind }, async (port) => {
+        const c = raw(port);
+        c.socket.write('POST /v1/check HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"ke');
+        const until = performance.now() + PATIENCE_MS;
+        while (!/\r\n\r\n/.test(c.received()) && performance.now() < until) {
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        c.socket.destroy();
+        assert.match(c.received(), /^HTTP\/1\.1 408 /);
+      });
+    });
+
     it(
       "closes slowloris connections sending a byte at a time, and serves a normal client meanwhile",
       {
