@@ -15,6 +15,12 @@ import { ANSWER_FACTOR, type Gate } from "./gate.ts";
 import type { SendFields } from "./prober.ts";
 import type { Member } from "./table.ts";
 
+/** What a datagram of each type is padded to, to pay for its answer. */
+const PAD_BYTES: Partial<Record<SendFields["type"], number>> = {
+  join: MAX_MESSAGE_BYTES,
+  pingReq: Math.ceil(MAX_MESSAGE_BYTES / ANSWER_FACTOR),
+};
+
 /** A datagram the node wants sent. */
 export interface Transmit {
   /** Where to. */
@@ -31,6 +37,13 @@ export interface SendOptions {
   readonly padTo?: number;
   /** Bytes of the ping this ack answers: it takes at most `ANSWER_FACTOR` times as many. */
   readonly paidBytes?: number;
+  /**
+   * Sent for a request to probe (`paidBytes` its bytes): the ping to the
+   * target, or the ack or nack to the requester. It never goes in full as
+   * an address's first answer: that is the news a member proven lacks,
+   * not what a request in someone else's name may buy.
+   */
+  readonly relayed?: boolean;
 }
 
 /** What the outbox reads from its node. */
@@ -66,13 +79,13 @@ export class Outbox {
   send(nowMs: number, to: Address, fields: SendFields, options: SendOptions = {}): void {
     const { gate, composer } = this.#parts;
     const { peer, paidBytes } = options;
-    const padTo = options.padTo ?? (fields.type === "join" ? MAX_MESSAGE_BYTES : 0);
+    const padTo = options.padTo ?? PAD_BYTES[fields.type] ?? 0;
     const key = to.toString();
     const open = this.#open(to, key);
 
-    const answerBytes = paidBytes === undefined || (open && gate.firstAnswer(key))
-      ? Infinity
-      : ANSWER_FACTOR * paidBytes;
+    const inFull = paidBytes === undefined ||
+      (open && !options.relayed && gate.firstAnswer(key));
+    const answerBytes = inFull ? Infinity : ANSWER_FACTOR * paidBytes;
     const limits = open
       ? { peer, padTo, maxBytes: answerBytes }
       : { peer, padTo, maxBytes: Math.min(gate.room(key), answerBytes), lean: true };
