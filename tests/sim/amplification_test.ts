@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Address, encode, type Message } from "../../src/core/membership/mod.ts";
 import { ANSWER_FACTOR } from "../../src/core/membership/gate.ts";
+import { MAX_INCARNATION } from "../../src/core/membership/table.ts";
 import { Cluster } from "../../src/sim/cluster.ts";
 import { Fleet } from "../../src/sim/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
@@ -26,22 +27,30 @@ const WINDOW_MS = 5_000;
  * What is forged in the victim's name: a join, a ping, or a request to
  * probe it ("probe of", as if from member `PROBED`), one from it to probe
  * member `PROBED` ("probe for"), or one from it to probe itself ("probe of
- * itself").
+ * itself"); or news that the member it goes to is suspect at the highest
+ * incarnation ("suspicion"), which it refutes, telling the victim first.
  */
-type Kind = "join" | "ping" | "probe of" | "probe for" | "probe of itself";
+type Kind = "join" | "ping" | "probe of" | "probe for" | "probe of itself" | "suspicion";
 
 const peer = (address: Address) => ({ id: address.id, address });
 const as = (address: Address) => ({ ...peer(address), incarnation: 0 });
 
-/** A forged datagram of `kind` naming node `victim`. */
-function forged(kind: Kind, victim: number, seq: number): Uint8Array {
+/** A forged datagram of `kind` naming node `victim`, for node `to`. */
+function forged(kind: Kind, victim: number, seq: number, to: number): Uint8Array {
   const address = Cluster.addressOf(victim);
   const sender = as(kind === "probe of" ? Cluster.addressOf(PROBED) : address);
   const target = peer(kind === "probe for" ? Cluster.addressOf(PROBED) : address);
+  const suspect = {
+    ...peer(Cluster.addressOf(to)),
+    incarnation: MAX_INCARNATION,
+    from: address.id,
+  };
   const message: Message = kind === "join"
     ? { type: "join", page: 0, sender, records: [] }
     : kind === "ping"
     ? { type: "ping", seq, sender, records: [] }
+    : kind === "suspicion"
+    ? { type: "gossip", sender, records: [{ state: "suspect", ...suspect }] }
     : { type: "pingReq", seq, sender, target, records: [] };
   return encode(message);
 }
@@ -67,7 +76,7 @@ function sprayed(
     let bytes = 0;
     for (let i = 0, to = 0; i < FORGED; i++, to = (to + 1) % size) {
       if (to === victim) to = (to + 1) % size;
-      const datagram = forged(kind, victim, i);
+      const datagram = forged(kind, victim, i, to);
       bytes += datagram.length;
       inject(to, Cluster.addressOf(victim), datagram);
     }
@@ -172,6 +181,13 @@ describe("no amplification towards members", () => {
       ]);
     });
   }
+
+  it(`forged suspicions at the highest incarnation, in a member's name, get it at most ${ANSWER_FACTOR}x`, () => {
+    // Each member told it is suspect refutes, and tells whoever told it
+    // first: at the highest incarnation, however often it is told.
+    for (const size of [40, 200]) checkCluster(size, [{ kind: "suspicion", victim: MEMBER }]);
+    checkFleet(40, [{ kind: "suspicion", victim: MEMBER }]);
+  });
 
   it(`with demand riding on acks, forged pings and joins get a member at most ${ANSWER_FACTOR}x and 1x`, () => {
     // Demand fills a fleet's acks: a bare forged ping got one of 1,143 bytes.

@@ -192,6 +192,7 @@ export class Node {
       isSeed: (address) => this.#seeds.has(address),
       nextSeq: () => this.#prober.nextSeq(),
       probeTimeoutMs: this.#config.probeTimeoutMs,
+      newsPending: () => this.#broadcasts.size > 0,
     });
   }
 
