@@ -185,7 +185,7 @@ describe("no amplification towards members", () => {
   it(`forged suspicions at the highest incarnation, in a member's name, get it at most ${ANSWER_FACTOR}x`, () => {
     // Each member told it is suspect refutes, and tells whoever told it
     // first: at the highest incarnation, however often it is told.
-    for (const size of [40, 200]) checkCluster(size, [{ kind: "suspicion", victim: MEMBER }]);
+    checkCluster(40, [{ kind: "suspicion", victim: MEMBER }]);
     checkFleet(40, [{ kind: "suspicion", victim: MEMBER }]);
   });
 
