@@ -109,6 +109,7 @@ export interface FleetNodeOptions {
    * call back into the node.
    *
    * @default {none}
+   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
    */
   readonly memberChanged?: (change: MemberChange) => void;
 }
@@ -504,6 +505,8 @@ export class FleetNode {
    * This life's number, drawn at start: a member's records name the life they are about.
    *
    * @returns The life.
+   *
+   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
    */
   get life(): number {
     return this.#node.life;
