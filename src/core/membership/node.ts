@@ -169,6 +169,7 @@ export class Node {
       newsPending: () => this.#broadcasts.size > 0,
       reachable: (member) => this.#outbox.reachable(member),
       helperRank: (member) => this.#outbox.helperRank(member),
+      provenCount: () => this.#gate.provenCount,
     });
     this.#composer = new Composer({
       config: this.#config,
@@ -335,8 +336,10 @@ export class Node {
     if (cause.type !== "ping" && cause.type !== "join") {
       this.#outbox.send(nowMs, teller, { type: "gossip" });
     }
+    // Members it can reach: a lean datagram to one it has not proven
+    // carries no news, so a refutation sent there went nowhere.
     const others = [...this.#table.values()].filter(
-      (m) => m.state === "alive" && !m.address.equals(teller),
+      (m) => m.state === "alive" && !m.address.equals(teller) && this.#outbox.reachable(m),
     );
     for (const member of this.#prng.shuffle(others).slice(0, this.#config.indirectProbes)) {
       this.#outbox.send(nowMs, member.address, { type: "gossip" });
