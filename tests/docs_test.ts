@@ -175,15 +175,27 @@ function prose(page: string): { line: string; n: number }[] {
 const EXPORTS = JSON.parse(read("deno.json")).exports as Record<string, string>;
 const OUT = "build/docs-examples";
 
-/** The example as a file of the checkout: the package's name made the path of its sources. */
+/** Hono's `getConnInfo` of each runtime, as the pages name them beside `hono/deno`. */
+const CONN_INFO = {
+  deno: "hono/deno",
+  "deno-net": "hono/deno",
+  bun: "hono/bun",
+  node: "@hono/node-server/conninfo",
+};
+
+/**
+ * The example as a file of the checkout: the package's name made the path of
+ * its sources, and `hono/deno` the running runtime's `getConnInfo`.
+ */
 function asFile(block: Block, name: string): string {
   mkdirSync(OUT, { recursive: true });
   const file = join(OUT, `${name}.ts`);
-  const code = block.text.replace(/from "(@rateguard\/guard(\/[a-z]+)?)"/g, (_m, _s, sub) => {
-    const path = EXPORTS[`.${sub ?? ""}`];
-    assert.ok(path, `${block.page}:${block.line}: no export ${sub}`);
-    return `from "${relative(OUT, path).replaceAll("\\", "/").replace(/^(?!\.)/, "./")}"`;
-  });
+  const code = block.text.replace(/from "hono\/deno"/g, `from "${CONN_INFO[currentRuntime]}"`)
+    .replace(/from "(@rateguard\/guard(\/[a-z]+)?)"/g, (_m, _s, sub) => {
+      const path = EXPORTS[`.${sub ?? ""}`];
+      assert.ok(path, `${block.page}:${block.line}: no export ${sub}`);
+      return `from "${relative(OUT, path).replaceAll("\\", "/").replace(/^(?!\.)/, "./")}"`;
+    });
   writeFileSync(file, code);
   return file;
 }
