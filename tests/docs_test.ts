@@ -70,8 +70,8 @@ describe("the docs' text", () => {
         if (fence === "dockerfile" || fence === "yaml") continue;
         const bare =
           /(^|[`(;&|]\s*|#\s+or:\s+)(deno|bun) (run|task|test|cli\.ts|src\/|bench\/|examples\/)/;
-        // A run from JSR is a user's own Deno, not the checkout's.
-        const own = line.replace(/\bdeno run -A jsr:\S+/g, "");
+        // A run from JSR, or of the user's own app.ts, is a user's own Deno, not the checkout's.
+        const own = line.replace(/\bdeno run -A (jsr:\S+|app\.ts)/g, "");
         assert.doesNotMatch(own, bare, `${path}:${i + 1}: ${line}`);
       }
     }
@@ -312,6 +312,11 @@ describe("the README's three examples", () => {
       const url = `http://127.0.0.1:${port}/`;
       const got = [await statusOf(url, Date.now() + 30_000)];
       for (let i = 1; i < 3; i++) got.push(await statusOf(url, 0));
+      if (currentRuntime === "deno") {
+        const listening = /# prints: (Listening on .*)$/m.exec(shell.text)?.[1];
+        assert.ok(listening, "what deno prints");
+        assert.ok(run.stderr().includes(listening.replaceAll("8000", String(port))), run.stderr());
+      }
       const want = shell.text.split("\n").filter((l) => /^# \d{3}$/.test(l)).map((l) =>
         Number(l.slice(2))
       );
@@ -330,6 +335,12 @@ describe("the README's three examples", () => {
     )?.[1];
     const answer = /^# (\{"allowed".*\})$/m.exec(shell.text)?.[1];
     assert.ok(flags && body && answer, shell.text);
+    for (const line of shell.text.split("\n").filter((l) => / --limit /.test(l))) {
+      assert.ok(
+        line.includes(` ${flags}`),
+        `every runtime's command takes the same flags: ${line}`,
+      );
+    }
     const run = start("cli.ts", [
       ...flags.split(" "),
       "--http",
