@@ -440,6 +440,23 @@ describe("one home for every fact", () => {
     }
   });
 
+  it("every generated table keeps the markers its command writes between, on its one page", () => {
+    const markers: [string, string, string][] = [
+      ["docs/accuracy.md", "<!-- accuracy:start -->", "src/sim/accuracy_cli.ts"],
+      ["docs/performance.md", "<!-- bench:start -->", "scripts/bench-table.mjs"],
+      ["docs/membership.md", "<!-- figures:begin", "src/sim/figures.ts"],
+    ];
+    for (const [page, marker, writer] of markers) {
+      assert.ok(existsSync(writer), writer);
+      for (const other of DOCS) {
+        const n = read(other).split(marker).length - 1;
+        assert.equal(n, other === page ? 1 : 0, `${marker} in ${other}`);
+      }
+    }
+    assert.match(read("scripts/bench-table.mjs"), /const page = "docs\/performance\.md"/);
+    assert.match(read("src/sim/accuracy_cli.ts"), /const FILES = \["docs\/accuracy\.md"\]/);
+  });
+
   it("every command a page gives for a figure exists: tasks, scripts, benches and tests", () => {
     const tasks = JSON.parse(read("deno.json")).tasks as Record<string, string>;
     const scripts = JSON.parse(read("package.json")).scripts as Record<string, string>;
