@@ -363,6 +363,61 @@ describe("the README's three examples", () => {
   });
 });
 
+describe("docs/getting-started.md's fleet of sidecars", () => {
+  it(`forms, ready and of three, as the page says, on ${currentRuntime}`, async () => {
+    const page = read("docs/getting-started.md");
+    const from = page.indexOf("## A fleet of sidecars");
+    const [shell] = blocks("docs/getting-started.md").filter((b) =>
+      b.lang === "sh" && page.indexOf(b.text) > from
+    );
+    const common = /^rg="node_modules\/\.bin\/rateguard (.*)"$/m.exec(shell.text)?.[1];
+    const members = [...shell.text.matchAll(/^\$rg (.*) &$/gm)].map((m) => m[1]);
+    assert.ok(common && members.length === 3, shell.text);
+    assert.match(shell.text, /curl -s http:\/\/127\.0\.0\.1:7967\/readyz\n# ready$/m);
+    assert.match(shell.text, /"clusterSize":\[0-9\]\*'\n# "clusterSize":3$/m);
+    // The page's ports, moved to free ones; its secret, a fresh one.
+    const ports = new Map<string, string>();
+    for (const [, port] of shell.text.matchAll(/127\.0\.0\.1:(\d+)/g)) {
+      if (!ports.has(port)) ports.set(port, String(await freePort()));
+    }
+    const move = (text: string) =>
+      text.replace(/127\.0\.0\.1:(\d+)/g, (_m, p) => `127.0.0.1:${ports.get(p)}`);
+    mkdirSync(OUT, { recursive: true });
+    const secret = join(OUT, "gossip-secret");
+    writeFileSync(
+      secret,
+      btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32)))) + "\n",
+    );
+    const runs = members.map((flags) =>
+      start(
+        "cli.ts",
+        move(
+          `${
+            common.replace("--gossip-secret-file gossip-secret", `--gossip-secret-file ${secret}`)
+          } ${flags}`,
+        ).split(" "),
+      )
+    );
+    try {
+      const http = (port: string) => `http://127.0.0.1:${ports.get(port)}`;
+      const deadline = Date.now() + 30_000;
+      let ready = "";
+      let size = 0;
+      while ((ready !== "ready\n" || size !== 3) && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        try {
+          ready = await (await fetch(`${http("7967")}/readyz`)).text();
+          size = (await (await fetch(`${http("7947")}/v1/stats`)).json()).clusterSize;
+        } catch { /* not listening yet */ }
+      }
+      assert.equal(ready, "ready\n", runs.map((r) => r.stderr()).join("\n"));
+      assert.equal(size, 3);
+    } finally {
+      for (const run of runs) run.kill();
+    }
+  });
+});
+
 describe("one home for every fact", () => {
   it("no command block or code example stands in two places", () => {
     const seen = new Map<string, string>();
