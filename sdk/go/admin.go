@@ -10,7 +10,7 @@ import (
 
 // LimitSpec is a limit to set: its text and, optionally, its burst.
 type LimitSpec struct {
-	// Limit is a count per period, such as "10/s", "1000/min" or "5000/h".
+	// Limit is a count per period, such as "10/s", "1000/min", "5000/h" or "100/15min".
 	Limit string `json:"limit"`
 	// Burst is how many requests one sidecar admits back to back on top of
 	// its share; 0 leaves it to the sidecar (a twentieth of the count).

@@ -149,7 +149,7 @@ Usage: rateguard --limit 1000/min [options]
        (from a checkout: deno run -A cli.ts, bun cli.ts or node --import tsx cli.ts)
 
 Limits
-  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
+  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h, 10000/d, 100/15min (required)
   --burst <n>                  requests admitted back to back (default: a twentieth of the count)
   --class <name=limit>         a class of limits, such as free=10/s or free=10/s,burst=20; repeatable
   --dry-run                    admit every request, count what would be denied

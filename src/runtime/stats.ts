@@ -25,6 +25,18 @@ export interface RejectedDatagrams {
   readonly mismatchedRecords: number;
 }
 
+/**
+ * Parts of datagrams a later version added, which this one does not know
+ * and skips (a mixed fleet during a rolling upgrade): counted, so that a
+ * skip is never silent.
+ */
+export interface WireSkipped {
+  /** Sections of an unknown kind, skipped in datagrams otherwise taken. */
+  readonly sections: number;
+  /** Rules sections read up to a part of an unknown type, that part and the rest skipped. */
+  readonly rulesParts: number;
+}
+
 /** What one instance decided, and how it is set up. */
 export interface Stats {
   /**
@@ -96,6 +108,8 @@ export interface Stats {
   readonly gossipAuth: GossipAuthMode;
   /** Datagrams (and records) refused, by reason. */
   readonly rejectedDatagrams: RejectedDatagrams;
+  /** What a later version sends that this one skips. */
+  readonly wireSkipped: WireSkipped;
   /** The fleet's rules as this instance holds them (see `fleetRules`). */
   readonly rules: FleetRulesStats;
   /** The keys denied most lately, with their rates over the last ten seconds or so. */
@@ -228,6 +242,10 @@ export function collectStats(s: StatsSources): Stats {
       badTag: s.gossip?.badTag ?? 0,
       malformed: f?.malformed ?? 0,
       mismatchedRecords: f?.mismatchedRecords ?? 0,
+    },
+    wireSkipped: {
+      sections: f?.skippedSections ?? 0,
+      rulesParts: f?.rulesSkippedParts ?? 0,
     },
     rules: {
       shared: f?.fleetRules ?? false,

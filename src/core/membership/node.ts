@@ -65,6 +65,8 @@ export interface MembershipStats {
   readonly mismatchedRecords: number;
   /** Datagrams refused: undecodable, or a sender whose ID is not its address's. */
   readonly malformed: number;
+  /** Sections of kinds this version does not know (a later version's), skipped in datagrams taken. */
+  readonly skippedSections: number;
   /** Whether `leave()` was called. */
   readonly left: boolean;
   /**
@@ -134,6 +136,7 @@ export class Node {
   #left = false;
   #malformed = 0;
   #mismatched = 0;
+  #skippedSections = 0;
   #identityConflicts = 0;
   /** The membership transfer under way: whom to ask for which page. */
   #sync: { from: Address; page: number; askedAtMs: number; tries: number } | undefined;
@@ -285,6 +288,7 @@ export class Node {
       return;
     }
     const message = decoded.value;
+    this.#skippedSections += decoded.skippedSections ?? 0;
     const { sender } = message;
     if (sender.address.equals(this.#self)) {
       this.#aboutSelf(aliveRecord(sender));
@@ -522,6 +526,7 @@ export class Node {
       identityConflicts: this.#identityConflicts,
       mismatchedRecords: this.#mismatched,
       malformed: this.#malformed,
+      skippedSections: this.#skippedSections,
       left: this.#left,
       withheldDatagrams: this.#gate.withheldDatagrams,
       withheldBytes: this.#gate.withheldBytes,

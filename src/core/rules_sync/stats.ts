@@ -31,6 +31,11 @@ export interface RulesSyncStats {
   readonly rulesMalformed: number;
   /** Rules sections from senders that are not live members here, dropped. */
   readonly rulesStrangers: number;
+  /**
+   * Rules sections whose reading stopped at a part type this version does
+   * not know (a later version's, in a mixed fleet): what came before it taken.
+   */
+  readonly rulesSkippedParts: number;
   /** Page requests dropped: without this member's ticket for their address, and not paying for a page. */
   readonly rulesUnproven: number;
   /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
@@ -76,6 +81,7 @@ export const NO_RULES: RulesSyncStats = {
   rulesApplied: 0,
   rulesMalformed: 0,
   rulesStrangers: 0,
+  rulesSkippedParts: 0,
   rulesUnproven: 0,
   rulesRefused: 0,
   rulesFull: 0,
@@ -97,6 +103,7 @@ export const NO_RULES: RulesSyncStats = {
 export class Counts {
   applied = 0;
   strangers = 0;
+  skippedParts = 0;
   refused = 0;
   full = 0;
   unshared = 0;

@@ -275,6 +275,7 @@ export class RulesSync {
     }
     for (const reason of section.refusals) this.#counts.malformed(from, reason);
     if (section.cut !== undefined) this.#counts.malformed(from, section.cut);
+    if (section.unknownPart !== undefined) this.#counts.skippedParts++;
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
       if (this.#take(nowMs, from, entry, wallMs)) this.#gossip.enqueue(entry);
@@ -403,6 +404,7 @@ export class RulesSync {
       rulesApplied: c.applied,
       rulesMalformed: c.malformedCount,
       rulesStrangers: c.strangers,
+      rulesSkippedParts: c.skippedParts,
       rulesUnproven: this.#server.unproven,
       rulesRefused: c.refused,
       rulesFull: c.full,
