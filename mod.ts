@@ -41,12 +41,7 @@ export type {
   NumericOption,
   OptionBounds,
 } from "./src/core/options.ts";
-export type {
-  FleetRulesStats,
-  RejectedDatagrams,
-  Stats,
-  WireSkipped,
-} from "./src/runtime/stats.ts";
+export type { FleetRulesStats, RejectedDatagrams, Stats } from "./src/runtime/stats.ts";
 export type { DeniedKey, KeyStats } from "./src/runtime/keystats.ts";
 export type { AcquireOptions } from "./src/runtime/acquire.ts";
 export type {

@@ -37,6 +37,7 @@ export const OPTIONS = {
   "dry-run": { type: "boolean" },
   "fleet-rules": { type: "boolean" },
   "shared-burst": { type: "boolean" },
+  "http-server": { type: "string" },
   "header-timeout": { type: "string" },
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
@@ -180,6 +181,9 @@ Fleet (leave out --bind to run standalone)
 
 HTTP
   --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
+  --http-server <s>            native (Deno.serve, Bun.serve: faster, fewer bounds on slow
+                               clients), node (node:http, every bound below; Node's only
+                               server) or auto (default): native on a loopback address
   --header-timeout <d>         a client's time to send its headers, then 408 (default ${
     seconds(H.headersTimeoutMs.default)
   })

@@ -99,8 +99,8 @@ export const METRICS: readonly MetricDefinition[] = [
     help:
       "Parts of datagrams of a later version that this one does not know, skipped: sections of an unknown kind, and rules sections cut at a part of an unknown type.",
     series: (s) => [
-      [{ part: "section" }, s.wireSkipped.sections],
-      [{ part: "rules_part" }, s.wireSkipped.rulesParts],
+      [{ part: "section" }, s.skippedSections],
+      [{ part: "rules_part" }, s.rules.skippedParts],
     ],
   },
   {

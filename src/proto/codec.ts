@@ -31,7 +31,7 @@
  * grows by appending:
  * - a section of a kind this decoder does not know is skipped, whatever its
  *   length and wherever it stands, and counted (`skippedSections` of the
- *   result, `stats().wireSkipped` of a guard): new content is a new section
+ *   result, `stats().skippedSections` of a guard): new content is a new section
  *   kind, never a new meaning for the bytes of a known one;
  * - the version byte, the flag bits, a type's fields and the layout of the
  *   records, lives and requester sections never change: an unknown version,
@@ -173,7 +173,8 @@ export function encodedSize(message: Message): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, decode, encode } from "@rateguard/guard/core";
+ * import { Address } from "./address.ts";
+ * import { decode, encode } from "./codec.ts";
  * const address = Address.parse("10.0.0.1:7946");
  * const sender = { id: address.id, address, incarnation: 0 };
  * const bytes = encode({ type: "ping", seq: 7, sender, records: [] });

@@ -247,4 +247,19 @@ describe("sidecar flags: the HTTP server's bounds", () => {
       /at most --request-timeout \(30000ms\)/,
     );
   });
+
+  it("serves on the native server on loopback and on node:http elsewhere, unless --http-server says", () => {
+    const server = (argv: string[], env: Record<string, string> = {}) =>
+      config(["--limit", "1", ...argv], env).http.server;
+    assert.equal(server([]), "native", "the default address, 127.0.0.1");
+    assert.equal(server(["--http", "[::1]:7947"]), "native");
+    assert.equal(server(["--http", "0.0.0.0:7947"]), "node", "bounds where others reach it");
+    assert.equal(server(["--http", "0.0.0.0:7947", "--http-server", "native"]), "native");
+    assert.equal(server([], { RATEGUARD_HTTP_SERVER: "node" }), "node");
+    refused(
+      ["--limit", "1", "--http-server", "deno"],
+      {},
+      /^--http-server: expected auto, native or node/,
+    );
+  });
 });

@@ -262,17 +262,22 @@ class Client:
         return self._call("GET", "/v1/key-limits", admin=True)["keyLimits"]
 
     def set_key_limit(
-        self, cls: str, key: str, limit: Optional[LimitSpec] = None, *, follows: Optional[str] = None
+        self,
+        key: str,
+        limit: Optional[LimitSpec] = None,
+        cls: str = "",
+        *,
+        follows: Optional[str] = None,
     ) -> None:
-        """Gives a key of a class its own limit, or that of the class `follows`."""
+        """Gives a key of class `cls` its own limit, or that of the class `follows`."""
         if (limit is None) == (follows is None):
             raise ValueError("give a limit or follows=, one of the two")
         body = {"follows": follows} if follows is not None else _limit(limit)  # type: ignore[arg-type]
         query = urlencode({"class": cls, "key": _key(key)})
         self._call("PUT", f"/v1/key-limits?{query}", body, admin=True)
 
-    def remove_key_limit(self, cls: str, key: str) -> bool:
-        """Removes a key's own limit; False if it had none."""
+    def remove_key_limit(self, key: str, cls: str = "") -> bool:
+        """Removes the own limit of a key of class `cls`; False if it had none."""
         return self._remove(f"/v1/key-limits?{urlencode({'class': cls, 'key': key})}")
 
     def shadows(self) -> List[Dict[str, Any]]:

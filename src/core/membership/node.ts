@@ -71,8 +71,9 @@ export interface MembershipStats {
   readonly left: boolean;
   /**
    * Datagrams not sent to an address that has not shown it receives there,
-   * as they would have exceeded the bytes received in its name; and pages
-   * not sent to any address, as they exceeded the join that asked for them.
+   * as they would have exceeded the bytes received in its name; pages not
+   * sent to any address, as they exceeded the join that asked for them;
+   * and probes not made for a request to probe its own sender.
    */
   readonly withheldDatagrams: number;
   /** Bytes of those datagrams, at the least each could have taken. */
@@ -94,7 +95,8 @@ const LIFE_STREAM = 0x6c696665;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, Node } from "@rateguard/guard/core";
+ * import { Address } from "../../proto/mod.ts";
+ * import { Node } from "./mod.ts";
  * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
  * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2, seeds: ["10.0.0.1:7946"] });
  * const nodes = [a, b];
@@ -164,7 +166,13 @@ export class Node {
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
     this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
-      send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
+      send: (nowMs, to, fields, relayFor) =>
+        this.#outbox.send(
+          nowMs,
+          to,
+          fields,
+          relayFor === undefined ? {} : { paidBytes: relayFor, relayed: true },
+        ),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
       proven: () => this.#provenMembers(),
@@ -188,6 +196,7 @@ export class Node {
       isSeed: (address) => this.#seeds.has(address),
       nextSeq: () => this.#prober.nextSeq(),
       probeTimeoutMs: this.#config.probeTimeoutMs,
+      newsPending: () => this.#broadcasts.size > 0,
     });
   }
 
@@ -370,12 +379,17 @@ export class Node {
         return;
       case "pingReq":
         if (!message.target.id.equals(message.target.address.id)) this.#mismatched++;
-        else if (!message.target.address.equals(this.#self)) {
+        else if (message.target.address.equals(to)) {
+          // Nobody asks for a probe of itself: such a request would get the
+          // address it names both the ping and the answer it paid for.
+          this.#gate.withhold(this.#composer.bareSize({ type: "ping", seq: message.seq }));
+        } else if (!message.target.address.equals(this.#self)) {
           this.#prober.relay(nowMs, {
             requester: { id: peer.id, address: to },
             proven: this.#gate.isProven(to.toString()),
             seq: message.seq,
             target: message.target.address,
+            paidBytes: size,
           });
         }
         return;
