@@ -5,7 +5,7 @@
  * the rows at 200 and 1000 nodes) and prints its verdict; `--large [--sizes
  * 200,1000]` runs the rows at 200 and 1000 nodes, with `--write` or `--check`
  * on their own tables in docs/accuracy.md.
- * `--write` puts it into README.md and docs/accuracy.md; `--check` fails
+ * `--write` puts the table into docs/accuracy.md, its one home; `--check` fails
  * (exit 1) when they are out of date or a row breaks its design bound.
  *
  * @module
@@ -26,7 +26,7 @@ import {
 } from "./accuracy_table.ts";
 import { messageOf } from "../core/errors.ts";
 
-const FILES = ["README.md", "docs/accuracy.md"];
+const FILES = ["docs/accuracy.md"];
 
 function main(): number {
   let values;
