@@ -211,9 +211,9 @@ export function regionRows(n: number): Scenario[] {
       text: `≈ R for 10 s, then up to ${k} R`,
     }),
     cutRow(n, PartitionPolicy.quorum(), "quorum", "Quorum", {
-      cut: 1.1,
+      cut: 1.2,
       last: floors,
-      text: `R + C's floors = ${floors.toFixed(2)} R once the cut is known, 1.1 R before`,
+      text: `R + C's floors = ${floors.toFixed(2)} R once the cut is known, 1.2 R before`,
     }),
     {
       id: `regions-bursts-${n}`,
