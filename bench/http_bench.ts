@@ -1,22 +1,27 @@
-// The sidecar under load: POST /v1/check with wrk, on Deno and on Bun, next
-// to two Hono endpoints answering the same JSON in the same run, one bare
-// (HTTP and JSON alone) and one deciding with rate-limiter-flexible's
-// RateLimiterRedis on a Redis server on loopback. Then the README's
-// "compared to a shared counter" row: check() in process against one
-// RateLimiterRedis.consume round trip.
+// The sidecar under load: POST /v1/check with wrk, on Deno, Bun and Node,
+// next to two Hono endpoints answering the same JSON in the same run, one
+// bare (HTTP and JSON alone) and one deciding with rate-limiter-flexible's
+// RateLimiterRedis on a Redis server on loopback. Every server is the
+// runtime's own (Deno.serve, Bun.serve; @hono/node-server on Node), the
+// sidecar's too. Then the README's "compared to a shared counter" row:
+// check() in process against one RateLimiterRedis.consume round trip.
 //
 //   deno task bench:http      (needs wrk and redis-server: apt-get install -y wrk redis-server)
 //
-// Each server is loaded BENCH_ROUNDS times (default 5) for BENCH_SECONDS
-// (default 3), in turn with the others; BENCH_RUNTIMES (default deno,bun)
-// says which runtimes serve.
+// Every server of every runtime is up at once, and each round loads each
+// of them in turn for BENCH_SECONDS (default 3), under each load (16 and 64
+// connections, 1 key and 10,000 keys drawn at random); BENCH_ROUNDS rounds
+// (default 5), of which the table gives the min, median and max.
+// BENCH_RUNTIMES (default deno,bun,node) says which runtimes serve. On a
+// shared machine the ratios within one run are what count: the load of
+// others drifts, and interleaving spreads it over every server alike.
 //
 // Every server runs at a limit no request reaches, so all three answer the
 // same allowed decision and the difference is the cost of deciding.
 import process from "node:process";
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
 import { RateLimiterRedis } from "rate-limiter-flexible";
@@ -26,22 +31,37 @@ import { waitForStderr } from "../tests/http/support.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const CONNECTIONS = 16;
 const REDIS_PORT = 16_379 + Math.floor(Math.random() * 1_000);
+const SERVERS = ["bare Hono", "sidecar", "Hono + RateLimiterRedis"] as const;
 
-interface Row {
-  runtime: RuntimeName;
-  server: string;
-  rps: number;
-  p50Ms: number;
-  p99Ms: number;
+/** One load: wrk's connections, and how many keys its requests draw from. */
+interface Load {
+  readonly connections: number;
+  readonly keys: number;
+  /** The wrk script that sends it. */
+  readonly script: string;
 }
 
-const script = join(mkdtempSync(join(tmpdir(), "rateguard-bench-")), "post.lua");
-writeFileSync(
-  script,
-  `wrk.method = "POST"\nwrk.body = '{"key": "tenant:42"}'\nwrk.headers["Content-Type"] = "application/json"\n`,
-);
+interface Served {
+  readonly runtime: RuntimeName;
+  readonly server: (typeof SERVERS)[number];
+  readonly process: Started;
+  readonly url: string;
+}
+
+const dir = mkdtempSync(join(tmpdir(), "rateguard-bench-"));
+const LOADS: Load[] = [];
+for (const keys of [1, 10_000]) {
+  const script = join(dir, `post-${keys}.lua`);
+  // One key, or one of `keys` at random, the body built per request.
+  writeFileSync(
+    script,
+    `wrk.method = "POST"\nwrk.headers["Content-Type"] = "application/json"\n` +
+      (keys === 1 ? `wrk.body = '{"key": "tenant:42"}'\n` : `request = function()\n` +
+        `  return wrk.format(nil, nil, nil, '{"key": "tenant:' .. math.random(${keys}) .. '"}')\nend\n`),
+  );
+  for (const connections of [16, 64]) LOADS.push({ connections, keys, script });
+}
 
 const redis = spawn("redis-server", [
   "--port",
@@ -55,44 +75,51 @@ const redis = spawn("redis-server", [
 });
 try {
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const rows: Row[] = [];
-  const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun").split(",") as RuntimeName[];
-  for (const runtime of runtimes) rows.push(...await measure(runtime));
-  printTable(rows);
+  const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",") as RuntimeName[];
+  const before = loadavg();
+  const figures = await measure(runtimes);
+  printTable(figures, before, loadavg());
   await sharedCounterRow();
 } finally {
   redis.kill();
 }
 
+type Figures = Map<string, number[]>;
+function cell(runtime: string, server: string, load: Load): string {
+  return `${runtime} ${server} ${load.connections} ${load.keys}`;
+}
+
 /**
- * Loads the three servers of one runtime in turn, round after round, and
- * keeps the median of each figure: on a shared machine the load of others
- * drifts, and interleaving spreads it evenly over the three.
+ * Starts every server of every runtime, then loads each in turn, load
+ * after load, round after round, keeping every round's requests a second.
  */
-async function measure(runtime: RuntimeName): Promise<Row[]> {
-  const servers: Array<[string, Started, string]> = [];
+async function measure(runtimes: RuntimeName[]): Promise<Figures> {
+  const served: Served[] = [];
+  const figures: Figures = new Map();
   try {
-    servers.push(["bare Hono", ...await server(runtime, "bare")]);
-    servers.push(["sidecar", ...await sidecar(runtime)]);
-    servers.push(["Hono + RateLimiterRedis", ...await server(runtime, "redis")]);
-    // Warm up: the JIT, the connections, Redis's script cache.
-    for (const [, , url] of servers) wrk(url, 1);
-    const rounds = servers.map(() => [] as Array<ReturnType<typeof parseWrk>>);
-    for (let r = 0; r < ROUNDS; r++) {
-      servers.forEach(([, , url], i) => rounds[i].push(parseWrk(wrk(url, DURATION_S))));
+    for (const runtime of runtimes) {
+      for (const name of SERVERS) {
+        const [p, url] = name === "sidecar"
+          ? await sidecar(runtime)
+          : await server(runtime, name === "bare Hono" ? "bare" : "redis");
+        served.push({ runtime, server: name, process: p, url });
+      }
     }
-    // Each figure's median on its own: a round that stalls for others' load
-    // moves one figure of three, not all three.
-    const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    return servers.map(([name], i) => ({
-      runtime,
-      server: name,
-      rps: median(rounds[i].map((r) => r.rps)),
-      p50Ms: median(rounds[i].map((r) => r.p50Ms)),
-      p99Ms: median(rounds[i].map((r) => r.p99Ms)),
-    }));
+    // Warm up: the JIT, the connections, Redis's script cache.
+    for (const s of served) for (const load of LOADS) wrk(s.url, load, 1);
+    for (let r = 0; r < ROUNDS; r++) {
+      for (const load of LOADS) {
+        for (const s of served) {
+          const key = cell(s.runtime, s.server, load);
+          const rps = parseWrk(wrk(s.url, load, DURATION_S));
+          figures.set(key, [...figures.get(key) ?? [], rps]);
+          console.error(`round ${r + 1}: ${key}: ${Math.round(rps)}`);
+        }
+      }
+    }
+    return figures;
   } finally {
-    for (const [, p] of servers) p.kill();
+    for (const s of served) s.process.kill();
   }
 }
 
@@ -120,43 +147,61 @@ async function sidecar(runtime: RuntimeName): Promise<[Started, string]> {
   return [p, JSON.parse(line).http];
 }
 
-function wrk(url: string, seconds: number): string {
+function wrk(url: string, load: Load, seconds: number): string {
   return execFileSync("wrk", [
     "-t1",
-    `-c${CONNECTIONS}`,
+    `-c${load.connections}`,
     `-d${seconds}s`,
-    "--latency",
     "-s",
-    script,
+    load.script,
     `${url}/v1/check`,
   ], { encoding: "utf8" });
 }
 
-function parseWrk(out: string): { rps: number; p50Ms: number; p99Ms: number } {
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-  const pct = (p: string) => {
-    const m = new RegExp(`\\s${p}%\\s+([\\d.]+)(us|ms|s)`).exec(out);
-    if (!m) throw new Error(`no ${p}% in wrk's output:\n${out}`);
-    return Number(m[1]) * (m[2] === "us" ? 1e-3 : m[2] === "s" ? 1e3 : 1);
-  };
+/**
+ * Requests a second, from wrk's output; throws on an answer other than
+ * 2xx. A round whose requests timed out (a server stalled for others'
+ * load) keeps its figure: the median is what the table shows.
+ */
+function parseWrk(out: string): number {
   if (/Non-2xx/.test(out)) throw new Error(`errors in wrk's output:\n${out}`);
-  return { rps, p50Ms: pct("50"), p99Ms: pct("99") };
+  return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
 }
 
-function printTable(rows: Row[]): void {
+function printTable(figures: Figures, before: number[], after: number[]): void {
+  const load1 = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");
   console.log(
-    `wrk -t1 -c${CONNECTIONS} -d${DURATION_S}s, POST /v1/check, the median of ${ROUNDS} rounds:\n`,
+    `wrk -t1, ${DURATION_S} s rounds, POST /v1/check, ${ROUNDS} rounds interleaved over every server and load;` +
+      ` requests a second, median (min to max); load average ${load1(before)} before, ${
+        load1(after)
+      } after:\n`,
   );
-  console.log("| runtime | server | requests/s | vs bare | p50 | p99 |");
-  console.log("| --- | --- | ---: | ---: | ---: | ---: |");
-  for (const r of rows) {
-    const bare = rows.find((b) => b.runtime === r.runtime && b.server === "bare Hono")!;
-    console.log(
-      `| ${r.runtime} | ${r.server} | ${Math.round(r.rps)} | ${
-        (r.rps / bare.rps * 100).toFixed(0)
-      }% | ${ms(r.p50Ms)} | ${ms(r.p99Ms)} |`,
-    );
+  console.log(
+    "| runtime | connections, keys | bare Hono | sidecar | Hono + RateLimiterRedis | sidecar / bare | sidecar / Redis |",
+  );
+  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
+  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
+  const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)];
+  const runtimes = [...new Set([...figures.keys()].map((k) => k.split(" ")[0]))];
+  for (const runtime of runtimes) {
+    for (const load of LOADS) {
+      const [bare, side, redis] = SERVERS.map((s) => figures.get(cell(runtime, s, load)) ?? [0]);
+      const show = (xs: number[]) => {
+        const s = sorted(xs);
+        return `${fmt(median(xs))} (${fmt(s[0])}–${fmt(s[s.length - 1])})`;
+      };
+      const label = `${load.connections}, ${load.keys === 1 ? "1 key" : `${fmt(load.keys)} keys`}`;
+      console.log(
+        `| ${runtime} | ${label} | ${show(bare)} | ${show(side)} | ${show(redis)} | ${
+          (median(side) / median(bare) * 100).toFixed(0)
+        }% | ${(median(side) / median(redis)).toFixed(2)}× |`,
+      );
+    }
   }
+}
+
+function fmt(n: number): string {
+  return Math.round(n).toLocaleString("en-US");
 }
 
 async function sharedCounterRow(): Promise<void> {
@@ -182,8 +227,4 @@ async function sharedCounterRow(): Promise<void> {
         Math.round(consumeUs * 1e3 / checkNs)
       }×)`,
   );
-}
-
-function ms(v: number): string {
-  return v < 1 ? `${(v * 1e3).toFixed(0)} µs` : `${v.toFixed(2)} ms`;
 }

@@ -3,13 +3,13 @@
 //   --mode bare    parses the body and answers a fixed decision: HTTP and JSON alone;
 //   --mode redis   decides with rate-limiter-flexible's RateLimiterRedis on a
 //                  Redis server at 127.0.0.1:$REDIS_PORT, one round trip a request.
+// Served on Deno.serve, Bun.serve, or @hono/node-server on Node.
 // Prints "listening on http://host:port" once it serves.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { Hono } from "hono";
 import { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
-import { serveHttp } from "../src/http/serve.ts";
 
 const { values } = parseArgs({ options: { mode: { type: "string" } } });
 const app = new Hono();
@@ -50,6 +50,28 @@ if (values.mode === "bare") {
   process.exit(2);
 }
 
-const server = await serveHttp(app.fetch, { hostname: "127.0.0.1", port: 0 });
-console.log(`listening on http://${server.address}`);
+// Each runtime's own server as it comes, with none of serveHttp's bounds:
+// what a user's bare endpoint costs.
+const native = globalThis as unknown as {
+  Deno?: {
+    serve(
+      o: { hostname: string; port: number; onListen: () => void },
+      h: typeof app.fetch,
+    ): { addr: { port: number } };
+  };
+  Bun?: { serve(o: { hostname: string; port: number; fetch: typeof app.fetch }): { port: number } };
+};
+let port: number;
+if (native.Deno) {
+  port = native.Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, app.fetch).addr
+    .port;
+} else if (native.Bun) {
+  port = native.Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: app.fetch }).port;
+} else {
+  const { serve } = await import("@hono/node-server");
+  port = await new Promise<number>((resolve) => {
+    serve({ fetch: app.fetch, hostname: "127.0.0.1", port: 0 }, (info) => resolve(info.port));
+  });
+}
+console.log(`listening on http://127.0.0.1:${port}`);
 process.on("SIGTERM", () => process.exit(0));

@@ -19,15 +19,21 @@
  * On a network trusted as it is, `GOSSIP_AUTH=off` instead; with neither,
  * `spawn()` refuses to gossip.
  *
+ * It imports rateguard by its published name (in this checkout, deno.json's
+ * and package.json's `name` and `exports` resolve it to the source), so it
+ * runs as written in an app that has `@rateguard/guard`, `hono` and
+ * `@hono/node-server`.
+ *
  * @module
  */
 
 import process from "node:process";
+import { Buffer } from "node:buffer";
+import { readFileSync } from "node:fs";
 import { Hono } from "hono";
-import { GossipAuth, Guard, Limit } from "../mod.ts";
-import { rateLimit } from "../src/http/hono.ts";
-import { readSecretFile } from "../src/http/secrets.ts";
-import { serveHttp } from "../src/http/serve.ts";
+import { serve } from "@hono/node-server";
+import { GossipAuth, Guard, Limit, Secret } from "@rateguard/guard";
+import { rateLimit } from "@rateguard/guard/hono";
 
 // Per tenant, across every instance: the default class and the pro plan.
 const limits: Record<string, Limit> = {
@@ -38,10 +44,11 @@ let builder = Guard.builder().defaultLimit(limits[""]).class("pro", limits.pro);
 if (process.env.BIND) {
   builder = builder.bind(process.env.BIND).seeds(process.env.SEEDS?.split(",") ?? []);
   if (process.env.GOSSIP_SECRET_FILE) {
-    builder = builder.gossipAuth(
-      GossipAuth.Required,
-      readSecretFile(process.env.GOSSIP_SECRET_FILE),
-    );
+    // One base64 secret per line; two while a rotation runs.
+    const lines = readFileSync(process.env.GOSSIP_SECRET_FILE, "utf8").split("\n");
+    const secrets = lines.map((line) => line.trim()).filter((line) => line !== "")
+      .map((line) => new Secret(new Uint8Array(Buffer.from(line, "base64"))));
+    builder = builder.gossipAuth(GossipAuth.Required, secrets);
   } else if (process.env.GOSSIP_AUTH === "off") {
     builder = builder.gossipAuth(GossipAuth.Off);
   }
@@ -66,14 +73,16 @@ app.use(
 );
 app.get("/", (c) => c.json({ served: true }));
 
-const server = await serveHttp(app.fetch, {
-  hostname: "127.0.0.1",
-  port: Number(process.env.PORT ?? 8000),
-});
-console.log(`listening on http://${server.address}`);
+// @hono/node-server serves through node:http, which Deno and Bun provide
+// too; on one runtime only, its own server does as well (Deno.serve(app.fetch),
+// Bun.serve({ fetch: app.fetch }), or `export default app`).
+const server = serve(
+  { fetch: app.fetch, hostname: "127.0.0.1", port: Number(process.env.PORT ?? 8000) },
+  (info) => console.log(`listening on http://${info.address}:${info.port}`),
+);
 
 const stop = async () => {
-  await server.close();
+  await new Promise((resolve) => server.close(resolve));
   await guard.leave();
   process.exit(0);
 };

@@ -118,6 +118,22 @@ function rulesChanges(): Uint8Array {
   return w.finish();
 }
 
+/**
+ * Limits of periods the three named ones are not (`Limit.per`): their
+ * period code says the milliseconds follow.
+ */
+const PERIOD_CHANGES: readonly RuleEntry[] = [
+  entry("keyLimit", "pro", "tenant:9", Limit.per(100, 15 * 60_000), 14),
+  entry("class", "daily", "", Limit.per(10_000, 86_400_000).burst(10_000), 15),
+  entry("shadow", "daily", "", Limit.per(10, 500), 16),
+];
+
+function rulesPeriods(): Uint8Array {
+  const w = new SectionWriter(1_000, false, DIGEST);
+  for (const change of PERIOD_CHANGES) w.change(change);
+  return w.finish();
+}
+
 function rulesPage(): Uint8Array {
   const page: Page = {
     from: 0,
@@ -193,6 +209,12 @@ function messages(): [string, Message][] {
     ["leave", { type: "gossip", sender: senderB, records: [{ state: "left", ...senderB }] }],
     ["gossip-records", { type: "gossip", sender: senderA, records: RECORDS }],
     ["gossip-rules", { type: "gossip", sender: senderA, records: [], rules: rulesChanges() }],
+    ["gossip-rules-periods", {
+      type: "gossip",
+      sender: senderA,
+      records: [],
+      rules: rulesPeriods(),
+    }],
   ];
 }
 

@@ -73,11 +73,11 @@ describe("Guard (standalone)", () => {
     assert.equal(guard.removeClass("b"), true);
     guard.setLimit(slow(3));
     assert.equal(guard.check("x", { cost: 3 }).allowed, true);
-    guard.setKeyLimit("", "vip", slow(10));
-    guard.setKeyLimit("", "follower", KeyLimit.class("gone"));
+    guard.setKeyLimit("vip", slow(10));
+    guard.setKeyLimit("follower", KeyLimit.class("gone"));
     assert.equal(guard.check("vip", { cost: 10 }).allowed, true);
     assert.equal(guard.keyLimits().length, 2);
-    assert.equal(guard.removeKeyLimit("", "vip"), true);
+    assert.equal(guard.removeKeyLimit("vip"), true);
     guard.setKeyLimits([]);
     assert.equal(guard.keyLimits().length, 0);
     assert.equal(
@@ -189,9 +189,9 @@ describe("Guard (standalone)", () => {
 
   it("refuses more key limits than maxKeyLimits", async () => {
     const guard = await Guard.builder().limit(10).maxKeyLimits(1).spawn();
-    guard.setKeyLimit("", "a", Limit.perSecond(1));
+    guard.setKeyLimit("a", Limit.perSecond(1));
     assert.throws(
-      () => guard.setKeyLimit("", "b", Limit.perSecond(1)),
+      () => guard.setKeyLimit("b", Limit.perSecond(1)),
       (e) => e instanceof RateguardError && e.code === "TooManyKeyLimits",
     );
   });

@@ -85,6 +85,22 @@ describe("keyStats", () => {
     assert.throws(() => guard.keyStats("", { class: "pro" }), TypeError);
   });
 
+  it("reads a young key's rates over the last ten seconds, not over its short life", async () => {
+    let nowMs = 1_000;
+    const guard = await Guard.builder().limit(1_000).clock(() => nowMs).spawn();
+    guard.check("once");
+    nowMs += 1;
+    // One request in the last ten seconds: 0.1 a second (not 1000, its rate over 1 ms of life).
+    assert.equal(guard.keyStats("once")!.requestsPerSec, 0.1);
+    for (let i = 0; i < 5; i++) guard.check("young", { cost: 2 });
+    nowMs += 4_000;
+    assert.equal(guard.keyStats("young")!.requestsPerSec, 1, "10 in a life of 4 s");
+    for (let i = 0; i < 200; i++) guard.check("old");
+    nowMs += 20_000;
+    assert.equal(guard.keyStats("old")!.requestsPerSec, 10, "200 over a life of 20 s");
+    await guard.leave();
+  });
+
   it("a dry run counts exactly the denials enforcing gives under the same traffic", () => {
     const dry = rig(Limit.perSecond(10).burst(3));
     dry.enforcer.dryRun = true;

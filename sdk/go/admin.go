@@ -10,7 +10,7 @@ import (
 
 // LimitSpec is a limit to set: its text and, optionally, its burst.
 type LimitSpec struct {
-	// Limit is a count per period, such as "10/s", "1000/min" or "5000/h".
+	// Limit is a count per period, such as "10/s", "1000/min", "5000/h" or "100/15min".
 	Limit string `json:"limit"`
 	// Burst is how many requests one sidecar admits back to back on top of
 	// its share; 0 leaves it to the sidecar (a twentieth of the count).
@@ -215,19 +215,20 @@ func (c *Client) KeyLimits(ctx context.Context) ([]KeyLimitEntry, error) {
 	return list[KeyLimitEntry](ctx, c, "GET", "/v1/key-limits", nil, "keyLimits")
 }
 
-// SetKeyLimit gives one key of a class a limit of its own.
-func (c *Client) SetKeyLimit(ctx context.Context, class, key string, limit LimitSpec) error {
-	query, err := keyQuery(class, key)
+// SetKeyLimit gives one key a limit of its own, in the class opts names
+// (nil: the default class).
+func (c *Client) SetKeyLimit(ctx context.Context, key string, limit LimitSpec, opts *KeyOptions) error {
+	query, err := keyQuery(classOf(opts), key)
 	if err != nil {
 		return err
 	}
 	return c.admin(ctx, "PUT", "/v1/key-limits?"+query, limit, nil)
 }
 
-// SetKeyLimitFollows gives one key of a class the limit of another class,
-// follows, which must exist.
-func (c *Client) SetKeyLimitFollows(ctx context.Context, class, key, follows string) error {
-	query, err := keyQuery(class, key)
+// SetKeyLimitFollows gives one key, in the class opts names (nil: the
+// default class), the limit of another class, follows, which must exist.
+func (c *Client) SetKeyLimitFollows(ctx context.Context, key, follows string, opts *KeyOptions) error {
+	query, err := keyQuery(classOf(opts), key)
 	if err == nil {
 		err = checkText("follows", follows, true)
 	}
@@ -243,9 +244,10 @@ func (c *Client) SetKeyLimits(ctx context.Context, limits []KeyLimitEntry) ([]Ke
 	return replace(ctx, c, "/v1/key-limits", "keyLimits", limits)
 }
 
-// RemoveKeyLimit removes a key's own limit; false when it had none.
-func (c *Client) RemoveKeyLimit(ctx context.Context, class, key string) (bool, error) {
-	query, err := keyQuery(class, key)
+// RemoveKeyLimit removes a key's own limit, in the class opts names (nil:
+// the default class); false when it had none.
+func (c *Client) RemoveKeyLimit(ctx context.Context, key string, opts *KeyOptions) (bool, error) {
+	query, err := keyQuery(classOf(opts), key)
 	if err != nil {
 		return false, err
 	}
@@ -327,4 +329,12 @@ func replace[T entry](ctx context.Context, c *Client, path, field string, items 
 		}
 	}
 	return list[T](ctx, c, "PUT", path, map[string]any{field: items}, field)
+}
+
+// classOf is the class opts names: "" (the default class) for nil.
+func classOf(opts *KeyOptions) string {
+	if opts == nil {
+		return ""
+	}
+	return opts.Class
 }

@@ -17,8 +17,8 @@ func TestClassesKeyLimitsAndShadows(t *testing.T) {
 	if classes[0].Class != "" || !contains(classes, rateguard.LimitEntry{Class: cls, Limit: "10/s", Burst: 1}) {
 		t.Fatalf("classes: %+v", classes)
 	}
-	must(t, a.SetKeyLimit(ctx, cls, key, rateguard.LimitSpec{Limit: "5/min", Burst: 3}))
-	must(t, a.SetKeyLimitFollows(ctx, "", key, cls))
+	must(t, a.SetKeyLimit(ctx, key, rateguard.LimitSpec{Limit: "5/min", Burst: 3}, &rateguard.KeyOptions{Class: cls}))
+	must(t, a.SetKeyLimitFollows(ctx, key, cls, nil))
 	limits, err := a.KeyLimits(ctx)
 	must(t, err)
 	if !contains(limits, rateguard.KeyLimitEntry{Class: cls, Key: key, Limit: "5/min", Burst: 3}) ||
@@ -33,11 +33,11 @@ func TestClassesKeyLimitsAndShadows(t *testing.T) {
 		}
 	}
 	for _, k := range []string{cls, ""} {
-		if removed, err := a.RemoveKeyLimit(ctx, k, key); !removed || err != nil {
+		if removed, err := a.RemoveKeyLimit(ctx, key, &rateguard.KeyOptions{Class: k}); !removed || err != nil {
 			t.Fatalf("removing the key limit in %q: %v, %v", k, removed, err)
 		}
 	}
-	if removed, err := a.RemoveKeyLimit(ctx, cls, key); removed || err != nil {
+	if removed, err := a.RemoveKeyLimit(ctx, key, &rateguard.KeyOptions{Class: cls}); removed || err != nil {
 		t.Fatalf("removing it again: %v, %v", removed, err)
 	}
 	must(t, a.SetShadow(ctx, cls, rateguard.LimitSpec{Limit: "1/s"}))

@@ -11,10 +11,13 @@ import (
 )
 
 // A service asks its sidecar before it serves a request. The tests run
-// this against the sidecar they start; run alone, it needs one listening
-// at RATEGUARD_URL, or at DefaultURL when that is unset:
+// this against the sidecar they start (the runtime's binary on cli.ts,
+// stopped with SIGINT at the end); run alone, it needs one listening at
+// RATEGUARD_URL, or at DefaultURL when that is unset, started itself
+// rather than through npx (which leaves it running after SIGTERM), from
+// the repository's root:
 //
-//	npx deno run -A cli.ts --limit 100/s
+//	node_modules/.bin/deno run -A cli.ts --limit 100/s
 func Example() {
 	client, err := rateguard.NewClient(rateguard.Options{
 		URL:       os.Getenv("RATEGUARD_URL"), // "" is http://127.0.0.1:7947

@@ -9,7 +9,7 @@
 
 import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
-import type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
+import { type BatchItem, type CheckOptions, classOf, type KeyOptions } from "../core/options.ts";
 import { type AcquireOptions, Retrier } from "../runtime/acquire.ts";
 import { ClientError, ClientUnavailableError } from "./errors.ts";
 import { positive, SidecarHttp } from "./transport.ts";
@@ -283,18 +283,21 @@ export class Client {
   /**
    * Gives a key of a class its own limit, or `{ follows: "pro" }` that of another class.
    *
-   * @param className The key's class.
    * @param key The key.
    * @param limit Its limit, or `{ follows }` a class's.
+   * @param options The key's class; the default class when left out.
    * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
    * @throws {ClientUnavailableError} when the sidecar cannot be asked.
    */
   async setKeyLimit(
-    className: string,
     key: string,
     limit: LimitSpec | { readonly follows: string },
+    options: KeyOptions = {},
   ): Promise<void> {
-    const query = new URLSearchParams({ class: className, key: checkKey(key) });
+    const query = new URLSearchParams({
+      class: classOf(options, "setKeyLimit"),
+      key: checkKey(key),
+    });
     const body = typeof limit === "object" && "follows" in limit ? limit : limitJson(limit);
     await this.#admin("PUT", `/v1/key-limits?${query}`, body);
   }
@@ -302,14 +305,15 @@ export class Client {
   /**
    * Removes a key's own limit; false if it had none.
    *
-   * @param className The key's class.
    * @param key The key.
+   * @param options The key's class; the default class when left out.
    * @returns Whether the key had a limit of its own.
    * @throws {ClientError} when the sidecar refuses the request (4xx), naming the problem.
    * @throws {ClientUnavailableError} when the sidecar cannot be asked.
    */
-  removeKeyLimit(className: string, key: string): Promise<boolean> {
-    return this.#remove(`/v1/key-limits?${new URLSearchParams({ class: className, key })}`);
+  removeKeyLimit(key: string, options: KeyOptions = {}): Promise<boolean> {
+    const query = new URLSearchParams({ class: classOf(options, "removeKeyLimit"), key });
+    return this.#remove(`/v1/key-limits?${query}`);
   }
 
   /**

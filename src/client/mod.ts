@@ -15,7 +15,7 @@
  * const client = new Client({ url: "http://127.0.0.1:7947", timeoutMs: 50 });
  * const d = await client.check("tenant:42", { class: "pro" });
  * if (!d.allowed) console.log(`denied, retry in ${Math.ceil(d.retryAfterMs / 1000)} s`);
- * await client.setKeyLimit("pro", "tenant:42", "2000/s");
+ * await client.setKeyLimit("tenant:42", "2000/s", { class: "pro" });
  * ```
  *
  * @module

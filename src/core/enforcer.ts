@@ -12,6 +12,12 @@
  * brought into the core's time base (whole microseconds since the
  * enforcer's origin, see `time.ts`) once per check.
  *
+ * Why this file is over 400 lines: the enforcer is the one writer of its key
+ * slots' state, so every call that moves a slot is its method (the checks,
+ * the lines' reads for `acquire`, and refund, reset and block, whose
+ * arithmetic is in `operations.ts`), each with its documentation; the GCRA
+ * is in `gcra.ts`, the table in `keytable.ts`, the blocks in `blocks.ts`.
+ *
  * @module
  */
 
@@ -35,11 +41,13 @@ import { type Rule, ruleOf } from "./rule.ts";
 import { type BatchDecision, checkBatch, checkCost, decideBatch } from "./batch.ts";
 import { type BatchItem, GUARD_BOUNDS } from "./options.ts";
 import { BlockSet } from "./blocks.ts";
-import { toUs } from "./time.ts";
+import { toUs, US_PER_MS, usToMs } from "./time.ts";
+import { blockSlot, checkBlockMs, checkRefundCost, refundSlot, resetSlot } from "./operations.ts";
 import type { Forecast, LineGate } from "./wait_line.ts";
 
 export type { BatchItem } from "./options.ts";
 export type { BatchDecision } from "./batch.ts";
+export { MAX_BLOCK_MS } from "./operations.ts";
 
 /** A decision with what the key's shadow limit would have decided. */
 export interface Traced {
@@ -63,6 +71,16 @@ export interface EnforcerCounters {
   shadowDenied: number;
   /** Blocks ended early to make room for another in a full block set. */
   blocksEvicted: number;
+}
+
+/** What the enforcer decided and holds now: its counters, its keys, and whether it runs dry. */
+export interface EnforcerStats extends EnforcerCounters {
+  /** Keys holding state now. */
+  readonly trackedKeys: number;
+  /** Keys blocked now, at most `maxBlocks`. */
+  readonly blockedKeys: number;
+  /** Whether every check is admitted and would-be denials only counted. */
+  readonly dryRun: boolean;
 }
 
 /** How an {@link Enforcer} is bounded, and whether it serves a fleet. */
@@ -236,6 +254,21 @@ export class Enforcer {
       unknownClass: this.#unknownClass,
       shadowDenied: this.#shadowDenied,
       blocksEvicted: this.#blocks.evicted,
+    };
+  }
+
+  /**
+   * What was decided so far, with the keys held now: a snapshot.
+   *
+   * @param nowMs The time, ms: blocks ended by then are not counted.
+   * @returns The counters, the keys tracked and blocked, and the dry run.
+   */
+  stats(nowMs: number): EnforcerStats {
+    return {
+      ...this.counters,
+      trackedKeys: this.#table.size,
+      blockedKeys: this.blockedKeys(nowMs),
+      dryRun: this.dryRun,
     };
   }
 
@@ -466,31 +499,12 @@ export class Enforcer {
    * (a blocked key, or one whose block ended and that has not been checked
    * since). Creates nothing.
    *
-   * @internal For the readers (peek, share, keyStats) and the operations.
+   * @internal For the readers (peek, share, keyStats).
    */
   slotOf(className: string, key: string): Slot | undefined {
     const slot = this.#table.get(className, key);
     if (slot !== undefined || this.#blocks.size === 0) return slot;
     return this.#blocks.get(className, key);
-  }
-
-  /**
-   * Holds the block `slot` now carries, out of the key table
-   * (`BlockSet.hold`): blocks never take the places checks need.
-   *
-   * @internal For the operations.
-   */
-  holdBlock(slot: Slot, nowMs: number): void {
-    this.#blocks.hold(slot, toUs(nowMs, this.#originMs));
-  }
-
-  /**
-   * Takes a reset key's slot out of the block set (`BlockSet.release`).
-   *
-   * @internal For the operations.
-   */
-  releaseBlock(slot: Slot, nowMs: number): void {
-    this.#blocks.release(slot, toUs(nowMs, this.#originMs));
   }
 
   /**
@@ -522,16 +536,121 @@ export class Enforcer {
   }
 
   /**
-   * A key's slot, with its rule current, and the time in the core's base,
-   * for the operations off the request path (refund, reset, block, see
-   * `operations.ts`): its place in the table or its block entry. With
-   * `create` (a block), a key with neither gets a slot of its own outside
-   * the table, for {@link holdBlock} to hold. Undefined when the key has no
-   * slot and `create` is off.
+   * Gives back `cost` requests a check of the key took, when the work it
+   * admitted did not happen: the debt comes down by them, to nothing at
+   * most. Does nothing to a key with no state here, to one in the shared
+   * overflow allowance, or to a blocked one (`operations.ts`).
    *
-   * @internal For the operations.
+   * @param className The key's class.
+   * @param key The key.
+   * @param cost Requests to give back, a whole number from 1 to `MAX_COST`.
+   * @param nowMs The time, ms.
+   * @returns Whether the key's state changed.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `cost` is out of range.
    */
-  slotAt(
+  refund(className: string, key: string, cost: number, nowMs: number): boolean {
+    checkRefundCost(cost);
+    const at = this.#slotAt(className, key, nowMs, false);
+    return at !== undefined && refundSlot(at.slot, cost, at.nowUs);
+  }
+
+  /**
+   * Forgets what the key owes, a block included: it stands as a new key
+   * would (one request of its burst while new keys start lean, else all of it).
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param nowMs The time, ms.
+   * @returns Whether the key had state here.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  reset(className: string, key: string, nowMs: number): boolean {
+    const at = this.#slotAt(className, key, nowMs, false);
+    if (at === undefined) return false;
+    resetSlot(at.slot, this.#table.lean, at.nowUs);
+    this.#blocks.release(at.slot, at.nowUs);
+    return true;
+  }
+
+  /**
+   * Denies every check of the key for `ms`, after which its burst comes back
+   * at its rate, as if it had just spent it. A block longer than one in force
+   * replaces it; a shorter one leaves it. The block takes no place in the
+   * key table; a full block set makes room by ending the block nearest its end.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param ms How long, above 0 and at most `MAX_BLOCK_MS` (a year).
+   * @param nowMs The time, ms.
+   * @returns Whether the key is blocked: always, since the block set makes room.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   * @throws {RangeError} when `ms` is out of range.
+   */
+  block(className: string, key: string, ms: number, nowMs: number): boolean {
+    checkBlockMs(ms);
+    const at = this.#slotAt(className, key, nowMs, true);
+    if (at === undefined) return false;
+    const { slot, nowUs } = at;
+    const untilUs = nowUs + Math.ceil(ms * US_PER_MS);
+    if (untilUs > slot.atUs) {
+      blockSlot(slot, untilUs);
+      this.#blocks.hold(slot, nowUs);
+    }
+    return true;
+  }
+
+  /**
+   * Blocks the key until `untilMs` exactly, a shorter block than the one in
+   * force included, or lifts its block when `untilMs` is not ahead of now
+   * (the burst then comes back at its rate, as when a block ends): how a
+   * block the fleet agreed on is made so here, where the fleet's entry, not
+   * the longest block seen, is what holds.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param untilMs The instant the block ends, on the `nowMs` clock.
+   * @param nowMs The time, ms.
+   * @returns Whether the key's state changed.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  blockUntil(className: string, key: string, untilMs: number, nowMs: number): boolean {
+    const blocking = untilMs > nowMs;
+    const at = this.#slotAt(className, key, nowMs, blocking);
+    if (at === undefined) return false;
+    const { slot, nowUs } = at;
+    if (blocking) {
+      blockSlot(slot, nowUs + Math.ceil((untilMs - nowMs) * US_PER_MS));
+    } else {
+      if (slot.atUs <= nowUs) return false;
+      blockSlot(slot, nowUs);
+    }
+    this.#blocks.hold(slot, nowUs);
+    return true;
+  }
+
+  /**
+   * How long the key stays blocked.
+   *
+   * @param className The key's class.
+   * @param key The key.
+   * @param nowMs The time, ms.
+   * @returns Milliseconds; 0 when it is not blocked.
+   * @throws {TypeError} when `key` is not a non-empty string.
+   */
+  blockedForMs(className: string, key: string, nowMs: number): number {
+    const at = this.#slotAt(className, key, nowMs, false);
+    return at === undefined || at.slot.atUs <= at.nowUs ? 0 : usToMs(at.slot.atUs - at.nowUs);
+  }
+
+  /**
+   * A key's slot, with its rule current, and the time in the core's base,
+   * for the operations off the request path: its place in the table or its
+   * block entry. With `create` (a block), a key with neither gets a slot of
+   * its own outside the table, for the block set to hold. Undefined when
+   * the key has no slot and `create` is off.
+   */
+  #slotAt(
     className: string,
     key: string,
     nowMs: number,

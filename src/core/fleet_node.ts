@@ -8,7 +8,7 @@
  */
 
 import { type AllocationStats, Allocator, type HotKeyView } from "./allocation/allocator.ts";
-import type { BatchDecision, BatchItem, Enforcer, EnforcerCounters, Traced } from "./enforcer.ts";
+import type { BatchDecision, BatchItem, Enforcer, EnforcerStats, Traced } from "./enforcer.ts";
 import type { Decision } from "./decision.ts";
 import {
   type MemberInfo,
@@ -26,13 +26,12 @@ import { RateguardError } from "./errors.ts";
 import type { MembershipExtension } from "./membership/extension.ts";
 import { checkSeed } from "./membership/config.ts";
 import {
+  type FleetRulesStats,
   NO_RULES,
   type RuleEntry,
   type RulesSync,
   rulesSyncFor,
-  type RulesSyncStats,
 } from "./rules_sync/mod.ts";
-import { block, reset } from "./operations.ts";
 import { type HashKey, hashKey } from "./hash.ts";
 import { Prng } from "./prng.ts";
 
@@ -106,15 +105,14 @@ export interface FleetNodeOptions {
   readonly membership: Omit<MembershipOptions, "extension" | "seeds">;
 }
 
-/** Everything a fleet node can tell about itself. */
-export interface FleetStats
-  extends EnforcerCounters, AllocationStats, MembershipStats, RulesSyncStats {
-  /** Keys holding state. */
-  readonly trackedKeys: number;
-  /** Keys blocked here now, at most the enforcer's `maxBlocks`. */
-  readonly blockedKeys: number;
-  /** Whether rule changes are shared with the fleet; the `rules…` figures are zero when not. */
-  readonly fleetRules: boolean;
+/**
+ * What a fleet node decided and how it sees the fleet: the enforcer's,
+ * the allocator's and the membership's figures side by side, and its rules
+ * beside them, under the names `guard.stats()` shows them by.
+ */
+export interface FleetStats extends EnforcerStats, AllocationStats, MembershipStats {
+  /** The fleet's rules as this node holds them: `shared` false, and every figure 0, when it shares none. */
+  readonly rules: FleetRulesStats;
 }
 
 /** A change of one rule, as {@link FleetNode.shareRule} takes it. */
@@ -207,7 +205,9 @@ export class FleetNode {
    *
    * @param change The rule.
    * @throws {RateguardError} `RulesFull` when the table is full and holds
-   *   no removal to give up (`stats().rulesTableFullReason` says more).
+   *   no removal to give up (`stats().rules.tableFullReason` says more).
+   *
+   * @internal For the guard's rules (`guard_rules.ts`).
    */
   admitRule(change: Pick<RuleChange, "kind" | "className" | "key">): void {
     this.admitRules([change]);
@@ -219,6 +219,8 @@ export class FleetNode {
    *
    * @param changes The rules.
    * @throws {RateguardError} `RulesFull` when it has not.
+   *
+   * @internal For the guard's rules (`guard_rules.ts`).
    */
   admitRules(changes: Iterable<Pick<RuleChange, "kind" | "className" | "key">>): void {
     const reason = this.#rules?.roomFor(changes) ?? "";
@@ -242,14 +244,16 @@ export class FleetNode {
    * @param nowMs The time, ms.
    * @param change The rule, and what it now says (`value` undefined: removed).
    * @returns Whether it goes to the fleet: false when fleet rules are off,
-   *   or the rule is too large to share (counted in `rulesUnshared`).
+   *   or the rule is too large to share (counted in `rules.unshared`).
+   *
+   * @internal For the guard's rules (`guard_rules.ts`).
    */
   shareRule(nowMs: number, change: RuleChange): boolean {
     return this.#rules?.local(nowMs, change) !== undefined;
   }
 
   /**
-   * Blocks `key` for `ms` here (`operations.block`) and, with fleet rules,
+   * Blocks `key` for `ms` here (`Enforcer.block`) and, with fleet rules,
    * on every member: the fleet's block ends at the same instant everywhere.
    *
    * @param className The key's class (`""`: the default class).
@@ -263,13 +267,13 @@ export class FleetNode {
    */
   block(className: string, key: string, ms: number, nowMs: number): boolean {
     this.admitRule({ kind: "block", className, key });
-    const blocked = block(this.#enforcer, { className, key, ms }, nowMs);
+    const blocked = this.#enforcer.block(className, key, ms, nowMs);
     this.#rules?.block(nowMs, className, key, ms);
     return blocked;
   }
 
   /**
-   * Forgets what `key` owes here (`operations.reset`), a block included;
+   * Forgets what `key` owes here (`Enforcer.reset`), a block included;
    * with fleet rules, the fleet's block of it ends on every member too.
    * The debt stays local: each member owes its own share.
    *
@@ -280,7 +284,7 @@ export class FleetNode {
    * @throws {TypeError} when `key` is not a non-empty string.
    */
   reset(className: string, key: string, nowMs: number): boolean {
-    const had = reset(this.#enforcer, className, key, nowMs);
+    const had = this.#enforcer.reset(className, key, nowMs);
     this.#rules?.unblock(nowMs, className, key);
     return had;
   }
@@ -296,7 +300,7 @@ export class FleetNode {
   }
 
   /**
-   * Why this node's fleet rules are out of step (`stats().rulesOutOfStepReason`),
+   * Why this node's fleet rules are out of step (`stats().rules.outOfStepReason`),
    * without computing the other figures; `""` when in step or not sharing rules.
    *
    * @param nowMs The time, ms.
@@ -503,15 +507,12 @@ export class FleetNode {
    * @returns The figures.
    */
   stats(nowMs: number): FleetStats {
+    const rules = this.#rules?.stats(nowMs) ?? NO_RULES;
     return {
-      ...this.#enforcer.counters,
+      ...this.#enforcer.stats(nowMs),
       ...this.#allocator.stats(nowMs),
       ...this.#node.stats(nowMs),
-      ...(this.#rules?.stats(nowMs) ?? NO_RULES),
-      rulesRefused: (this.#rules?.stats(nowMs).rulesRefused ?? 0) + this.#refusedRules,
-      trackedKeys: this.#enforcer.table.size,
-      blockedKeys: this.#enforcer.blockedKeys(nowMs),
-      fleetRules: this.#rules !== undefined,
+      rules: { ...rules, refused: rules.refused + this.#refusedRules },
     };
   }
 }

@@ -25,7 +25,8 @@ export interface HotShare {
 
 /**
  * A key's rates over the last ten seconds or so: moving averages of its
- * counters, brought up to date when read, off the request path.
+ * counters, brought up to date when read, off the request path. A key
+ * younger than that counts the time before its first check as quiet.
  */
 export interface KeyRates {
   /** When they were last brought up to date. */
@@ -76,8 +77,12 @@ export function updateRates(slot: Slot, nowMs: number): KeyRates {
 export function ratesAt(slot: Slot, nowMs: number): KeyRates {
   const r = RATES.get(slot);
   if (r === undefined) {
-    // A first read: the averages over the key's life so far.
-    const lifeMs = Math.max(1, nowMs - slot.bornMs);
+    // A first read: the averages over the key's life, or over the last
+    // RATES_TAU_MS if it is younger, its time before its first check quiet.
+    // One check read a millisecond later is 0.1 a second, not 1,000: the
+    // rate over a life that short says nothing, and the moving average
+    // that starts from zero at birth reads the same.
+    const lifeMs = Math.max(RATES_TAU_MS, nowMs - slot.bornMs);
     const perSec = (count: number) => (count * 1_000) / lifeMs;
     return {
       atMs: nowMs,

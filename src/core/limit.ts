@@ -10,6 +10,13 @@ import { US_PER_MS } from "./time.ts";
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60 * SECOND_MS;
 const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+
+/**
+ * The longest period a limit may have: 366 days, in milliseconds (a yearly
+ * quota fits; a longer one is refused).
+ */
+export const MAX_PERIOD_MS: number = 366 * DAY_MS;
 
 /** The largest burst a limit may have; a larger one is refused. */
 export const MAX_BURST = 4_194_303;
@@ -32,16 +39,31 @@ export function isCost(cost: unknown): cost is number {
 }
 
 const UNITS: Readonly<Record<string, number>> = {
-  "": SECOND_MS,
+  ms: 1,
   s: SECOND_MS,
   sec: SECOND_MS,
   second: SECOND_MS,
+  seconds: SECOND_MS,
   min: MINUTE_MS,
   m: MINUTE_MS,
   minute: MINUTE_MS,
+  minutes: MINUTE_MS,
   h: HOUR_MS,
   hour: HOUR_MS,
+  hours: HOUR_MS,
+  d: DAY_MS,
+  day: DAY_MS,
+  days: DAY_MS,
 };
+
+/** The units a limit's text is written in, longest first: the first that divides a period names it. */
+const TEXT_UNITS: readonly (readonly [string, number])[] = [
+  ["d", DAY_MS],
+  ["h", HOUR_MS],
+  ["min", MINUTE_MS],
+  ["s", SECOND_MS],
+  ["ms", 1],
+];
 
 /**
  * A rate limit: `count` requests per period, smoothed (GCRA, not a window
@@ -68,6 +90,9 @@ const UNITS: Readonly<Record<string, number>> = {
  * assert(limit.periodMs() === 60_000);
  * assert(limit.burstSize() === 10);
  * assert(Limit.parse("1000/min").equals(Limit.perMinute(1_000)));
+ * // Any period: 100 requests a quarter of an hour, 10,000 a day usable at once.
+ * assert(Limit.per(100, 15 * 60_000).toString() === "100/15min");
+ * assert(Limit.parse("10000/d").equals(Limit.per(10_000, 86_400_000)));
  * ```
  */
 export class Limit {
@@ -116,11 +141,42 @@ export class Limit {
   }
 
   /**
-   * Reads `"1000"` (a second), `"1000/s"`, `"1000/min"` or `"5000/h"`
-   * (also `/sec`, `/second`, `/m`, `/minute`, `/hour`).
+   * `count` requests every `periodMs` milliseconds, for a window the other
+   * makers do not name: `Limit.per(100, 15 * 60_000)` is 100 a quarter of
+   * an hour, `Limit.per(10_000, 86_400_000)` 10,000 a day. Smoothed like
+   * every limit (one request every `periodMs / count`, plus the burst): a
+   * quota usable all at once takes a burst of the whole count,
+   * `Limit.per(10_000, 86_400_000).burst(10_000)`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Limit } from "@rateguard/guard";
+   *
+   * const daily = Limit.per(10_000, 24 * 60 * 60_000).burst(10_000);
+   * assert.equal(String(daily), "10000/d burst 10000");
+   * assert.deepEqual(daily.toJSON(), { limit: "10000/d", burst: 10_000 });
+   * ```
+   *
+   * @param count Requests a period, more than 0.
+   * @param periodMs The period in milliseconds, a whole number from 1 to 366 days.
+   * @returns The limit, with the default burst.
+   * @throws {RangeError} when `count` is not a whole number a limit can hold, from 1 up, or
+   *   `periodMs` is not a whole number of milliseconds in that range.
+   */
+  static per(count: number, periodMs: number): Limit {
+    const what = "Limit.per";
+    return new Limit(checkCount(count, what), checkPeriod(periodMs, what), undefined, what);
+  }
+
+  /**
+   * Reads `"1000"` (a second), `"1000/s"`, `"1000/min"`, `"5000/h"` or
+   * `"10000/d"` (also `/sec`, `/second`, `/m`, `/minute`, `/hour`, `/day`,
+   * plurals, and `/ms`), and a period of several units, `"100/15min"` or
+   * `"10/500ms"`: what {@link Limit.toString} writes, less the burst.
    *
    * @throws {TypeError} when the text is not of that form, naming it.
-   * @throws {RangeError} when the count is out of range.
+   * @throws {RangeError} when the count or the period is out of range.
    *
    * @param text The limit's text.
    * @returns The limit, with the default burst.
@@ -129,15 +185,16 @@ export class Limit {
     if (typeof text !== "string") {
       throw new TypeError(`a limit must be a string like "1000/min", got ${describe(text)}`);
     }
-    const match = /^\s*(\d+)\s*(?:\/\s*([a-z]+))?\s*$/i.exec(text);
-    const periodMs = match ? UNITS[(match[2] ?? "").toLowerCase()] : undefined;
-    if (!match || periodMs === undefined) {
+    const match = /^\s*(\d+)\s*(?:\/\s*(\d+)?\s*([a-z]+))?\s*$/i.exec(text);
+    const unitMs = match ? UNITS[(match[3] ?? "s").toLowerCase()] : undefined;
+    if (!match || unitMs === undefined) {
       throw new TypeError(
         `invalid limit ${JSON.stringify(text)}: expected a count with an optional period, ` +
-          `like "1000", "1000/s", "1000/min" or "5000/h"`,
+          `like "1000", "1000/s", "1000/min", "5000/h", "10000/d" or "100/15min"`,
       );
     }
     const what = `limit ${JSON.stringify(text)}`;
+    const periodMs = checkPeriod(Number(match[2] ?? 1) * unitMs, what);
     return new Limit(checkCount(Number(match[1]), what), periodMs, undefined, what);
   }
 
@@ -165,7 +222,8 @@ export class Limit {
   }
 
   /**
-   * The period in milliseconds: 1000, 60,000 or 3,600,000.
+   * The period in milliseconds: 1000, 60,000 or 3,600,000, or what
+   * {@link Limit.per} was given.
    *
    * @returns The period.
    */
@@ -341,7 +399,13 @@ function shown(limit: Limit | KeyLimit): string {
 
 /** `1000/min`: a limit's count and period as `Limit.parse` reads them, without the burst. */
 export function rateText(limit: Limit): string {
-  return `${limit.count()}/${unitOf(limit.periodMs())}`;
+  return `${limit.count()}/${periodText(limit.periodMs())}`;
+}
+
+/** `min`, `15min`, `d`, `1500ms`: a period in the longest unit that divides it, the 1 left out. */
+function periodText(periodMs: number): string {
+  const [unit, ms] = TEXT_UNITS.find(([, ms]) => periodMs % ms === 0)!;
+  return periodMs === ms ? unit : `${periodMs / ms}${unit}`;
 }
 
 /** A twentieth of the count, at least 1, at most {@link MAX_BURST}. */
@@ -375,17 +439,13 @@ export function checkClassName(name: unknown, what: string): string {
   return name;
 }
 
-function unitOf(periodMs: number): string {
-  return periodMs === SECOND_MS ? "s" : periodMs === MINUTE_MS ? "min" : "h";
-}
-
 /** Refuses a limit that pays back more than its burst in a microsecond: the time base cannot hold it. */
 function checkHoldable(count: number, periodMs: number, burst: number, what: string): void {
   const periodUs = periodMs * US_PER_MS;
   if (burst * periodUs >= count) return;
   const perSec = burst * US_PER_MS * SECOND_MS;
   throw new RangeError(
-    `${what}: ${count}/${unitOf(periodMs)} with a burst of ${burst} pays back more than the ` +
+    `${what}: ${count}/${periodText(periodMs)} with a burst of ${burst} pays back more than the ` +
       `burst in a microsecond, the resolution of the guard's clock: at most ${perSec} a second ` +
       `with a burst of ${burst}; this rate needs a burst of at least ${
         Math.ceil(count / periodUs)
@@ -403,6 +463,19 @@ function checkCount(count: number, what: string): number {
     );
   }
   return count;
+}
+
+function checkPeriod(periodMs: number, what: string): number {
+  if (
+    typeof periodMs !== "number" || !Number.isInteger(periodMs) || periodMs < 1 ||
+    periodMs > MAX_PERIOD_MS
+  ) {
+    throw new RangeError(
+      `${what}: the period must be a whole number of milliseconds from 1 to ${MAX_PERIOD_MS} ` +
+        `(366 days), got ${describe(periodMs)}`,
+    );
+  }
+  return periodMs;
 }
 
 function checkBurst(size: number): number {

@@ -1,10 +1,13 @@
 /**
- * The whole protocol without the I/O (`@rateguard/guard/core`):
- * enforcement, allocation, membership, and the wire format (`encode`,
- * `decode`, `Address`, the message types), with the limits, decisions and
- * errors they speak in. No sockets, no timers, no clock: time is passed in
- * and randomness is seeded, so a node is a state machine the runtime (or a
- * simulator) drives with datagrams and timeouts.
+ * A fleet node without the I/O (`@rateguard/guard/core`), for driving one
+ * on your own sockets, timers and DNS: a {@link FleetNode} is a state machine
+ * you feed datagrams, timeouts and lookups, and read datagrams to send from.
+ * No sockets, no timers, no clock: time is passed in and randomness is
+ * seeded. This entry exports what that takes and no more (under 40 names,
+ * counted by `tests/layout/exports_test.ts`), each below with why; the
+ * protocol's parts (membership, allocation, rule sharing, the wire codec)
+ * are the node's own, and the library's runtime and simulator import them
+ * by their paths.
  *
  * @example
  * ```ts
@@ -46,64 +49,54 @@
  * @module
  */
 
-export * from "./membership/mod.ts"; // with the wire format, src/proto
-export {
-  FleetNode,
-  type FleetNodeOptions,
-  type FleetStats,
-  type RuleChange,
-} from "./fleet_node.ts";
-export {
-  BlockedUntil,
-  type Origin,
-  RULE_KINDS,
-  type RuleEntry,
-  type RuleKind,
-  type RulesSyncStats,
-  type RuleValue,
-  type Version,
-} from "./rules_sync/mod.ts";
-export {
-  type BatchDecision,
-  Enforcer,
-  type EnforcerCounters,
-  type EnforcerOptions,
-  type Traced,
-} from "./enforcer.ts";
-export {
-  type ClassEntry,
-  type KeyLimitEntry,
-  type KeyLimitSpec,
-  LimitBook,
-  type LimitBookOptions,
-  type ShadowEntry,
-} from "./rules.ts";
-export type { Rule } from "./rule.ts";
-export type { AllocationStats, HotKeyView, MemberShare } from "./allocation/allocator.ts";
-export {
-  decodeReports,
-  type DemandGroup,
-  type DemandRecord,
-  encodeReports,
-  type RelayedGroup,
-  type ReportsResult,
-} from "./allocation/report.ts";
-export { type Hash64, type HashKey, hashKey, keyHash, PUBLIC_HASH_KEY } from "./hash.ts";
-export { PartitionPolicy, type PartitionPolicyKind } from "./partition.ts";
-export { KeyLimit, Limit, MAX_BURST } from "./limit.ts";
+// The node and what it is made of.
+/** The state machine to drive: datagrams and timeouts in, datagrams out. */
+export { FleetNode, type FleetNodeOptions } from "./fleet_node.ts";
+/** `FleetNodeOptions.membership`: the seed of its choices and its tunables. */
+export type { MembershipOptions } from "./membership/config.ts";
+/** The request path a node holds, made first and handed to it. */
+export { Enforcer, type EnforcerOptions } from "./enforcer.ts";
+/** The limits the enforcer reads, changed live. */
+export { LimitBook, type LimitBookOptions } from "./rules.ts";
+/** The limits themselves. */
+export { KeyLimit, Limit } from "./limit.ts";
+/** What a partition does to the shares: a node's option. */
+export { PartitionPolicy } from "./partition.ts";
+/** Every option's default and bounds, and the enforcer's overflow scale. */
+export { COLD_FRACTION, GUARD_BOUNDS } from "./options.ts";
+/**
+ * The key of the 64-bit key hashes (the public one, or one from a salt of
+ * your own), and a key's hash under it: how `hotKeys()` and the wire name a key.
+ */
+export { type HashKey, hashKey, keyHash, PUBLIC_HASH_KEY } from "./hash.ts";
+
+// Your I/O: what goes in and out of the node.
+/** Where a datagram comes from and goes to (`handleDatagram`, `pollTransmit`), and its bound. */
+export { Address, MAX_DATAGRAM_BYTES } from "../proto/mod.ts";
+/** A member's ID (`Address.id`), its name on the wire and in `members()`, with its state. */
+export { MemberId, type MemberState, type Peer } from "../proto/mod.ts";
+/** A datagram to send, from `pollTransmit()`. */
+export type { Transmit } from "./membership/node.ts";
+/** A seed name to look up, from `pollResolve()`; its answer goes to `handleResolved`. */
+export type { ResolveRequest, UnresolvedSeed } from "./membership/seeds.ts";
+
+// What its checks answer.
+/** A check's answer, and a traced check's with its shadow's. */
 export { Decision } from "./decision.ts";
-export type { Rate } from "./gcra.ts";
-export { OperationalError, RateguardError, type RateguardErrorCode } from "./errors.ts";
-export { type AuthConfig, authConfig, GossipAuth, type GossipAuthMode, Secret } from "./auth.ts";
-export {
-  type BatchItem,
-  type CheckOptions,
-  COLD_FRACTION,
-  DEFAULT_PARTITION_POLICY,
-  FLOOR_FRACTION,
-  GUARD_BOUNDS,
-  HTTP_BOUNDS,
-  type KeyOptions,
-  type NumericOption,
-  type OptionBounds,
-} from "./options.ts";
+/** `checkTraced`, `checkAll`: the traced answer, a batch's items and its answer. */
+export type { BatchDecision, Traced } from "./enforcer.ts";
+export type { BatchItem } from "./options.ts";
+
+// What it tells about itself.
+/** `stats(nowMs)`: the enforcer's, the allocator's, the membership's and the rules' figures. */
+export type { FleetStats } from "./fleet_node.ts";
+export type { EnforcerCounters, EnforcerStats } from "./enforcer.ts";
+export type { AllocationStats, HotKeyView, MemberShare } from "./allocation/allocator.ts";
+export type { MembershipStats } from "./membership/node.ts";
+export type { FleetRulesStats } from "./rules_sync/mod.ts";
+/** `members()`: each member as this node sees it. */
+export type { MemberInfo } from "./membership/extension.ts";
+
+// What it throws.
+/** A refusal of a call (a full table, an unknown class), with its code. */
+export { RateguardError, type RateguardErrorCode } from "./errors.ts";

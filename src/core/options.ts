@@ -26,6 +26,27 @@ export interface KeyOptions {
 }
 
 /**
+ * The class `options` names, `""` (the default class) when left out: how a
+ * method about one key, `(key, ..., options)`, reads its class.
+ *
+ * @throws {TypeError} naming `what` when `options` is not an object: a class
+ *   name where the options go is the class-first order of 0.2.0
+ *   (`setKeyLimit(className, key, limit)`), refused rather than taken for
+ *   the default class.
+ */
+export function classOf(options: KeyOptions | undefined, what: string): string {
+  if (options === undefined) return "";
+  if (typeof options !== "object" || options === null) {
+    throw new TypeError(
+      `${what}: the options are an object ({ class }), got ${
+        describe(options)
+      }; the key comes first`,
+    );
+  }
+  return options.class ?? "";
+}
+
+/**
  * Options of a check: its class and its cost. The guard and the sidecar's
  * `Client` take the same shape, so one can stand in for the other.
  */

@@ -32,7 +32,7 @@ function splitmix32(state: number): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Prng } from "@rateguard/guard/core";
+ * import { Prng } from "./prng.ts";
  * const a = new Prng(42);
  * const b = new Prng(42);
  * assert(a.nextU32() === b.nextU32());

@@ -430,6 +430,8 @@ export class LimitBook {
    * @param className The key's class.
    * @param key The key.
    * @returns Its rule: its own limit's, its class's, or the default's.
+   *
+   * @internal For the enforcer, the allocator and the guard (a `Rule` is the core's own).
    */
   resolve(className: string, key: string): Rule {
     const own = this.#keyLimitCount === 0 ? undefined : this.#keyLimits.get(className)?.get(key);
@@ -444,6 +446,8 @@ export class LimitBook {
    *
    * @param className The class.
    * @returns The rule.
+   *
+   * @internal For the allocator.
    */
   classRule(className: string): Rule {
     let rule = this.#rules.get(className);

@@ -184,7 +184,7 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
     const className = knownClass(guard, queryParam(url, "class", ""), "/query/class");
     const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
     const limit = followed(guard, body, "");
-    guard.setKeyLimit(className, key, limit);
+    guard.setKeyLimit(key, limit, { class: className });
     log.info("key limit set", { class: className, key, limit: String(limit) });
     return c.json(keyLimitJson([className, key, limit]));
   });
@@ -192,7 +192,7 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
     const url = requestUrl(c.req.url);
     const className = queryParam(url, "class", "");
     const key = queryParam(url, "key");
-    if (!guard.removeKeyLimit(className, key)) {
+    if (!guard.removeKeyLimit(key, { class: className })) {
       return problemResponse(404, `no key limit for ${q(key)} in the class ${q(className)}`);
     }
     log.info("key limit removed", { class: className, key });

@@ -34,7 +34,7 @@ import {
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
 import { parseDurationMs } from "../core/duration.ts";
 import { splitHostPort } from "../proto/host_port.ts";
-import type { ListenOptions } from "./serve.ts";
+import type { HttpServerKind, ListenOptions } from "./serve.ts";
 import { VERSION } from "../version.ts";
 import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, type Switch } from "./cli_flags.ts";
 import {
@@ -68,17 +68,14 @@ type GuardFlags = Pick<
   | "dryRun"
   | "fleetRules"
   | "sharedBurst"
-  | "trackedKeys"
-  | "hotKeys"
-  | "maxClasses"
-  | "maxKeyLimits"
-  | "maxKeyBytes"
-  | "maxBlocks"
+  | NumericField
   | "seeds"
   | "partitionPolicy"
   | "protocolPeriodMs"
-  | "maxMembers"
 >;
+
+/** The options the numeric flags set, read off {@link NUMERIC}: listed once, there. */
+type NumericField = (typeof NUMERIC)[keyof typeof NUMERIC];
 
 /** What the command line asked for. */
 export interface SidecarConfig extends GuardFlags {
@@ -218,16 +215,7 @@ function tokenFlags(get: (flag: Flag) => Given | undefined, opsOpen: boolean): T
   };
 }
 
-type NumericFlags = Pick<
-  SidecarConfig,
-  | "trackedKeys"
-  | "hotKeys"
-  | "maxKeyBytes"
-  | "maxMembers"
-  | "maxClasses"
-  | "maxKeyLimits"
-  | "maxBlocks"
->;
+type NumericFlags = Pick<SidecarConfig, NumericField>;
 
 /** Each numeric flag within its option's bounds, and the tracked keys no fewer than the hot. */
 function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {
@@ -331,6 +319,24 @@ function parseHostPort(from: string, text: string): { hostname: string; port: nu
   return { hostname: split.host, port: split.port };
 }
 
+/** `auto`, `native` or `node`, for `--http-server`. */
+function httpServerKind(text: string): HttpServerKind | "auto" {
+  if (text === "auto" || text === "native" || text === "node") return text;
+  throw new Error(`expected auto, native or node, got ${JSON.stringify(text)}`);
+}
+
+/**
+ * The server for `--http-server auto`: the runtime's own on a loopback
+ * address, where only processes of this host connect; `node:http`, with
+ * every bound on slow clients, on any other (see src/http/serve.ts).
+ */
+function serverFor(kind: HttpServerKind | "auto", hostname: string): HttpServerKind {
+  if (kind !== "auto") return kind;
+  const loopback = /^127\./.test(hostname) || hostname === "::1" || hostname === "[::1]" ||
+    hostname === "localhost";
+  return loopback ? "native" : "node";
+}
+
 /** The HTTP server's address and its bounds on slow and idle clients. */
 function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptions> {
   const http = get("http");
@@ -354,9 +360,11 @@ function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptio
   const { hostname, port } = http === undefined
     ? parseHostPort("--http", DEFAULT_HTTP)
     : parseHostPort(http.from, http.text);
+  const server = get("http-server");
   return {
     hostname,
     port,
+    server: serverFor(server === undefined ? "auto" : valueOf(server, httpServerKind), hostname),
     headersTimeoutMs,
     requestTimeoutMs,
     idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),

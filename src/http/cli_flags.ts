@@ -37,6 +37,7 @@ export const OPTIONS = {
   "dry-run": { type: "boolean" },
   "fleet-rules": { type: "boolean" },
   "shared-burst": { type: "boolean" },
+  "http-server": { type: "string" },
   "header-timeout": { type: "string" },
   "request-timeout": { type: "string" },
   "idle-timeout": { type: "string" },
@@ -149,7 +150,7 @@ Usage: rateguard --limit 1000/min [options]
        (from a checkout: deno run -A cli.ts, bun cli.ts or node --import tsx cli.ts)
 
 Limits
-  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h (required)
+  --limit <limit>              the default class's limit: 1000, 1000/s, 1000/min, 5000/h, 10000/d, 100/15min (required)
   --burst <n>                  requests admitted back to back (default: a twentieth of the count)
   --class <name=limit>         a class of limits, such as free=10/s or free=10/s,burst=20; repeatable
   --dry-run                    admit every request, count what would be denied
@@ -182,6 +183,9 @@ Fleet (leave out --bind to run standalone)
 
 HTTP
   --http <host:port>           where the HTTP API listens (default ${DEFAULT_HTTP})
+  --http-server <s>            native (Deno.serve, Bun.serve: faster, fewer bounds on slow
+                               clients), node (node:http, every bound below; Node's only
+                               server) or auto (default): native on a loopback address
   --header-timeout <d>         a client's time to send its headers, then 408 (default ${
     seconds(H.headersTimeoutMs.default)
   })

@@ -8,6 +8,7 @@
 export {
   type ClientIpKey,
   type ClientIpOptions,
+  clientIpResolver,
   type ClientKeyOptions,
   UNKNOWN_ADDRESS,
 } from "./client_ip.ts";

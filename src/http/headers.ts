@@ -4,10 +4,11 @@
  * draft-ietf-httpapi-ratelimit-headers-10 as Structured Fields (RFC 9651;
  * the wire format drafts 11 and 12 keep), draft-7's `RateLimit`
  * dictionary, draft-6's separate fields, the older `X-RateLimit-*` trio,
- * and `Retry-After`; and the client's address behind trusted proxies
- * (`clientIpResolver`), for any framework's key. They write to a
- * standard `Headers`, so an adapter for any server can use them; the Hono
- * middleware (`@rateguard/guard/hono`) is one. Loads no framework.
+ * and `Retry-After`. They write to a standard `Headers`, so an adapter for
+ * any server can use them; the Hono middleware (`@rateguard/guard/hono`) is
+ * one. Loads no framework. The client's address behind trusted proxies
+ * (`clientIpResolver`) is the middleware's: `@rateguard/guard/fetch` (or
+ * `./hono`, `./express`) exports it.
  *
  * @example
  * ```ts
@@ -44,4 +45,3 @@ export {
   retryAfterSeconds,
   sfString,
 } from "./fields.ts";
-export { type ClientIpOptions, clientIpResolver, UNKNOWN_ADDRESS } from "./client_ip.ts";

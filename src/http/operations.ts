@@ -18,7 +18,7 @@
 
 import type { Hono } from "hono";
 import type { Guard } from "../runtime/guard.ts";
-import { MAX_BLOCK_MS } from "../core/operations.ts";
+import { MAX_BLOCK_MS } from "../core/enforcer.ts";
 import { object, parseCheck, readJson } from "./body.ts";
 import { type Caller, opsCaller, opsRefusal, type Tokens } from "./auth.ts";
 import { BadRequest, problemResponse } from "./problem.ts";

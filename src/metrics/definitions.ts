@@ -94,6 +94,16 @@ export const METRICS: readonly MetricDefinition[] = [
     ],
   },
   {
+    name: "rateguard_wire_skipped_total",
+    kind: "counter",
+    help:
+      "Parts of datagrams of a later version that this one does not know, skipped: sections of an unknown kind, and rules sections cut at a part of an unknown type.",
+    series: (s) => [
+      [{ part: "section" }, s.skippedSections],
+      [{ part: "rules_part" }, s.rules.skippedParts],
+    ],
+  },
+  {
     name: "rateguard_rules_refused_total",
     kind: "counter",
     help: "Fleet rule changes and sections not taken, by reason (see docs/fleet-rules.md).",

@@ -30,8 +30,9 @@
  * code must read them as 0.2 did and write them byte for byte. What grows,
  * grows by appending:
  * - a section of a kind this decoder does not know is skipped, whatever its
- *   length and wherever it stands, and counted nowhere: new content is a
- *   new section kind, never a new meaning for the bytes of a known one;
+ *   length and wherever it stands, and counted (`skippedSections` of the
+ *   result, `stats().skippedSections` of a guard): new content is a new section
+ *   kind, never a new meaning for the bytes of a known one;
  * - the version byte, the flag bits, a type's fields and the layout of the
  *   records, lives and requester sections never change: an unknown version,
  *   flag, message type or record state refuses the whole datagram, as does a
@@ -98,7 +99,12 @@ export type DecodeError =
 
 /** The outcome of `decode`: never an exception. */
 export type DecodeResult =
-  | { readonly ok: true; readonly value: Message }
+  | {
+    readonly ok: true;
+    readonly value: Message;
+    /** Sections of kinds this decoder does not know (a later version's), skipped; absent when none. */
+    readonly skippedSections?: number;
+  }
   | { readonly ok: false; readonly error: DecodeError };
 
 // Each byte's meaning by its value, undefined where it has none: an array
@@ -167,7 +173,8 @@ export function encodedSize(message: Message): number {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, decode, encode } from "@rateguard/guard/core";
+ * import { Address } from "./address.ts";
+ * import { decode, encode } from "./codec.ts";
  * const address = Address.parse("10.0.0.1:7946");
  * const sender = { id: address.id, address, incarnation: 0 };
  * const bytes = encode({ type: "ping", seq: 7, sender, records: [] });
@@ -296,6 +303,7 @@ function readSections(r: Reader, message: Message): DecodeResult {
   let lives: Uint8Array | undefined;
   let rules: Uint8Array | undefined;
   let requester: Peer | undefined;
+  let skipped = 0;
   while (!r.error && r.remaining > 0) {
     const kind = r.u8();
     const length = r.u16();
@@ -321,7 +329,7 @@ function readSections(r: Reader, message: Message): DecodeResult {
       requester = inner.peer();
       if (inner.error) return fail(inner.error);
       if (inner.remaining > 0) return fail("section");
-    }
+    } else if (kind !== SECTION_PADDING && kind !== SECTION_REQUESTER) skipped++; // a later kind
   }
   if (r.error) return fail(r.error);
   const all = records ?? [];
@@ -336,7 +344,9 @@ function readSections(r: Reader, message: Message): DecodeResult {
   if (requester) value.requester = requester;
   if (extension) value.extension = extension;
   if (rules) value.rules = rules;
-  return { ok: true, value: value as Message };
+  return skipped === 0
+    ? { ok: true, value: value as Message }
+    : { ok: true, value: value as Message, skippedSections: skipped };
 }
 
 /** The member a helper's ping probes for, if `message` is one. */

@@ -40,6 +40,9 @@ export const MESSAGE_TYPES = {
 /** The name of a message type. */
 export type MessageType = keyof typeof MESSAGE_TYPES;
 
+/** What a record says of a member: the record kinds of {@link RECORD_KINDS}. */
+export type MemberState = "alive" | "suspect" | "dead" | "left";
+
 /**
  * Record kinds (member states) and their numbers on the wire. Append-only,
  * like `MESSAGE_TYPES`.
@@ -49,10 +52,7 @@ export const RECORD_KINDS = {
   suspect: 2,
   dead: 3,
   left: 4,
-} as const;
-
-/** What a record says of a member. */
-export type MemberState = keyof typeof RECORD_KINDS;
+} as const satisfies Record<MemberState, number>;
 
 /** A member as named on the wire: its ID and the address the ID derives from. */
 export interface Peer {

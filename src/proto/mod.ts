@@ -5,7 +5,7 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, decode, encode, MAX_DATAGRAM_BYTES } from "@rateguard/guard/core";
+ * import { Address, decode, encode, MAX_DATAGRAM_BYTES } from "./mod.ts";
  * const address = Address.parse("10.0.0.1:7946");
  * const bytes = encode({
  *   type: "gossip",

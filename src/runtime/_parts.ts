@@ -16,12 +16,26 @@ import type { HashKey } from "../core/hash.ts";
 import type { Clock } from "./clock.ts";
 import type { GossipTask } from "./gossip.ts";
 
+/**
+ * Where a guard's `reset` and `block` go, decided once as the guard is put
+ * together: in a fleet its `FleetNode` (which also ends or shares the
+ * key's fleet block when rules are shared), else its {@link Enforcer}.
+ */
+export interface KeyOperations {
+  /** Forgets what the key owes, a block included (`Enforcer.reset`). */
+  reset(className: string, key: string, nowMs: number): boolean;
+  /** Blocks the key for `ms` (`Enforcer.block`). */
+  block(className: string, key: string, ms: number, nowMs: number): boolean;
+}
+
 /** What the builder hands the guard. */
 export interface GuardParts {
   /** The limits. */
   readonly book: LimitBook;
   /** The request path. */
   readonly enforcer: Enforcer;
+  /** Where reset and block go: the fleet node in a fleet, else the enforcer. */
+  readonly operations: KeyOperations;
   /** The monotonic clock. */
   readonly clock: Clock;
   /** The partition policy, applied once the guard gossips. */

@@ -71,7 +71,7 @@ async function spawnFleet(
     onDeath: () => node?.fail(clock()),
     auth: options.auth,
   });
-  return { ...parts, gossip };
+  return { ...parts, gossip, operations: gossip.node };
 }
 
 function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
@@ -94,6 +94,7 @@ function partsOf(options: ResolvedGuardOptions, hashKey: HashKey): GuardParts {
   return {
     book,
     enforcer,
+    operations: enforcer,
     clock,
     partitionPolicy: options.partitionPolicy,
     auth: options.auth,

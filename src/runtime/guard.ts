@@ -1,17 +1,22 @@
 /**
- * The guard, what a service holds to decide requests, and its builder.
- * Every check is a plain synchronous call that reads the monotonic clock and
- * decides from memory. The builder's methods are the guard's options, each
- * checked where it is set with a message naming the value, and the whole
- * checked once more by `resolveGuardOptions` when the guard is spawned;
- * `assemble.ts` then makes the guard's parts from them.
+ * The guard, what a service holds to decide requests, and its builder: the
+ * facade. Every method of `Guard` is one line to the part that does it:
+ * checks to the enforcer (and `acquire` to its lines, `acquire.ts`), the
+ * operations on one key to the enforcer or the fleet node (which one,
+ * decided once in `assemble.ts`), the rules to `guard_rules.ts`, the
+ * observation to `guard_observer.ts`, the lifecycle to `guard_life.ts`.
+ * The builder's methods are the guard's options, each checked where it is
+ * set, and the whole checked once more by `resolveGuardOptions` when the
+ * guard is spawned; `assemble.ts` then makes the guard's parts from them.
  *
- * The two classes share this module because their public faces name each
- * other (`Guard.builder()` returns a `GuardBuilder`, whose `spawn()` returns
- * a `Guard`): in two modules that is a circle of imports, types included.
- * Here each class's constructor stays private and the other reaches it
- * through a binding of this module, set as the class is declared, so no
- * registry, and no order of loading, is involved.
+ * Why this file is over 400 lines: it is the public documentation of the
+ * two classes, every method's (its parameters, results, errors, examples),
+ * with one-line bodies; the parts hold the code. The two classes share it
+ * because their public faces name each other (`Guard.builder()` returns a
+ * `GuardBuilder`, whose `spawn()` returns a `Guard`): in two modules that is
+ * a circle of imports, types included. Here each class's constructor stays
+ * private and the other reaches it through a binding of this module, set as
+ * the class is declared, so no registry, and no order of loading, is involved.
  *
  * @module
  */
@@ -38,19 +43,19 @@ import {
 } from "../core/option_checks.ts";
 import type { Decision } from "../core/decision.ts";
 import { checkLimit, type KeyLimit, Limit } from "../core/limit.ts";
-import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
+import type { ClassEntry, KeyLimitEntry, ShadowEntry } from "../core/rules.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
+import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
 import type { Clock } from "./clock.ts";
-import type { GossipCounters, GossipTask } from "./gossip.ts";
-import { collectStats, type Stats } from "./stats.ts";
-import { type KeyStats, keyStatsOf, mostDenied } from "./keystats.ts";
-import { type FleetView, fleetViewOf } from "./fleet_view.ts";
-import { type AuthConfig, authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";
-import { type HashKey, keyHash } from "../core/hash.ts";
-import type { GuardParts } from "./_parts.ts";
-import { block, blockedForMs, refund, reset } from "../core/operations.ts";
+import type { GossipCounters } from "./gossip.ts";
+import type { Stats } from "./stats.ts";
+import type { KeyStats } from "./keystats.ts";
+import type { FleetView } from "./fleet_view.ts";
+import type { GuardParts, KeyOperations } from "./_parts.ts";
 import { type AcquireOptions, Waiters } from "./acquire.ts";
-import { RuleDesk } from "./rule_changes.ts";
+import { GuardRules } from "./guard_rules.ts";
+import { GuardObserver } from "./guard_observer.ts";
+import { GuardLife } from "./guard_life.ts";
 import { assemble } from "./assemble.ts";
 
 export type { BatchItem, CheckOptions, KeyOptions } from "../core/options.ts";
@@ -64,6 +69,14 @@ let newBuilder: () => GuardBuilder;
 /**
  * One rate limit per key, decided locally. Build one with
  * {@link Guard.builder}; share it across the whole process.
+ *
+ * Its methods come in five parts, in this order: the checks
+ * ({@link Guard.check}, `checkTraced`, `checkAll`, `peek`, `acquire`); the
+ * operations on one key ({@link Guard.refund}, `reset`, `block`); the rules
+ * ({@link Guard.setLimit}, `setClass`, `setKeyLimit`, `setShadow`,
+ * `setDryRun`, their bulk setters and readers); the observation
+ * ({@link Guard.stats}, `fleetView`, `keyStats`, `share`, `isJoining`, ...);
+ * and the lifecycle ({@link Guard.setGossipAuth}, `isRunning`, `leave`).
  *
  * @example
  * ```ts
@@ -83,17 +96,13 @@ let newBuilder: () => GuardBuilder;
  * ```
  */
 export class Guard {
-  readonly #book: LimitBook;
   readonly #enforcer: Enforcer;
   readonly #clock: Clock;
-  readonly #policy: PartitionPolicy;
-  readonly #gossip: GossipTask | undefined;
-  readonly #hashKey: HashKey;
-  readonly #mostDenied: number;
-  #auth: AuthConfig;
-  #running = true;
+  readonly #operations: KeyOperations;
   readonly #waiters: Waiters;
-  readonly #rules: RuleDesk;
+  readonly #rules: GuardRules;
+  readonly #observer: GuardObserver;
+  readonly #life: GuardLife;
 
   static {
     guardOf = (parts) => new Guard(parts);
@@ -101,16 +110,13 @@ export class Guard {
 
   /** Use {@link Guard.builder}: a guard is built, never constructed. */
   private constructor(parts: GuardParts) {
-    this.#book = parts.book;
     this.#enforcer = parts.enforcer;
     this.#clock = parts.clock;
-    this.#policy = parts.partitionPolicy;
-    this.#gossip = parts.gossip;
-    this.#auth = parts.auth;
-    this.#hashKey = parts.hashKey;
-    this.#mostDenied = parts.mostDenied;
-    this.#rules = new RuleDesk(parts);
+    this.#operations = parts.operations;
     this.#waiters = new Waiters(parts.enforcer, parts.clock);
+    this.#rules = new GuardRules(parts);
+    this.#life = new GuardLife(parts);
+    this.#observer = new GuardObserver(parts, this.#life);
   }
 
   /**
@@ -121,6 +127,8 @@ export class Guard {
   static builder(): GuardBuilder {
     return newBuilder();
   }
+
+  // Checks: each decides from memory, synchronously (acquire waits in the key's line).
 
   /**
    * Checks a request for `key`, consuming it if admitted.
@@ -182,6 +190,41 @@ export class Guard {
   }
 
   /**
+   * Waits until a check of `key` is admitted, then takes it: in the key's
+   * line, callers admitted in the order they came, each by one check, so a
+   * wait counts as one request however long it lasts. At most `maxWaitMs`
+   * (10 s by default): answered at once with the denial when the wait behind
+   * the line would pass it (a cost above the burst, a long block), or when
+   * 4,096 callers already wait here; a wait that times out or is aborted
+   * counts as one denied request. Cancel it with `signal`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(1_000).burst(1).spawn();
+   * guard.check("job:7");
+   * const decision = await guard.acquire("job:7", { maxWaitMs: 1_000 });
+   * assert(decision.allowed);
+   * ```
+   *
+   * @param key The key, a non-empty string.
+   * @param options The class, the cost, a signal, and the longest wait.
+   * @returns The admission, or the denial when it cannot come in time.
+   * @throws {TypeError} as {@link Guard.check}; rejects with the signal's reason when aborted.
+   * @throws {RangeError} as {@link Guard.check}, or when `maxWaitMs` is out of range.
+   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
+   *   for the change: it is made nowhere, here or on the fleet.
+   */
+  acquire(key: string, options?: AcquireOptions): Promise<Decision> {
+    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
+    return this.#waiters.acquire(target, options);
+  }
+
+  // Operations on one key: what a caller does to a key besides checking it.
+
+  /**
    * Gives back what a check of `key` took, when the work it admitted did not
    * happen (the upstream call failed, say): its debt comes down by `cost`
    * requests, never below nothing, so a refund grants at most what the key
@@ -205,8 +248,7 @@ export class Guard {
    * @throws {RangeError} when `cost` is out of range, or the key or class too long.
    */
   refund(key: string, options?: CheckOptions): boolean {
-    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
-    return refund(this.#enforcer, target, this.#clock());
+    return this.#enforcer.refund(options?.class ?? "", key, options?.cost ?? 1, this.#clock());
   }
 
   /**
@@ -222,10 +264,7 @@ export class Guard {
    * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   reset(key: string, options?: KeyOptions): boolean {
-    const node = this.#gossip?.node;
-    const className = options?.class ?? "";
-    if (node) return node.reset(className, key, this.#clock());
-    return reset(this.#enforcer, className, key, this.#clock());
+    return this.#operations.reset(options?.class ?? "", key, this.#clock());
   }
 
   /**
@@ -260,44 +299,10 @@ export class Guard {
    *   on the fleet (`stats().rules.tableFullReason` says why).
    */
   block(key: string, ms: number, options?: KeyOptions): boolean {
-    const node = this.#gossip?.node;
-    const className = options?.class ?? "";
-    if (node) return node.block(className, key, ms, this.#clock());
-    return block(this.#enforcer, { className, key, ms }, this.#clock());
+    return this.#operations.block(options?.class ?? "", key, ms, this.#clock());
   }
 
-  /**
-   * Waits until a check of `key` is admitted, then takes it: in the key's
-   * line, callers admitted in the order they came, each by one check, so a
-   * wait counts as one request however long it lasts. At most `maxWaitMs`
-   * (10 s by default): answered at once with the denial when the wait behind
-   * the line would pass it (a cost above the burst, a long block), or when
-   * 4,096 callers already wait here; a wait that times out or is aborted
-   * counts as one denied request. Cancel it with `signal`.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { Guard } from "@rateguard/guard";
-   *
-   * const guard = await Guard.builder().limit(1_000).burst(1).spawn();
-   * guard.check("job:7");
-   * const decision = await guard.acquire("job:7", { maxWaitMs: 1_000 });
-   * assert(decision.allowed);
-   * ```
-   *
-   * @param key The key, a non-empty string.
-   * @param options The class, the cost, a signal, and the longest wait.
-   * @returns The admission, or the denial when it cannot come in time.
-   * @throws {TypeError} as {@link Guard.check}; rejects with the signal's reason when aborted.
-   * @throws {RangeError} as {@link Guard.check}, or when `maxWaitMs` is out of range.
-   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
-   *   for the change: it is made nowhere, here or on the fleet.
-   */
-  acquire(key: string, options?: AcquireOptions): Promise<Decision> {
-    const target = { className: options?.class ?? "", key, cost: options?.cost ?? 1 };
-    return this.#waiters.acquire(target, options);
-  }
+  // Rules: the limits, live; with fleetRules(true) each change goes to the fleet.
 
   /**
    * Sets the default class's limit. Keys keep their state: no fresh burst.
@@ -351,6 +356,15 @@ export class Guard {
   }
 
   /**
+   * The named classes with their limits.
+   *
+   * @returns A fresh array of `[name, limit]`.
+   */
+  classes(): ClassEntry[] {
+    return this.#rules.classes();
+  }
+
+  /**
    * The limit a key is held to across the fleet: its own, its class's, or
    * the default one for a class this instance does not know.
    *
@@ -361,46 +375,47 @@ export class Guard {
    * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   limitFor(key: string, options?: KeyOptions): Limit {
-    const className = options?.class ?? "";
-    this.#book.checkKey(className, key, "limitFor");
-    return this.#book.resolve(className, key).limit;
-  }
-
-  /**
-   * The named classes with their limits.
-   *
-   * @returns A fresh array of `[name, limit]`.
-   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
-   *   for the change: it is made nowhere, here or on the fleet.
-   */
-  classes(): ClassEntry[] {
-    return this.#book.classes();
+    return this.#rules.limitFor(key, options);
   }
 
   /**
    * Gives one key its own limit, or the limit of a class ({@link KeyLimit.class}).
    *
-   * @param className The key's class (`""`: the default class).
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Guard, KeyLimit, Limit } from "@rateguard/guard";
+   *
+   * const guard = await Guard.builder().limit(10).class("pro", Limit.perSecond(1_000)).spawn();
+   * guard.setKeyLimit("tenant:42", Limit.perSecond(2_000), { class: "pro" }); // a deal of its own
+   * guard.setKeyLimit("tenant:7", KeyLimit.class("pro")); // follows Pro, as Pro changes
+   * assert.equal(guard.limitFor("tenant:7").ratePerSec(), 1_000);
+   * ```
+   *
    * @param key The key, a non-empty string.
    * @param limit Its limit, or `KeyLimit.class(name)` to follow a class's.
-   * @throws {TypeError} when an argument has the wrong type.
+   * @param options The key's class; the default class when left out.
+   * @throws {TypeError} when an argument has the wrong type (a string as the
+   *   limit or as the options: the class-first order of 0.2.0).
    * @throws {RateguardError} `TooManyKeyLimits` when a new entry would pass `maxKeyLimits`.
    */
-  setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
-    this.#rules.setKeyLimit(className, key, limit);
+  setKeyLimit(key: string, limit: Limit | KeyLimit, options?: KeyOptions): void {
+    this.#rules.setKeyLimit(key, limit, options);
   }
 
   /**
    * Removes a key's own limit; it falls back to its class's.
    *
-   * @param className The key's class.
    * @param key The key.
+   * @param options The key's class; the default class when left out.
    * @returns Whether the key had a limit of its own.
+   * @throws {TypeError} when `options` is not an object (a class name: the
+   *   class-first order of 0.2.0).
    * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
    *   for the change: it is made nowhere, here or on the fleet.
    */
-  removeKeyLimit(className: string, key: string): boolean {
-    return this.#rules.removeKeyLimit(className, key);
+  removeKeyLimit(key: string, options?: KeyOptions): boolean {
+    return this.#rules.removeKeyLimit(key, options);
   }
 
   /**
@@ -418,11 +433,9 @@ export class Guard {
    * Every key limit.
    *
    * @returns A fresh array of `[className, key, limit]`.
-   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
-   *   for the change: it is made nowhere, here or on the fleet.
    */
   keyLimits(): KeyLimitEntry[] {
-    return this.#book.keyLimits();
+    return this.#rules.keyLimits();
   }
 
   /**
@@ -442,11 +455,9 @@ export class Guard {
    * Every shadow limit.
    *
    * @returns A fresh array of `[className, limit]`.
-   * @throws {RateguardError} `RulesFull` when fleet rules are shared and their table has no room
-   *   for the change: it is made nowhere, here or on the fleet.
    */
   shadows(): ShadowEntry[] {
-    return this.#book.shadows();
+    return this.#rules.shadows();
   }
 
   /**
@@ -472,54 +483,7 @@ export class Guard {
     this.#rules.setDryRun(on);
   }
 
-  /**
-   * Takes a step of a signing rollout, or of a rotation, with no restart:
-   * the mode and at most two secrets, the first signs and either verifies.
-   * See the README's Security section for the order of the steps.
-   *
-   * @param mode `GossipAuth.Off`, `Transitional` or `Required`.
-   * @param secrets At most two secrets; the first signs, either verifies.
-   * @throws {TypeError} when the mode or a secret is not one.
-   * @throws {RangeError} when there are more than two secrets, or none for a mode that signs.
-   */
-  setGossipAuth(mode: GossipAuthMode, secrets: readonly Secret[] = []): void {
-    this.#auth = authConfig(mode, secrets);
-    this.#gossip?.setAuth(this.#auth);
-  }
-
-  /**
-   * The 64-bit hash a key travels under, and is named by in
-   * `stats().mostDenied`: keyed by this guard's salt when it has one.
-   *
-   * @param key The key, a non-empty string.
-   * @param options The class; the default class when left out.
-   * @returns The hash, as an unsigned 64-bit bigint.
-   * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
-   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
-   */
-  keyHash(key: string, options?: KeyOptions): bigint {
-    const className = options?.class ?? "";
-    this.#book.checkKey(className, key, "keyHash");
-    return keyHash(this.#hashKey, className, key);
-  }
-
-  /**
-   * The longest key or class name this guard takes, in bytes of UTF-8.
-   *
-   * @returns Its `maxKeyBytes`.
-   */
-  maxKeyBytes(): number {
-    return this.#book.maxKeyBytes;
-  }
-
-  /**
-   * The partition policy this guard applies once it gossips.
-   *
-   * @returns The policy it was built with.
-   */
-  partitionPolicy(): PartitionPolicy {
-    return this.#policy;
-  }
+  // Observation: reads of this instance and its view of the fleet; they change nothing.
 
   /**
    * What this instance has decided so far, and how it sees the cluster.
@@ -527,19 +491,7 @@ export class Guard {
    * @returns A fresh snapshot.
    */
   stats(): Stats {
-    return collectStats({
-      nowMs: this.#clock(),
-      enforcer: this.#enforcer,
-      fleet: this.#gossip?.node.stats(this.#clock()),
-      gossip: this.#gossip?.counters(),
-      running: this.isRunning(),
-      gossipAuth: this.#gossip?.auth.mode ?? this.#auth.mode,
-      most: mostDenied(this.#enforcer, {
-        k: this.#mostDenied,
-        nowMs: this.#clock(),
-        hashKey: this.#hashKey,
-      }),
-    });
+    return this.#observer.stats();
   }
 
   /**
@@ -550,13 +502,7 @@ export class Guard {
    * @returns A fresh view; no members nor hot keys for a standalone guard.
    */
   fleetView(): FleetView {
-    const named = mostDenied(this.#enforcer, {
-      k: this.#mostDenied,
-      nowMs: this.#clock(),
-      hashKey: this.#hashKey,
-      named: true,
-    });
-    return fleetViewOf(this.#gossip?.node, named);
+    return this.#observer.fleetView();
   }
 
   /**
@@ -571,11 +517,7 @@ export class Guard {
    * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
   keyStats(key: string, options?: KeyOptions): KeyStats | undefined {
-    const className = options?.class ?? "";
-    this.#book.checkKey(className, key, "keyStats");
-    const nowMs = this.#clock();
-    const stats = keyStatsOf({ enforcer: this.#enforcer, book: this.#book }, className, key, nowMs);
-    return stats && { ...stats, blockedForMs: blockedForMs(this.#enforcer, className, key, nowMs) };
+    return this.#observer.keyStats(key, options);
   }
 
   /**
@@ -592,13 +534,44 @@ export class Guard {
   }
 
   /**
-   * Whether the guard still runs: false once it has left, or if its
-   * background task died (a bug; the guard then holds every key at the floor).
+   * The 64-bit hash a key travels under, and is named by in
+   * `stats().mostDenied`: keyed by this guard's salt when it has one.
    *
-   * @returns Whether it runs.
+   * @param key The key, a non-empty string.
+   * @param options The class; the default class when left out.
+   * @returns The hash, as an unsigned 64-bit bigint.
+   * @throws {TypeError} when `key` is not a non-empty string or the class not a string.
+   * @throws {RangeError} when the key or class is longer than `maxKeyBytes` bytes of UTF-8.
    */
-  isRunning(): boolean {
-    return this.#gossip ? this.#gossip.running : this.#running;
+  keyHash(key: string, options?: KeyOptions): bigint {
+    return this.#observer.keyHash(key, options);
+  }
+
+  /**
+   * The longest key or class name this guard takes, in bytes of UTF-8.
+   *
+   * @returns Its `maxKeyBytes`.
+   */
+  maxKeyBytes(): number {
+    return this.#observer.maxKeyBytes();
+  }
+
+  /**
+   * The partition policy this guard applies once it gossips.
+   *
+   * @returns The policy it was built with.
+   */
+  partitionPolicy(): PartitionPolicy {
+    return this.#observer.partitionPolicy();
+  }
+
+  /**
+   * Members this instance sees, itself included.
+   *
+   * @returns The count; 1 for a standalone guard.
+   */
+  clusterSize(): number {
+    return this.#observer.clusterSize();
   }
 
   /**
@@ -609,7 +582,18 @@ export class Guard {
    * @returns Whether it is joining; false for a standalone guard.
    */
   isJoining(): boolean {
-    return this.#gossip?.node.joining ?? false;
+    return this.#observer.isJoining();
+  }
+
+  /**
+   * Why the guard is still joining, in one line an operator can act on
+   * ("joining: seed rateguard.svc:7946 has not resolved (5 lookups
+   * failed)"). The same as `stats().joinBlocked`, without computing the rest.
+   *
+   * @returns The reason; empty when not joining, and for a standalone guard.
+   */
+  joinBlocked(): string {
+    return this.#observer.joinBlocked();
   }
 
   /**
@@ -630,18 +614,7 @@ export class Guard {
    * @returns The reason, with the digests that differ; `""` when in step, standalone, or not sharing rules.
    */
   rulesOutOfStep(): string {
-    return this.#gossip?.node.rulesOutOfStep(this.#clock()) ?? "";
-  }
-
-  /**
-   * Why the guard is still joining, in one line an operator can act on
-   * ("joining: seed rateguard.svc:7946 has not resolved (5 lookups
-   * failed)"). The same as `stats().joinBlocked`, without computing the rest.
-   *
-   * @returns The reason; empty when not joining, and for a standalone guard.
-   */
-  joinBlocked(): string {
-    return this.#gossip?.node.joinBlocked(this.#clock()) ?? "";
+    return this.#observer.rulesOutOfStep();
   }
 
   /**
@@ -662,16 +635,7 @@ export class Guard {
    * @returns The reason, with the table's counts; `""` when it has room, standalone, or not sharing rules.
    */
   rulesTableFull(): string {
-    return this.#gossip?.node.rulesTableFull() ?? "";
-  }
-
-  /**
-   * Members this instance sees, itself included.
-   *
-   * @returns The count; 1 for a standalone guard.
-   */
-  clusterSize(): number {
-    return this.#gossip ? this.#gossip.node.stats(this.#clock()).clusterSize : 1;
+    return this.#observer.rulesTableFull();
   }
 
   /**
@@ -681,7 +645,7 @@ export class Guard {
    * @returns The counters; `undefined` for a standalone guard.
    */
   traffic(): GossipCounters | undefined {
-    return this.#gossip?.counters();
+    return this.#observer.traffic();
   }
 
   /**
@@ -690,7 +654,33 @@ export class Guard {
    * @returns `ip:port` (`[v6]:port`); `undefined` for a standalone guard.
    */
   address(): string | undefined {
-    return this.#gossip?.node.address.toString();
+    return this.#observer.address();
+  }
+
+  // Lifecycle: signing, running, leaving.
+
+  /**
+   * Takes a step of a signing rollout, or of a rotation, with no restart:
+   * the mode and at most two secrets, the first signs and either verifies.
+   * See the README's Security section for the order of the steps.
+   *
+   * @param mode `GossipAuth.Off`, `Transitional` or `Required`.
+   * @param secrets At most two secrets; the first signs, either verifies.
+   * @throws {TypeError} when the mode or a secret is not one.
+   * @throws {RangeError} when there are more than two secrets, or none for a mode that signs.
+   */
+  setGossipAuth(mode: GossipAuthMode, secrets: readonly Secret[] = []): void {
+    this.#life.setGossipAuth(mode, secrets);
+  }
+
+  /**
+   * Whether the guard still runs: false once it has left, or if its
+   * background task died (a bug; the guard then holds every key at the floor).
+   *
+   * @returns Whether it runs.
+   */
+  isRunning(): boolean {
+    return this.#life.isRunning();
   }
 
   /**
@@ -701,11 +691,8 @@ export class Guard {
    *
    * @returns A promise that settles once the socket is closed, within about 500 ms.
    */
-  async leave(): Promise<void> {
-    this.#running = false;
-    if (this.#gossip === undefined) return;
-    this.#gossip.node.fail(this.#clock());
-    await this.#gossip.leave();
+  leave(): Promise<void> {
+    return this.#life.leave();
   }
 
   /**

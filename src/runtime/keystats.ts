@@ -12,7 +12,11 @@ import { COOLED_PER_SEC, hasCooled, type Slot, updateRates } from "../core/keyta
 import type { Limit } from "../core/limit.ts";
 import type { LimitBook } from "../core/rules.ts";
 
-/** How one key fares on this instance, over the last ten seconds or so. */
+/**
+ * How one key fares on this instance, over the last ten seconds or so (a
+ * moving average); a key first seen less than ten seconds ago counts the
+ * time before as quiet, so one check reads 0.1 a second.
+ */
 export interface KeyStats {
   /** Requests a second (each weighted by its cost). */
   readonly requestsPerSec: number;

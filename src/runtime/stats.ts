@@ -7,11 +7,14 @@
 
 import type { GossipAuthMode } from "../core/auth.ts";
 import type { UnresolvedSeed } from "../core/membership/mod.ts";
-import type { Enforcer } from "../core/enforcer.ts";
+import type { Enforcer, EnforcerStats } from "../core/enforcer.ts";
 import type { FleetStats } from "../core/fleet_node.ts";
+import { type FleetRulesStats, NO_RULES } from "../core/rules_sync/mod.ts";
 import type { GossipCounters } from "./gossip.ts";
 import type { DeniedKey } from "./keystats.ts";
 import { VERSION } from "../version.ts";
+
+export type { FleetRulesStats } from "../core/rules_sync/mod.ts";
 
 /** Datagrams refused, by reason. */
 export interface RejectedDatagrams {
@@ -96,6 +99,13 @@ export interface Stats {
   readonly gossipAuth: GossipAuthMode;
   /** Datagrams (and records) refused, by reason. */
   readonly rejectedDatagrams: RejectedDatagrams;
+  /**
+   * Sections of a kind this version does not know (a later version's, in a
+   * mixed fleet during a rolling upgrade), skipped in datagrams otherwise
+   * taken: counted, so that a skip is never silent. A later version's rules
+   * parts are counted in `rules.skippedParts`.
+   */
+  readonly skippedSections: number;
   /** The fleet's rules as this instance holds them (see `fleetRules`). */
   readonly rules: FleetRulesStats;
   /** The keys denied most lately, with their rates over the last ten seconds or so. */
@@ -123,140 +133,65 @@ export interface StatsSources {
 }
 
 /**
- * Which of the fleet's rules this instance holds, and what sharing them did.
- * Two instances with the same `digest` hold the same rules.
+ * A standalone guard's fleet figures: a fleet of one that needs no rounds,
+ * joins no one and shares no rules.
  */
-export interface FleetRulesStats {
-  /** Whether this instance shares rule changes with the fleet (`fleetRules`). */
-  readonly shared: boolean;
-  /** Still learning the fleet's rules after a start: held at the floor meanwhile. */
-  readonly learning: boolean;
-  /** The newest change held: its version's clock reading (wall ms × 1024 + a counter); 0 for none. */
-  readonly version: number;
-  /** The digest of the rules held, 16 hex digits. */
-  readonly digest: string;
-  /**
-   * Whether the digest has disagreed with a live peer's for longer than a
-   * minute (`OUT_OF_STEP_MS`): not a change spreading, a fault. The
-   * instance keeps pulling until they agree.
-   */
-  readonly outOfStep: boolean;
-  /** How long the digest has disagreed with a live peer's, ms; 0 when it agrees with all. */
-  readonly apartMs: number;
-  /** Why it is out of step: its digest and a peer's that differs; `""` when in step. */
-  readonly outOfStepReason: string;
-  /** Rules held from the fleet. */
-  readonly live: number;
-  /** Removals held, until they expire (an hour). */
-  readonly removed: number;
-  /** Peers' changes applied here. */
-  readonly applied: number;
-  /** Peers' changes refused: too far ahead of this clock, older than a removal's lifetime, or beyond this book's bounds. */
-  readonly refused: number;
-  /** Rules sections, and entries within them, refused as malformed (a bad entry is skipped alone). */
-  readonly malformed: number;
-  /** Rules sections from senders that are no live member here. */
-  readonly strangers: number;
-  /** Page requests without this instance's ticket for their address that did not pay for an answer. */
-  readonly unproven: number;
-  /** Changes not kept for want of room. */
-  readonly full: number;
-  /** Changes made here too large to share. */
-  readonly unshared: number;
-  /** Entries held, rules and removals. */
-  readonly entries: number;
-  /** Entries held at most: those of origins that are no member take at most `bound - reserved`. */
-  readonly bound: number;
-  /** Of the bound, the entries kept for members' changes (strangers' cannot take them). */
-  readonly reserved: number;
-  /** Entries set on this instance (its own changes). */
-  readonly own: number;
-  /** Entries set on other members (or forged, with signing off). */
-  readonly peers: number;
-  /** Of `peers`, those whose origin was no live member as they came: departed members' or forged. */
-  readonly strangerEntries: number;
-  /**
-   * Whether the table refused a rule for room since it last freed one: a
-   * change made here that would not fit is refused with `RulesFull`.
-   */
-  readonly tableFull: boolean;
-  /** Why the table is full, with its counts; `""` when it is not. */
-  readonly tableFullReason: string;
-  /** Transfers of a peer's whole table completed. */
-  readonly transfers: number;
-  /** Refusals so far, of every reason (malformed, stale, ahead of this clock, full): logged as it grows. */
-  readonly refusals: number;
-  /** Why the last refusal was, and from whom (`""`: none). */
-  readonly lastRefusal: string;
-}
+const ALONE: Omit<FleetStats, keyof EnforcerStats> = {
+  clusterSize: 1,
+  countedSize: 1,
+  suspects: 0,
+  tombstones: 0,
+  incarnation: 0,
+  awareness: 0,
+  joining: false,
+  joinBlocked: "",
+  unresolvedSeeds: [],
+  learning: false,
+  withoutQuorum: false,
+  held: false,
+  membersFull: false,
+  membersRefused: 0,
+  identityConflicts: 0,
+  mismatchedRecords: 0,
+  malformed: 0,
+  skippedSections: 0,
+  left: false,
+  hotKeys: 0,
+  sinceLastRoundMs: 0,
+  cutRecords: 0,
+  withheldDatagrams: 0,
+  withheldBytes: 0,
+  rules: NO_RULES,
+};
 
-/** One flat snapshot; a standalone guard is a fleet of one that needs no rounds. */
+/**
+ * One flat snapshot, composed of its sources' figures under their own names
+ * (the fleet node's, or a standalone guard's enforcer beside {@link ALONE}):
+ * only the datagrams refused are gathered under one field, and the node's
+ * own workings (its incarnation, awareness, tombstones, whether it left or
+ * holds keys at the floor) left out.
+ */
 export function collectStats(s: StatsSources): Stats {
-  const c = s.enforcer.counters;
-  const f = s.fleet;
+  const {
+    malformed,
+    mismatchedRecords,
+    tombstones: _tombstones,
+    incarnation: _incarnation,
+    awareness: _awareness,
+    left: _left,
+    held: _held,
+    ...figures
+  } = s.fleet ?? { ...s.enforcer.stats(s.nowMs), ...ALONE };
   return {
     guardVersion: VERSION,
-    admitted: c.admitted,
-    denied: c.denied,
-    overflowed: c.overflowed,
-    unknownClass: c.unknownClass,
-    shadowDenied: c.shadowDenied,
-    trackedKeys: s.enforcer.table.size,
-    blockedKeys: s.enforcer.blockedKeys(s.nowMs),
-    blocksEvicted: c.blocksEvicted,
-    dryRun: s.enforcer.dryRun,
+    ...figures,
     running: s.running,
-    clusterSize: f?.clusterSize ?? 1,
-    countedSize: f?.countedSize ?? 1,
-    suspects: f?.suspects ?? 0,
-    joining: f?.joining ?? false,
-    joinBlocked: f?.joinBlocked ?? "",
-    unresolvedSeeds: f?.unresolvedSeeds ?? [],
-    learning: f?.learning ?? false,
-    withoutQuorum: f?.withoutQuorum ?? false,
-    membersFull: f?.membersFull ?? false,
-    hotKeys: f?.hotKeys ?? 0,
-    sinceLastRoundMs: f?.sinceLastRoundMs ?? 0,
-    cutRecords: f?.cutRecords ?? 0,
-    identityConflicts: f?.identityConflicts ?? 0,
-    membersRefused: f?.membersRefused ?? 0,
-    withheldDatagrams: f?.withheldDatagrams ?? 0,
-    withheldBytes: f?.withheldBytes ?? 0,
     gossipAuth: s.gossipAuth,
     rejectedDatagrams: {
       unsigned: s.gossip?.unsigned ?? 0,
       badTag: s.gossip?.badTag ?? 0,
-      malformed: f?.malformed ?? 0,
-      mismatchedRecords: f?.mismatchedRecords ?? 0,
-    },
-    rules: {
-      shared: f?.fleetRules ?? false,
-      learning: f?.rulesLearning ?? false,
-      version: f?.rulesVersion ?? 0,
-      digest: f?.rulesDigest ?? "0000000000000000",
-      outOfStep: f?.rulesOutOfStep ?? false,
-      apartMs: f?.rulesApartMs ?? 0,
-      outOfStepReason: f?.rulesOutOfStepReason ?? "",
-      live: f?.rulesLive ?? 0,
-      removed: f?.rulesRemoved ?? 0,
-      applied: f?.rulesApplied ?? 0,
-      refused: f?.rulesRefused ?? 0,
-      malformed: f?.rulesMalformed ?? 0,
-      strangers: f?.rulesStrangers ?? 0,
-      unproven: f?.rulesUnproven ?? 0,
-      full: f?.rulesFull ?? 0,
-      unshared: f?.rulesUnshared ?? 0,
-      entries: f?.rulesEntries ?? 0,
-      bound: f?.rulesBound ?? 0,
-      reserved: f?.rulesReserved ?? 0,
-      own: f?.rulesOwn ?? 0,
-      peers: f?.rulesPeers ?? 0,
-      strangerEntries: f?.rulesStrangerEntries ?? 0,
-      tableFull: f?.rulesTableFull ?? false,
-      tableFullReason: f?.rulesTableFullReason ?? "",
-      transfers: f?.rulesTransfers ?? 0,
-      refusals: f?.rulesRefusals ?? 0,
-      lastRefusal: f?.rulesLastRefusal ?? "",
+      malformed,
+      mismatchedRecords,
     },
     mostDenied: s.most.mostDenied,
     mostShadowDenied: s.most.mostShadowDenied,

@@ -21,6 +21,10 @@
  */
 
 export { Cluster, type ClusterOptions, type Observed } from "./cluster.ts";
+/** A cluster's membership node (`Cluster.node`), and a change it saw (`Observed.change`). */
+export type { MemberChange, Node } from "../core/membership/mod.ts";
+/** How a simulated fleet's member signs (`FleetOptions.auth`, `Fleet.add`, `Fleet.setAuth`). */
+export { type AuthConfig, authConfig } from "../core/auth.ts";
 export type { SimOptions } from "./face.ts";
 export { type NetworkFaults, Topology, type Traffic } from "./network.ts";
 export { replayCommand, type ScenarioResult, summarize, waitFor } from "./report.ts";

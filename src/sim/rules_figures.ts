@@ -73,7 +73,7 @@ export function measure(nodes: number, keyLimits: number): RulesFigure {
   for (let t = 0; t <= LIMIT_MS; t += 50) {
     fleet.driver.runUntil(startMs + t);
     const s = fleet.stats(late);
-    if (s?.rulesLearning === false && s.rulesLive === keyLimits) {
+    if (s?.rules.learning === false && s.rules.live === keyLimits) {
       learnMs = t;
       break;
     }

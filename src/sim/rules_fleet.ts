@@ -154,9 +154,9 @@ export class RulesFleet {
     let digest: string | undefined;
     for (let i = 0; i < this.size; i++) {
       const s = this.stats(i);
-      if (!s?.fleetRules) continue;
-      if (s.rulesLearning || (digest !== undefined && s.rulesDigest !== digest)) return false;
-      digest = s.rulesDigest;
+      if (!s?.rules.shared) continue;
+      if (s.rules.learning || (digest !== undefined && s.rules.digest !== digest)) return false;
+      digest = s.rules.digest;
     }
     return true;
   }

@@ -124,7 +124,7 @@ function change(fleet: RulesFleet, prng: Prng, i: number): string {
       }
       if (!remove) return say({ kind: "class", className, key: "", value: limit() });
       if (!book.hasClass(className)) return `on ${i}: no class ${className} to remove`;
-      // As `RuleDesk.removeClass`: the class, then its shadow, which the book dropped with it.
+      // As `GuardRules.removeClass`: the class, then its shadow, which the book dropped with it.
       const shadowed = book.shadows().some(([c]) => c === className);
       const line = say({ kind: "class", className, key: "", value: undefined });
       if (shadowed) say({ kind: "shadow", className, key: "", value: undefined });
@@ -162,7 +162,7 @@ function digests(fleet: RulesFleet): string {
   for (let i = 0; i < fleet.size; i++) {
     const s = fleet.stats(i);
     if (s) {
-      parts.push(`${i}: ${s.rulesDigest} (${s.rulesLive})${s.rulesLearning ? " learning" : ""}`);
+      parts.push(`${i}: ${s.rules.digest} (${s.rules.live})${s.rules.learning ? " learning" : ""}`);
     }
   }
   return parts.join(", ");

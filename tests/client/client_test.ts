@@ -67,14 +67,14 @@ describe("TypeScript client", () => {
       "free=10/s/1",
       "gold=600/min/20",
     ]);
-    await admin.setKeyLimit("pro", "t:1", { limit: "5/s", burst: 2 });
-    await admin.setKeyLimit("", "t:1", { follows: "gold" });
+    await admin.setKeyLimit("t:1", { limit: "5/s", burst: 2 }, { class: "pro" });
+    await admin.setKeyLimit("t:1", { follows: "gold" });
     assert.deepEqual(await admin.keyLimits(), [
       { class: "pro", key: "t:1", limit: "5/s", burst: 2 },
       { class: "", key: "t:1", follows: "gold" },
     ]);
-    assert.equal(await admin.removeKeyLimit("pro", "t:1"), true);
-    assert.equal(await admin.removeKeyLimit("pro", "t:1"), false);
+    assert.equal(await admin.removeKeyLimit("t:1", { class: "pro" }), true);
+    assert.equal(await admin.removeKeyLimit("t:1", { class: "pro" }), false);
     await admin.setShadow("free", "1/s");
     assert.deepEqual(await admin.shadows(), [{ class: "free", limit: "1/s", burst: 1 }]);
     await admin.setShadow("free", null);

@@ -6,7 +6,6 @@ import assert from "node:assert/strict";
 import { Enforcer } from "../../src/core/enforcer.ts";
 import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { block, blockedForMs, blockUntil, reset } from "../../src/core/operations.ts";
 import { LimitBook } from "../../src/core/rules.ts";
 
 function enforcer(options: { capacity?: number; maxBlocks?: number; fleet?: boolean } = {}) {
@@ -23,7 +22,7 @@ function enforcer(options: { capacity?: number; maxBlocks?: number; fleet?: bool
 describe("the block set", () => {
   it("no call that meets a blocked key gives it a place: check, checkTraced, checkAll, peek", () => {
     const e = enforcer({ capacity: 2 });
-    for (const key of ["a", "b", "c"]) block(e, { className: "", key, ms: 10_000 }, 0);
+    for (const key of ["a", "b", "c"]) e.block("", key, 10_000, 0);
     assert.equal(e.check("", "a", 1, 1).allowed, false);
     assert.equal(e.checkTraced("", "b", 1, 1).decision.allowed, false);
     assert.equal(e.checkAll([{ key: "c" }, { key: "fresh" }], 1).allowed, false);
@@ -37,21 +36,21 @@ describe("the block set", () => {
 
   it("a block is of its class: the same key in another class is admitted", () => {
     const e = enforcer();
-    block(e, { className: "pro", key: "k", ms: 10_000 }, 0);
+    e.block("pro", "k", 10_000, 0);
     assert.equal(e.check("pro", "k", 1, 1).allowed, false);
     assert.equal(e.check("", "k", 1, 1).allowed, true);
-    assert.equal(blockedForMs(e, "", "k", 1), 0);
-    assert.equal(blockedForMs(e, "pro", "k", 1), 9_999);
+    assert.equal(e.blockedForMs("", "k", 1), 0);
+    assert.equal(e.blockedForMs("pro", "k", 1), 9_999);
   });
 
   it("a reset key takes its place back; a lifted fleet block is placed at its next check", () => {
     const e = enforcer();
-    block(e, { className: "", key: "r", ms: 10_000 }, 0);
-    block(e, { className: "", key: "f", ms: 10_000 }, 0);
-    assert.equal(reset(e, "", "r", 1), true);
+    e.block("", "r", 10_000, 0);
+    e.block("", "f", 10_000, 0);
+    assert.equal(e.reset("", "r", 1), true);
     assert.equal(e.table.size, 1, "the reset key has its place back");
     assert.equal(e.check("", "r", 1, 1).allowed, true);
-    assert.equal(blockUntil(e, { className: "", key: "f", untilMs: 1 }, 1), true, "lifted");
+    assert.equal(e.blockUntil("", "f", 1, 1), true, "lifted");
     assert.equal(e.blockedKeys(1), 0);
     assert.equal(e.check("", "f", 1, 101).allowed, true, "one request's worth back at 10/s");
     assert.equal(e.check("", "f", 1, 101).allowed, false, "not the whole burst");
@@ -63,13 +62,13 @@ describe("the block set", () => {
     assert(e.check("", "hot", 1, 0).allowed);
     const slot = e.table.get("", "hot")!;
     slot.hot = { rule: slot.rule }; // as the allocator marks a key it coordinates
-    block(e, { className: "", key: "hot", ms: 1_000 }, 0);
+    e.block("", "hot", 1_000, 0);
     assert.equal(e.table.get("", "hot"), slot, "the allocator's slot stays where it holds it");
     assert.equal(e.check("", "hot", 1, 1).allowed, false);
-    block(e, { className: "", key: "x", ms: 5_000 }, 1);
-    block(e, { className: "", key: "y", ms: 5_000 }, 2); // full: the hot key's block ends soonest
+    e.block("", "x", 5_000, 1);
+    e.block("", "y", 5_000, 2); // full: the hot key's block ends soonest
     assert.equal(e.counters.blocksEvicted, 1);
-    assert.equal(blockedForMs(e, "", "hot", 3), 0, "its block ended when evicted");
+    assert.equal(e.blockedForMs("", "hot", 3), 0, "its block ended when evicted");
     assert.equal(e.check("", "hot", 1, 103).allowed, true, "its burst comes back at the rate");
     assert.deepEqual([e.check("", "x", 1, 3).allowed, e.check("", "y", 1, 3).allowed], [
       false,
@@ -81,7 +80,7 @@ describe("the block set", () => {
     const e = enforcer({ fleet: true });
     assert(e.check("", "k", 1, 0).allowed);
     assert.equal(e.hashes!.size, 1);
-    block(e, { className: "", key: "k", ms: 1_000 }, 0);
+    e.block("", "k", 1_000, 0);
     assert.equal(e.hashes!.size, 0, "peers' reports find no slot out of the table");
     assert.equal(e.check("", "k", 1, 2_000).allowed, true);
     assert.equal(e.hashes!.size, 1);
@@ -89,7 +88,7 @@ describe("the block set", () => {
 
   it("an ended block that left nothing owed is dropped without a check", () => {
     const e = enforcer();
-    block(e, { className: "", key: "k", ms: 1_000 }, 0);
+    e.block("", "k", 1_000, 0);
     assert.equal(e.blockedKeys(500), 1);
     assert.equal(e.blockedKeys(1_100), 0, "ended");
     assert.equal(e.prune(2_000), 0, "no place of the table was taken");

@@ -22,7 +22,7 @@ describe("key length is bounded in UTF-8 bytes", () => {
     assert.throws(() => guard.checkAll([{ key: "ok" }, { key: long }]), refused);
     assert.throws(() => guard.peek(long), refused);
     assert.throws(() => guard.share(long), refused);
-    assert.throws(() => guard.setKeyLimit("", long, Limit.perSecond(1)), refused);
+    assert.throws(() => guard.setKeyLimit(long, Limit.perSecond(1)), refused);
     assert.throws(() => guard.keyHash(long), refused);
     assert.throws(() => guard.keyStats(long), refused);
     // A refused check leaves nothing behind.

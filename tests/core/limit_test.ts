@@ -60,6 +60,66 @@ describe("Limit", () => {
     assert.throws(() => Limit.parse(1000), TypeError);
   });
 
+  it("Limit.per holds any window: a quarter of an hour, a day, half a second", () => {
+    const quarter = Limit.per(100, 15 * 60_000);
+    assert.equal(quarter.periodMs(), 900_000);
+    assert.equal(quarter.ratePerSec(), 100 / 900);
+    assert.equal(quarter.toString(), "100/15min");
+    assert.equal(Limit.per(10_000, 86_400_000).burst(10_000).toString(), "10000/d burst 10000");
+    assert.equal(Limit.per(10, 500).toString(), "10/500ms");
+    assert.equal(Limit.per(7, 90_000).toString(), "7/90s");
+    assert.equal(Limit.per(3, 2 * 3_600_000).toString(), "3/2h");
+    // The named periods print as their makers do, and equal them.
+    assert.ok(Limit.per(5, 60_000).equals(Limit.perMinute(5)));
+    assert.equal(Limit.per(5, 1_000).toString(), "5/s");
+  });
+
+  it("reads every text Limit.toString writes back to the same limit, JSON too", () => {
+    const made = [
+      Limit.per(100, 900_000),
+      Limit.per(10_000, 86_400_000),
+      Limit.per(1, 366 * 86_400_000),
+      Limit.per(10, 500),
+      Limit.per(7, 90_000),
+      Limit.per(1, 1),
+      Limit.perHour(5),
+    ];
+    for (const limit of made) {
+      assert.ok(Limit.parse(limit.toString()).equals(limit), limit.toString());
+      const json = JSON.parse(JSON.stringify(limit.burst(3)));
+      assert.ok(Limit.parse(json.limit).burst(json.burst).equals(limit.burst(3)));
+    }
+    assert.ok(Limit.parse("100/15min").equals(Limit.per(100, 900_000)));
+    assert.ok(Limit.parse("100 / 15 minutes").equals(Limit.per(100, 900_000)));
+    assert.ok(Limit.parse("10000/day").equals(Limit.per(10_000, 86_400_000)));
+    assert.ok(Limit.parse("10000/1d").equals(Limit.per(10_000, 86_400_000)));
+    assert.ok(Limit.parse("10/500ms").equals(Limit.per(10, 500)));
+  });
+
+  it("refuses a period that is not a whole number of milliseconds up to 366 days", () => {
+    for (const bad of [0, -1, 1.5, NaN, Infinity, 366 * 86_400_000 + 1]) {
+      assert.throws(() => Limit.per(10, bad), {
+        name: "RangeError",
+        message: /^Limit\.per: the period must be a whole number of milliseconds from 1 to/,
+      }, String(bad));
+    }
+    // @ts-expect-error: a period is a number of milliseconds
+    assert.throws(() => Limit.per(10, "15min"), { name: "RangeError", message: /"15min"/ });
+    assert.throws(() => Limit.per(0, 1_000), {
+      name: "RangeError",
+      message: /Limit\.per: the count/,
+    });
+    assert.throws(() => Limit.parse("10/0min"), { name: "RangeError", message: /"10\/0min"/ });
+    assert.throws(() => Limit.parse("10/367d"), { name: "RangeError", message: /366 days/ });
+    assert.throws(() => Limit.parse("10/1.5h"), { name: "TypeError", message: /"100\/15min"/ });
+    assert.throws(() => Limit.parse("10/15"), TypeError);
+    // A rate the clock cannot hold names its period as written.
+    assert.throws(() => Limit.per(4_000_000, 1).burst(1), {
+      name: "RangeError",
+      message: /4000000\/ms with a burst of 1/,
+    });
+  });
+
   it("KeyLimit.class names a class", () => {
     assert.equal(KeyLimit.class("pro").className, "pro");
     // @ts-expect-error: not a string

@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import { Limit } from "../../src/core/limit.ts";
 import { type Waiter, WaitLine } from "../../src/core/wait_line.ts";
 import type { Decision } from "../../src/core/decision.ts";
-import { block } from "../../src/core/operations.ts";
 import { rig } from "./support.ts";
 
 /** One key's line over a standalone enforcer, on virtual time. */
@@ -152,7 +151,7 @@ describe("one key's wait line", () => {
   it("waits out a block held outside the key table, then the burst's first request", () => {
     const t = lineOf(Limit.perSecond(10).burst(1));
     t.enforcer.check("", "k", 1, 0);
-    assert(block(t.enforcer, { className: "", key: "k", ms: 300 }, 0));
+    assert(t.enforcer.block("", "k", 300, 0));
     const tooSoon = t.line.join(t.waiter(0, 350), 0);
     assert.equal(tooSoon?.retryAfterMs, 400, "blocked until 300, then one interval");
     assert.equal(t.line.join(t.waiter(1, 10_000), 0), undefined);

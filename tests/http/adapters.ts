@@ -2,7 +2,6 @@
 // so that one suite holds each to the same options, fields and answers.
 import { Hono } from "hono";
 import type { AddressInfo } from "node:net";
-import { currentRuntime } from "../support/process.ts";
 import { rateLimit as honoLimit, type RateLimitEnv } from "../../src/http/hono.ts";
 import { withRateLimit } from "../../src/http/fetch.ts";
 import type { RateLimitInfo } from "../../src/http/limiting.ts";
@@ -31,14 +30,11 @@ const said = (info: RateLimitInfo | undefined) =>
 
 export interface Adapter {
   readonly name: string;
-  /** Why it does not run on this runtime, if it does not. */
-  readonly skip: string | false;
   make(options: Options): Promise<App>;
 }
 
 const hono: Adapter = {
   name: "hono",
-  skip: false,
   make(o) {
     const app = new Hono<RateLimitEnv>();
     app.use(honoLimit({
@@ -64,7 +60,6 @@ const hono: Adapter = {
 
 const fetchAdapter: Adapter = {
   name: "fetch",
-  skip: false,
   make(o) {
     const handler = withRateLimit({
       guard: o.guard,
@@ -85,8 +80,7 @@ const fetchAdapter: Adapter = {
 
 const express: Adapter = {
   name: "express",
-  // Express is tested with the real package on Node and Bun, as its users run it.
-  skip: currentRuntime === "deno" ? "Express runs on Node and Bun" : false,
+  // The real package, on every runtime (Deno runs it through its node:http).
   async make(o) {
     const { default: express } = await import("express");
     const { expressRateLimit } = await import("../../src/http/express.ts");

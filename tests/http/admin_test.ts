@@ -153,4 +153,21 @@ describe("a limit has one JSON form, the admin API's", () => {
     const { classes } = await (await a.request("/v1/classes?class=team")).json();
     assert.deepEqual(classes, [{ class: "team", ...limit.toJSON() }]);
   });
+
+  it("takes a window of any length, Limit.per's, and refuses a period out of range", async () => {
+    const a = await app();
+    const quarter = Limit.per(100, 15 * 60_000).burst(100);
+    assert.deepEqual(quarter.toJSON(), { limit: "100/15min", burst: 100 });
+    const [status, body] = await json(await a.request("/v1/classes?class=q", put(quarter)));
+    assert.deepEqual([status, body], [200, { class: "q", ...quarter.toJSON() }]);
+    const [daily] = await json(await a.request("/v1/classes?class=d", put({ limit: "10000/day" })));
+    assert.equal(daily, 200);
+    const { classes } = await (await a.request("/v1/classes?class=d")).json();
+    assert.deepEqual(classes, [{ class: "d", limit: "10000/d", burst: 500 }]);
+    const [bad, problem] = await json(
+      await a.request("/v1/classes?class=x", put({ limit: "1/400d" })),
+    );
+    assert.deepEqual([bad, problem.field], [400, "/limit"]);
+    assert.match(problem.detail, /366 days/);
+  });
 });

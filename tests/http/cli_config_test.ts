@@ -7,6 +7,7 @@ import { HELP, parseSidecarArgs, UsageError } from "../../src/http/cli_args.ts";
 import { GUARD_BOUNDS, HTTP_BOUNDS } from "../../src/core/options.ts";
 import { start } from "../support/process.ts";
 import { isAnswer } from "../../src/http/cli_flags.ts";
+import { Limit } from "../../src/core/limit.ts";
 
 const config = (argv: string[], env: Record<string, string> = {}, file?: unknown) => {
   const p = parseSidecarArgs(argv, env, () => JSON.stringify(file));
@@ -43,6 +44,16 @@ describe("sidecar flags: mistakes are refused, naming the flag", () => {
     assert.equal(config(base).maxBlocks, GUARD_BOUNDS.maxBlocks.default);
     assert.equal(config([...base, "--max-blocks", "16"]).maxBlocks, 16);
     assert.equal(config(base, { RATEGUARD_MAX_BLOCKS: "32" }).maxBlocks, 32);
+  });
+
+  it("reads a window of any length, as Limit.per makes it, and refuses one out of range", () => {
+    assert.ok(config(["--limit", "100/15min"]).limit.equals(Limit.per(100, 900_000)));
+    assert.ok(
+      config([], { RATEGUARD_LIMIT: "10000/d" }).limit.equals(
+        Limit.per(10_000, 86_400_000),
+      ),
+    );
+    refused(["--limit", "1/0s"], {}, /^--limit: .*period must be a whole number of milliseconds/);
   });
 
   it("reads a negative number as a bad number, not an ambiguous argument", () => {
@@ -236,6 +247,21 @@ describe("sidecar flags: the HTTP server's bounds", () => {
       ["--limit", "1", "--header-timeout", "40s"],
       {},
       /at most --request-timeout \(30000ms\)/,
+    );
+  });
+
+  it("serves on the native server on loopback and on node:http elsewhere, unless --http-server says", () => {
+    const server = (argv: string[], env: Record<string, string> = {}) =>
+      config(["--limit", "1", ...argv], env).http.server;
+    assert.equal(server([]), "native", "the default address, 127.0.0.1");
+    assert.equal(server(["--http", "[::1]:7947"]), "native");
+    assert.equal(server(["--http", "0.0.0.0:7947"]), "node", "bounds where others reach it");
+    assert.equal(server(["--http", "0.0.0.0:7947", "--http-server", "native"]), "native");
+    assert.equal(server([], { RATEGUARD_HTTP_SERVER: "node" }), "node");
+    refused(
+      ["--limit", "1", "--http-server", "deno"],
+      {},
+      /^--http-server: expected auto, native or node/,
     );
   });
 });

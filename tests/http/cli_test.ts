@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { connect } from "node:net";
 import { start } from "../support/process.ts";
 import { VERSION } from "../../src/version.ts";
+import { Guard, Limit } from "../../mod.ts";
+import { sidecarApp } from "../../src/http/sidecar.ts";
 import { eventually, postJson, startSidecar, waitForStderr } from "./support.ts";
 
 describe("sidecar flags", () => {
@@ -57,6 +59,19 @@ describe("sidecar flags", () => {
     assert.deepEqual(parseSidecarArgs(["--version", "--version"], {}), version);
     assert.deepEqual(parseSidecarArgs(["--version"], { RATEGUARD_LIMIT: "bad" }), version);
     assert.match(HELP, /--version\b/);
+  });
+
+  it("--help names every route the sidecar serves, refund, reset and block among them", async () => {
+    const guard = await Guard.builder().limit(1).spawn();
+    const paths = new Set(
+      sidecarApp(guard, { defaultLimit: Limit.perSecond(1) }).routes.map((r) => r.path),
+    );
+    await guard.leave();
+    for (const ops of ["/v1/refund", "/v1/reset", "/v1/block"]) assert.ok(paths.has(ops), ops);
+    for (const path of paths) {
+      if (path === "/dashboard/app.js") continue; // the dashboard page's own script
+      assert.ok(HELP.includes(path), `--help names ${path}`);
+    }
   });
 
   it("reads the fleet's flags", () => {

@@ -5,6 +5,10 @@ import { Guard, Limit } from "../../mod.ts";
 import { type Limiter, QUOTA_EXCEEDED, rateLimit } from "../../src/http/hono.ts";
 import { ceilSeconds, retryAfterSeconds, sfString } from "../../src/http/fields.ts";
 import { start } from "../support/process.ts";
+import { Buffer } from "node:buffer";
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** A guard that also tells its limits, as `Limiter.limitFor` allows. */
 async function limiter(limit: Limit, classes: Record<string, Limit> = {}): Promise<Limiter> {
@@ -150,6 +154,21 @@ describe("Hono middleware", () => {
 });
 
 describe("Hono example app", () => {
+  it("imports rateguard by its published name, as an app that copies it does", () => {
+    for (const file of readdirSync("examples").filter((f) => f.endsWith(".ts"))) {
+      const text = readFileSync(`examples/${file}`, "utf8");
+      const specifiers = [...text.matchAll(/^import .* from "([^"]+)";$/gm)].map((m) => m[1]);
+      assert.ok(specifiers.includes("@rateguard/guard"), file);
+      for (const s of specifiers) {
+        assert.match(
+          s,
+          /^(@rateguard\/guard(\/[a-z]+)?|node:[a-z]+|hono|@hono\/node-server)$/,
+          file,
+        );
+      }
+    }
+  });
+
   it("serves, limits and says so, on this runtime", async () => {
     const p = start("examples/hono_app.ts", [], { env: { PORT: "0" } });
     try {
@@ -170,6 +189,23 @@ describe("Hono example app", () => {
       await pro.body?.cancel();
     } finally {
       p.kill();
+    }
+  });
+
+  it("gossips signed with the secrets of GOSSIP_SECRET_FILE", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "rateguard-example-"));
+    const file = join(dir, "gossip-secret");
+    writeFileSync(file, Buffer.from(new Uint8Array(32).fill(9)).toString("base64") + "\n");
+    const env = { PORT: "0", BIND: "127.0.0.1:0", GOSSIP_SECRET_FILE: file };
+    const p = start("examples/hono_app.ts", [], { env });
+    try {
+      const [, url] = await p.waitFor(/listening on (http:\/\/\S+)/);
+      const res = await fetch(url, { headers: { "x-tenant": "7" } });
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    } finally {
+      p.kill();
+      rmSync(dir, { recursive: true });
     }
   });
 });

@@ -20,7 +20,7 @@ const tenant: Options["key"] = (h) => h("x-tenant");
 const as = (t: string) => ({ "x-tenant": t });
 
 for (const adapter of ADAPTERS) {
-  describe(`the ${adapter.name} adapter`, { skip: adapter.skip }, () => {
+  describe(`the ${adapter.name} adapter`, () => {
     async function withApp(options: Options, body: (app: App) => Promise<void>): Promise<void> {
       const app = await adapter.make(options);
       try {

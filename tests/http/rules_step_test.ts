@@ -105,6 +105,7 @@ describe("fleet rules out of step", () => {
       refused: 0,
       malformed: 0,
       strangers: 0,
+      skippedParts: 0,
       unproven: 0,
       full: 0,
       unshared: 0,

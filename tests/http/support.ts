@@ -2,7 +2,8 @@
 // their "listening" log line on stderr.
 import { spawn } from "node:child_process";
 import process from "node:process";
-import { type RuntimeName, start, type Started } from "../support/process.ts";
+import { currentRuntime, type RuntimeName, start, type Started } from "../support/process.ts";
+import type { HttpServerKind } from "../../src/http/serve.ts";
 
 export interface Sidecar {
   readonly process: Started;
@@ -113,4 +114,43 @@ export function run(
       resolve({ code, output });
     });
   });
+}
+
+/** The servers `serveHttp` has on this runtime: `node:http` everywhere, the runtime's own on Deno and Bun. */
+export const HTTP_SERVERS: readonly HttpServerKind[] = currentRuntime === "node"
+  ? ["node"]
+  : ["node", "native"];
+
+/** A bound on slow clients that a test needs of the server. */
+export type SlowBound = "headers" | "idle" | "idle-exact" | "connections" | "body-close";
+
+/**
+ * Why `server` on this runtime does not hold `bound`, as the reason the
+ * test that needs it is skipped there (printed with the test); false when
+ * it holds it. Measured on Deno 2.9 and Bun 1.4: neither native server
+ * shows a connection before its request's headers are in, nor lets a
+ * handler close one (see src/http/serve.ts).
+ */
+export function lacking(server: HttpServerKind, bound: SlowBound): string | false {
+  if (server === "node") return false;
+  if (currentRuntime === "deno" || currentRuntime === "deno-net") {
+    return {
+      headers: "Deno.serve has no header timeout: a connection that never ends its headers stays",
+      idle: "Deno.serve has no idle timeout: a kept-alive connection stays until the client leaves",
+      "idle-exact":
+        "Deno.serve has no idle timeout: a kept-alive connection stays until the client leaves",
+      connections: "Deno.serve has no bound on connections, and shows none before its headers",
+      "body-close":
+        "Deno.serve sends the 408 but keeps the connection until the body ends or the client leaves",
+    }[bound];
+  }
+  if (currentRuntime === "bun") {
+    if (bound === "idle-exact") {
+      return "Bun.serve's idleTimeout is in whole seconds, checked every 4 s (closed at 4 s for 1 s and 2 s)";
+    }
+    if (bound === "connections") {
+      return "Bun.serve has no bound on connections, and shows none before its headers (those it closes after about 10 s)";
+    }
+  }
+  return false;
 }

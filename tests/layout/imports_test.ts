@@ -163,3 +163,14 @@ test("the checker sees a circle, a type-only import and an import up the layers"
   assert.equal(layerOf(normalize("src/core/limit.ts")), "core");
   assert.equal(layerOf(normalize("src/version.ts")), "ground");
 });
+
+test("one writer per slot: only the enforcer imports the operations that move a slot's state", () => {
+  // core/operations.ts writes a slot's debt, instant and lean start; the
+  // enforcer owns every slot, so it alone calls them (its refund, reset,
+  // block, blockUntil and blockedForMs), and keeps its block set beside.
+  const owner = normalize("src/core/enforcer.ts");
+  const operations = normalize("src/core/operations.ts");
+  const importers = [...importGraph()].filter(([, targets]) => targets.includes(operations))
+    .map(([file]) => file);
+  assert.deepEqual(importers, [owner]);
+});

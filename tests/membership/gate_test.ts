@@ -2,7 +2,13 @@
 // shown it receives there, and how such an address proves itself.
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { encode, MAX_MESSAGE_BYTES, type Message, Node } from "../../src/core/membership/mod.ts";
+import {
+  decode,
+  encode,
+  MAX_MESSAGE_BYTES,
+  type Message,
+  Node,
+} from "../../src/core/membership/mod.ts";
 import { ANSWER_FACTOR, Gate, MAX_UNPROVEN } from "../../src/core/membership/gate.ts";
 import { addr, drain, gossip, prove, record, sender, sent } from "./helpers.ts";
 
@@ -216,6 +222,48 @@ describe("the reflection gate", () => {
       spent += bytesTo(node, 99);
     }
     assert.ok(spent <= received, `${spent} bytes to the victim for ${received} in its name`);
+  });
+
+  it("a helper's ping and the ack it passes back take at most twice the request; one to probe its asker gets nothing", () => {
+    // A request to probe names two addresses, the asker's and the target's,
+    // and either may be forged: each gets no more than twice its bytes.
+    const node = new Node(addr(1), { seed: 1 });
+    const news = Array.from({ length: 60 }, (_, i) => record(i + 3, "alive"));
+    node.handleDatagram(0, addr(2), gossip(2, news));
+    for (let i = 2; i <= 5; i++) prove(node, i);
+    drain(node);
+    const target = { id: addr(3).id, address: addr(3) };
+    const request = (seq: number, padding?: number, to = target) =>
+      encode({ type: "pingReq", seq, target: to, sender: member(2), records: [], padding });
+    const bare = request(7);
+    node.handleDatagram(10, addr(2), bare);
+    const [relayed] = drain(node);
+    assert.ok(relayed?.to.equals(addr(3)), "the helper pings the target");
+    assert.ok(
+      relayed.bytes.length <= ANSWER_FACTOR * bare.length,
+      `a ping of ${relayed.bytes.length} bytes for a request of ${bare.length}`,
+    );
+    const probe = decode(relayed.bytes);
+    assert.ok(probe.ok && probe.value.type === "ping");
+    node.handleDatagram(11, addr(3), ack(3, probe.value.seq));
+    const answers = drain(node).filter((t) => t.to.equals(addr(2)));
+    assert.deepEqual(answers.map((t) => decode(t.bytes)).map((d) => d.ok && seqOf(d.value)), [7]);
+    assert.ok(
+      answers[0].bytes.length <= ANSWER_FACTOR * bare.length,
+      `an ack of ${answers[0].bytes.length} bytes passed back for a request of ${bare.length}`,
+    );
+    // A requester pads its request to half a datagram: the helper's news goes in full.
+    const padded = request(8, Math.ceil(MAX_MESSAGE_BYTES / ANSWER_FACTOR) - bare.length - 3);
+    node.handleDatagram(12, addr(2), padded);
+    const full = bytesTo(node, 3);
+    assert.ok(
+      full > ANSWER_FACTOR * bare.length && full <= ANSWER_FACTOR * padded.length,
+      `a ping of ${full} bytes for a padded request of ${padded.length}`,
+    );
+    const withheld = node.stats(13).withheldDatagrams;
+    node.handleDatagram(13, addr(2), request(9, undefined, { id: addr(2).id, address: addr(2) }));
+    assert.equal(bytesTo(node, 2), 0, "a request to probe its asker gets it nothing");
+    assert.equal(node.stats(13).withheldDatagrams, withheld + 1, "and is counted");
   });
 
   it("answers a proven member or a seed no more than twice what asked, but once; a join no more than it", () => {

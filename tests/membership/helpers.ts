@@ -51,13 +51,13 @@ export function sent(node: Node): { to: string; message: Message }[] {
 }
 
 /**
- * Makes `node` take member `i` as proven: `i` asks it to probe `i` itself,
- * which pays for the ping, and answers the ping with its sequence number.
+ * Makes `node` take member `i` as proven: `i` sends it a padded gossip,
+ * which pays for the ping that challenges it (unless one went to it lately,
+ * still queued), and answers the ping with its sequence number.
  */
 export function prove(node: Node, i: number, nowMs = 0): void {
-  const target = { id: addr(i).id, address: addr(i) };
-  const ask = encode({ type: "pingReq", seq: 0, target, sender: sender(i), records: [] });
-  node.handleDatagram(nowMs, addr(i), ask);
+  const paying = encode({ type: "gossip", sender: sender(i), records: [], padding: 100 });
+  node.handleDatagram(nowMs, addr(i), paying);
   const ping = sent(node).find((s) => s.to === addr(i).toString() && s.message.type === "ping");
   if (!ping || !("seq" in ping.message)) throw new Error(`the node did not ping ${i}`);
   const ack = encode({ type: "ack", seq: ping.message.seq, sender: sender(i), records: [] });

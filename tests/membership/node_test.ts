@@ -24,7 +24,6 @@ function nodeKnowing(upTo: number, options = {}): Node {
   for (let i = 0; i === 0 || i < records.length; i += 50) {
     node.handleDatagram(0, addr(2), gossip(2, records.slice(i, i + 50)));
   }
-  sent(node);
   for (let i = 2; i <= upTo; i++) prove(node, i);
   return node;
 }

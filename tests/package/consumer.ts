@@ -3,7 +3,7 @@
 // subpath's types resolve, and they are real types, not `any` (every
 // expected error below must be met, or tsc fails).
 import { type Decision, Guard, Limit } from "@rateguard/guard";
-import { Address, decode, type DecodeResult } from "@rateguard/guard/core";
+import { Address, type FleetStats, MAX_DATAGRAM_BYTES } from "@rateguard/guard/core";
 import { Cluster } from "@rateguard/guard/sim";
 import { prometheusText } from "@rateguard/guard/metrics";
 import { FixedWindowPolicy } from "@rateguard/guard/postgres";
@@ -18,7 +18,9 @@ export async function consume(): Promise<string> {
   const retryAfterMs: number = decision.retryAfterMs;
   // @ts-expect-error a key is a string
   guard.check(42);
-  const result: DecodeResult = decode(new Uint8Array(0));
+  const result = { ok: MAX_DATAGRAM_BYTES > 0 };
+  // @ts-expect-error a FleetStats names its rules' figures under `rules`
+  const live: number = ({} as FleetStats).rulesLive;
   const address: Address = Address.parse("10.0.0.1:7946");
   const converged: boolean = new Cluster({ seed: 1, size: 3 }).converged();
   const policy = new FixedWindowPolicy({ id: "a", scope: "t", limit: 1, windowMs: 1_000 });
@@ -32,5 +34,5 @@ export async function consume(): Promise<string> {
   const asked: ClientDecision = await client.check("tenant:42");
   const text: string = prometheusText(guard.stats(), { guard: "consumer" });
   await guard.leave();
-  return [retryAfterMs, result.ok, address, converged, policy.id, asked.allowed, text].join();
+  return [retryAfterMs, result.ok, live, address, converged, policy.id, asked.allowed, text].join();
 }

@@ -85,10 +85,10 @@ describe("encode and decode", () => {
     assert.deepEqual(decode(altered(15, 5)), { ok: false, error: "address" });
   });
 
-  it("skips sections of kinds it does not know, so later versions can add some", () => {
+  it("skips sections of kinds it does not know, so later versions can add some, and counts them", () => {
     const unknown = new Uint8Array([200, 0, 3, 1, 2, 3]);
     const bytes = new Uint8Array([...encode(ping), ...unknown]);
-    assert.deepEqual(decode(bytes), { ok: true, value: ping });
+    assert.deepEqual(decode(bytes), { ok: true, value: ping, skippedSections: 1 });
   });
 
   it("pads with a section of zeros that counts in the size and that decode drops", () => {

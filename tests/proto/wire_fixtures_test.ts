@@ -9,6 +9,7 @@ import { decode, encode, MESSAGE_TYPES, RECORD_KINDS } from "../../src/proto/mod
 import { checkReports, decodeReports } from "../../src/core/allocation/report.ts";
 import { decodeRules } from "../../src/core/rules_sync/wire.ts";
 import { RULE_KINDS } from "../../src/core/rules_sync/entry.ts";
+import { Limit } from "../../src/core/limit.ts";
 import {
   buildFixtures,
   checkFixtures,
@@ -82,24 +83,37 @@ describe("wire 0.2's golden datagrams", () => {
       "the default's shadow",
     );
     assert.ok(sections.some((s) => s.pull) && sections.some((s) => s.page));
+    const periods = entries.flatMap((e) => e.value instanceof Limit ? [e.value.periodMs()] : []);
+    assert.ok(periods.some((ms) => ![1_000, 60_000, 3_600_000].includes(ms)), "a Limit.per period");
   });
 });
 
 describe("what a 0.2 decoder does with what a later version adds", () => {
-  it("skips a section of a kind it does not know, wherever the datagram is of any type", () => {
+  it("skips a section of a kind it does not know, wherever the datagram is of any type, and counts it", () => {
     for (const [name, bytes] of committed) {
       if (name === "ping-signed") continue; // a tag covers the bytes: nothing can be appended
+      const known = decode(bytes);
+      assert.equal(known.ok && known.skippedSections, undefined, `${name} skips nothing`);
       const grown = withSection(bytes, 200, new Uint8Array([1, 2, 3, 4, 5]));
-      assert.deepEqual(decode(grown), decode(bytes), name);
-      const empty = withSection(bytes, 7, new Uint8Array(0));
-      assert.deepEqual(decode(empty), decode(bytes), name);
+      assert.deepEqual(decode(grown), { ...known, skippedSections: 1 }, name);
+      const empty = withSection(withSection(bytes, 7, new Uint8Array(0)), 0, Uint8Array.of(9));
+      assert.deepEqual(decode(empty), { ...known, skippedSections: 2 }, name);
     }
     // Before the sections it knows too: a ping's are after header 3, incarnation 4, ID 8,
     // IPv4 address 7 and seq 4.
     const ping = committed.get("ping")!;
     const fields = 3 + 4 + 8 + 7 + 4;
     const first = withSection(ping.subarray(0, fields), 250, new Uint8Array(9).fill(0xff));
-    assert.deepEqual(decode(Uint8Array.of(...first, ...ping.subarray(fields))), decode(ping));
+    assert.deepEqual(decode(Uint8Array.of(...first, ...ping.subarray(fields))), {
+      ...decode(ping),
+      skippedSections: 1,
+    });
+    // A requester section on a type other than a ping is known, and ignored uncounted.
+    const asked = committed.get("ping-requester")!;
+    const requester = asked.subarray(asked.length - 3 - 8 - 7);
+    assert.equal(requester[0], 6, "the requester section closes the ping");
+    const ack = committed.get("ack-demand")!;
+    assert.deepEqual(decode(Uint8Array.of(...ack, ...requester)), decode(ack));
   });
 
   it("refuses a datagram of another version byte, a reserved flag or an unknown record state", () => {
@@ -138,7 +152,8 @@ describe("what a 0.2 decoder does with what a later version adds", () => {
     const rules = decoded("gossip-rules").rules!;
     const known = decodeRules(rules)!;
     const grown = decodeRules(Uint8Array.of(...rules, 99, 0, 1, 2))!;
-    assert.deepEqual(grown, known);
+    assert.equal(known.unknownPart, undefined);
+    assert.deepEqual(grown, { ...known, unknownPart: 99 });
     assert.equal(decodeRules(Uint8Array.of(2, ...rules.subarray(1))), undefined);
   });
 });

@@ -27,7 +27,7 @@ describe("fleet rules between two guards", { timeout: 60_000 }, () => {
       await until(() => b.clusterSize() === 2 && !b.stats().rules.learning, "b joined and learned");
       a.setClass("pro", Limit.perMinute(600));
       a.setShadow("pro", Limit.perMinute(60));
-      a.setKeyLimit("pro", "tenant:1", KeyLimit.class("pro"));
+      a.setKeyLimit("tenant:1", KeyLimit.class("pro"), { class: "pro" });
       b.setKeyLimits([["", "ip:1", Limit.perSecond(3)], ["", "ip:2", Limit.perSecond(4)]]);
       b.setDryRun(true);
       await until(
@@ -56,8 +56,8 @@ describe("fleet rules between two guards", { timeout: 60_000 }, () => {
     const b = await spawn([a.address()!], false);
     try {
       await until(() => b.clusterSize() === 2, "b joined");
-      a.setKeyLimit("", "k", Limit.perSecond(1));
-      b.setKeyLimit("", "j", Limit.perSecond(1));
+      a.setKeyLimit("k", Limit.perSecond(1));
+      b.setKeyLimit("j", Limit.perSecond(1));
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.deepEqual(b.keyLimits().map(([, k]) => k), ["j"]);
       assert.deepEqual(a.keyLimits().map(([, k]) => k), ["k"]);

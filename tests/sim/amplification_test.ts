@@ -1,43 +1,66 @@
 // Amplification towards members: with signing off anyone can write a member's
 // or a seed's address into a datagram, and the fleet answers there. What
-// forged joins and pings in an address's name make the fleet send it, beyond
-// what it would have sent anyway, must stay within their bytes (joins) and
-// `ANSWER_FACTOR` times their bytes (pings).
+// forged joins, pings and requests to probe (ping-reqs) in an address's name
+// make the fleet send it, beyond what it would have sent anyway, must stay
+// within their bytes (joins) and `ANSWER_FACTOR` times their bytes (pings
+// and ping-reqs).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Address, encode, type Message } from "../../src/core/membership/mod.ts";
 import { ANSWER_FACTOR } from "../../src/core/membership/gate.ts";
+import { MAX_INCARNATION } from "../../src/core/membership/table.ts";
 import { Cluster } from "../../src/sim/cluster.ts";
 import { Fleet } from "../../src/sim/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { waitFor } from "../../src/sim/report.ts";
 
-/** Node 0 is every other node's seed; node 5 is a member like any other. */
+/** Node 0 is every other node's seed; nodes 5 and 12 are members like any other. */
 const SEED = 0;
 const MEMBER = 5;
+const OTHER_MEMBER = 12;
+/** The member that forged requests in a victim's name ask to be probed, or ask as. */
+const PROBED = 20;
 const FORGED = 2_000;
 const WINDOW_MS = 5_000;
 
-type Kind = "join" | "ping";
+/**
+ * What is forged in the victim's name: a join, a ping, or a request to
+ * probe it ("probe of", as if from member `PROBED`), one from it to probe
+ * member `PROBED` ("probe for"), or one from it to probe itself ("probe of
+ * itself"); or news that the member it goes to is suspect at the highest
+ * incarnation ("suspicion"), which it refutes, telling the victim first.
+ */
+type Kind = "join" | "ping" | "probe of" | "probe for" | "probe of itself" | "suspicion";
 
 const peer = (address: Address) => ({ id: address.id, address });
 const as = (address: Address) => ({ ...peer(address), incarnation: 0 });
 
-/** A forged join or ping in node `victim`'s name. */
-function forged(kind: Kind, victim: number, seq: number): Uint8Array {
-  const sender = as(Cluster.addressOf(victim));
-  return encode(
-    kind === "join"
-      ? { type: "join", page: 0, sender, records: [] }
-      : { type: "ping", seq, sender, records: [] } satisfies Message,
-  );
+/** A forged datagram of `kind` naming node `victim`, for node `to`. */
+function forged(kind: Kind, victim: number, seq: number, to: number): Uint8Array {
+  const address = Cluster.addressOf(victim);
+  const sender = as(kind === "probe of" ? Cluster.addressOf(PROBED) : address);
+  const target = peer(kind === "probe for" ? Cluster.addressOf(PROBED) : address);
+  const suspect = {
+    ...peer(Cluster.addressOf(to)),
+    incarnation: MAX_INCARNATION,
+    from: address.id,
+  };
+  const message: Message = kind === "join"
+    ? { type: "join", page: 0, sender, records: [] }
+    : kind === "ping"
+    ? { type: "ping", seq, sender, records: [] }
+    : kind === "suspicion"
+    ? { type: "gossip", sender, records: [{ state: "suspect", ...suspect }] }
+    : { type: "pingReq", seq, sender, target, records: [] };
+  return encode(message);
 }
 
 /**
  * The most forged datagrams of `sentBytes` may get their victim: a page no
- * larger than its join, an ack at most `ANSWER_FACTOR` times its ping. (An
- * instance answers an address in full once, when it opens to it; in these
- * settled fleets every instance did so long before the forgeries.)
+ * larger than its join, an ack at most `ANSWER_FACTOR` times its ping, and
+ * a helper's ping, ack or nack at most `ANSWER_FACTOR` times the request.
+ * (An instance answers an address in full once, when it opens to it; in
+ * these settled fleets every instance did so long before the forgeries.)
  */
 function bound(kind: Kind, sentBytes: number): number {
   return kind === "join" ? sentBytes : ANSWER_FACTOR * sentBytes;
@@ -53,12 +76,19 @@ function sprayed(
     let bytes = 0;
     for (let i = 0, to = 0; i < FORGED; i++, to = (to + 1) % size) {
       if (to === victim) to = (to + 1) % size;
-      const datagram = forged(kind, victim, i);
+      const datagram = forged(kind, victim, i, to);
       bytes += datagram.length;
       inject(to, Cluster.addressOf(victim), datagram);
     }
     return bytes;
   });
+}
+
+/** Prints what the victim got, the figure the README's Security section quotes. */
+function report(fleet: string, kind: Kind, victim: number, sent: number, extra: number): void {
+  const name = victim === SEED ? "the seed" : `member ${victim}`;
+  const factor = `${(extra / sent).toFixed(2)}x`;
+  console.log(`${fleet}: ${FORGED} forged ${kind} ${name}, ${sent} B: ${extra} B more, ${factor}`);
 }
 
 function settledCluster(size: number): Cluster {
@@ -81,6 +111,7 @@ function checkCluster(size: number, attacks: readonly { kind: Kind; victim: numb
   attacks.forEach(({ kind, victim }, i) => {
     const address = Cluster.addressOf(victim);
     const extra = attacked.trafficTo(address).bytes - control.trafficTo(address).bytes;
+    report(`${size} members`, kind, victim, sent[i], extra);
     assert.ok(
       extra <= bound(kind, sent[i]),
       `${FORGED} forged ${kind} datagrams naming node ${victim} of ${size}, ${sent[i]} bytes, ` +
@@ -98,45 +129,78 @@ function checkCluster(size: number, attacks: readonly { kind: Kind; victim: numb
   );
 }
 
+/** As `checkCluster`, in a fleet of `size` whose members all have demand to report. */
+function checkFleet(size: number, attacks: readonly { kind: Kind; victim: number }[]): void {
+  const settled = () => {
+    const fleet = new Fleet({ seed: 5, size, limit: Limit.perSecond(1_000).burst(50) });
+    for (let i = 0; i < size; i++) fleet.setDemand(i, 10 * (1 + (i % 3)));
+    fleet.runUntil(10_000);
+    return fleet;
+  };
+  const [attacked, control] = [settled(), settled()];
+  const got = [new Map<number, number>(), new Map<number, number>()];
+  const victims = attacks.map(({ victim }) => Cluster.addressOf(victim));
+  [attacked, control].forEach((fleet, f) => {
+    fleet.onSend = (_from, bytes, to) => {
+      victims.forEach((victim, v) => {
+        if (to.equals(victim)) got[f].set(v, (got[f].get(v) ?? 0) + bytes.length);
+      });
+    };
+  });
+  const sent = sprayed(attacks, size, (to, from, bytes) => {
+    assert.equal(attacked.inject(to, from, bytes), "accepted");
+  });
+  for (const fleet of [attacked, control]) fleet.runUntil(10_000 + WINDOW_MS);
+  attacks.forEach(({ kind, victim }, v) => {
+    const extra = (got[0].get(v) ?? 0) - (got[1].get(v) ?? 0);
+    report(`${size} members with demand`, kind, victim, sent[v], extra);
+    assert.ok(
+      extra <= bound(kind, sent[v]),
+      `forged ${kind}s of ${sent[v]} bytes got ${extra} more bytes, ` +
+        `${(extra / sent[v]).toFixed(2)} times as many`,
+    );
+  });
+}
+
 describe("no amplification towards members", () => {
   for (const size of [40, 200]) {
     it(`forged joins and pings naming a seed or a member of ${size} get it at most 1x and ${ANSWER_FACTOR}x`, () => {
       checkCluster(size, [{ kind: "join", victim: SEED }, { kind: "ping", victim: MEMBER }]);
       checkCluster(size, [{ kind: "ping", victim: SEED }, { kind: "join", victim: MEMBER }]);
     });
+
+    it(`forged ping-reqs naming a seed or a member of ${size} get it at most ${ANSWER_FACTOR}x`, () => {
+      checkCluster(size, [
+        { kind: "probe for", victim: SEED },
+        { kind: "probe of", victim: MEMBER },
+        { kind: "probe of itself", victim: OTHER_MEMBER },
+      ]);
+      checkCluster(size, [
+        { kind: "probe of", victim: SEED },
+        { kind: "probe for", victim: MEMBER },
+      ]);
+    });
   }
+
+  it(`forged suspicions at the highest incarnation, in a member's name, get it at most ${ANSWER_FACTOR}x`, () => {
+    // Each member told it is suspect refutes, and tells whoever told it
+    // first: at the highest incarnation, however often it is told.
+    checkCluster(40, [{ kind: "suspicion", victim: MEMBER }]);
+    checkFleet(40, [{ kind: "suspicion", victim: MEMBER }]);
+  });
 
   it(`with demand riding on acks, forged pings and joins get a member at most ${ANSWER_FACTOR}x and 1x`, () => {
     // Demand fills a fleet's acks: a bare forged ping got one of 1,143 bytes.
-    const size = 40;
-    const settled = () => {
-      const fleet = new Fleet({ seed: 5, size, limit: Limit.perSecond(1_000).burst(50) });
-      for (let i = 0; i < size; i++) fleet.setDemand(i, 10 * (1 + (i % 3)));
-      fleet.runUntil(10_000);
-      return fleet;
-    };
-    const [attacked, control] = [settled(), settled()];
-    const got = [new Map<number, number>(), new Map<number, number>()];
-    const victims = [SEED, MEMBER].map((i) => Cluster.addressOf(i));
-    [attacked, control].forEach((fleet, f) => {
-      fleet.onSend = (_from, bytes, to) => {
-        victims.forEach((victim, v) => {
-          if (to.equals(victim)) got[f].set(v, (got[f].get(v) ?? 0) + bytes.length);
-        });
-      };
-    });
-    const attacks = [{ kind: "ping", victim: SEED }, { kind: "join", victim: MEMBER }] as const;
-    const sent = sprayed(attacks, size, (to, from, bytes) => {
-      assert.equal(attacked.inject(to, from, bytes), "accepted");
-    });
-    for (const fleet of [attacked, control]) fleet.runUntil(10_000 + WINDOW_MS);
-    attacks.forEach(({ kind }, v) => {
-      const extra = (got[0].get(v) ?? 0) - (got[1].get(v) ?? 0);
-      assert.ok(
-        extra <= bound(kind, sent[v]),
-        `forged ${kind}s of ${sent[v]} bytes got ${extra} more bytes, ` +
-          `${(extra / sent[v]).toFixed(2)} times as many`,
-      );
-    });
+    checkFleet(40, [{ kind: "ping", victim: SEED }, { kind: "join", victim: MEMBER }]);
+  });
+
+  it(`with demand riding on pings, forged ping-reqs get a member at most ${ANSWER_FACTOR}x`, () => {
+    // And a helper's pings: a bare forged request got the member it named
+    // one of 1,150 bytes, and the one it named as asking an ack as large.
+    checkFleet(40, [
+      { kind: "probe for", victim: SEED },
+      { kind: "probe of", victim: MEMBER },
+      { kind: "probe of itself", victim: OTHER_MEMBER },
+    ]);
   });
 });

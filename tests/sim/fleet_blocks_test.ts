@@ -48,7 +48,7 @@ test("a block made on one node is enforced by every node, then lifted by its end
   assert.deepEqual(admits(fleet, "ip:203.0.113.7"), Array(6).fill(true), "admitted once it ends");
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   for (let i = 0; i < 6; i++) {
-    assert.equal(fleet.stats(i)!.rulesLive, 0, `node ${i}: an ended block is no rule`);
+    assert.equal(fleet.stats(i)!.rules.live, 0, `node ${i}: an ended block is no rule`);
   }
 });
 
@@ -56,9 +56,9 @@ test("an ended block leaves nothing behind after the tombstone lifetime", () => 
   const fleet = started(34, 3);
   fleet.block(1, "k", 2_000);
   fleet.driver.runUntil(fleet.driver.nowMs + 3_000);
-  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rulesRemoved, 1, `node ${i} holds it`);
+  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.removed, 1, `node ${i} holds it`);
   fleet.driver.runUntil(fleet.driver.nowMs + TOMBSTONE_MS);
-  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rulesRemoved, 0, `node ${i} residue`);
+  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.removed, 0, `node ${i} residue`);
   assert.deepEqual(admits(fleet, "k"), [true, true, true]);
 });
 

@@ -43,7 +43,9 @@ test("once every digest agrees after a bulk change, no member pulls a table agai
   assert.notEqual(fleet.runUntilConverged(60_000), undefined, "every member holds the change");
   const spread = fleet.pages();
   const transfers = () =>
-    Array.from({ length: nodes }, (_, i) => fleet.stats(i)!.rulesTransfers).reduce((a, b) => a + b);
+    Array.from({ length: nodes }, (_, i) => fleet.stats(i)!.rules.transfers).reduce((a, b) =>
+      a + b
+    );
   const before = transfers();
   fleet.resetPages();
   fleet.driver.runUntil(fleet.driver.nowMs + 30_000);

@@ -67,7 +67,7 @@ test("a key limit set on one node reaches every node within a few periods", () =
   const tookMs = fleet.runUntilConverged(SETTLE_MS);
   assert.ok(tookMs !== undefined && tookMs <= 3_000, `converged in ${tookMs} ms`);
   assert.deepEqual(everyNode(fleet, "user:1"), Array(5).fill("5/s"));
-  for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rulesLive, 1);
+  for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rules.live, 1);
 });
 
 test("classes, shadows, the default limit and dry run travel too", () => {
@@ -119,7 +119,7 @@ test("a removal wins over an older set and loses to a newer one", () => {
   fleet.setKeyLimit(2, "", "k", undefined);
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.deepEqual(everyNode(fleet, "k"), Array(5).fill(undefined));
-  assert.ok(fleet.stats(4)!.rulesRemoved >= 1, "the removal is held as a tombstone");
+  assert.ok(fleet.stats(4)!.rules.removed >= 1, "the removal is held as a tombstone");
   fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
   fleet.setKeyLimit(4, "", "k", Limit.perSecond(9));
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
@@ -148,13 +148,13 @@ test("reordered and replayed changes leave the newest in place and apply once", 
     value: Limit.perSecond(2),
     version: { clock: at + 2, origin },
   };
-  const before = fleet.stats(0)!.rulesApplied;
+  const before = fleet.stats(0)!.rules.applied;
   fleet.driver.inject(0, addressOf(1), changeDatagram(1, [newer]));
   fleet.driver.inject(0, addressOf(1), changeDatagram(1, [older]));
   fleet.driver.inject(0, addressOf(1), changeDatagram(1, [newer, newer]));
   fleet.driver.runUntil(fleet.driver.nowMs + 1);
   assert.equal(keyLimitOf(fleet, 0, "k"), "2/s");
-  assert.equal(fleet.stats(0)!.rulesApplied - before, 1, "applied once");
+  assert.equal(fleet.stats(0)!.rules.applied - before, 1, "applied once");
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.deepEqual(everyNode(fleet, "k"), Array(3).fill("2/s"));
 });
@@ -183,16 +183,16 @@ test("under Off anyone who reaches the port changes rules; malformed sections an
   // A datagram of a member that has left, replayed: no live member's, dropped.
   open.driver.leave(2);
   open.driver.runUntil(open.driver.nowMs + 1_000);
-  const strangers = open.stats(0)!.rulesStrangers;
+  const strangers = open.stats(0)!.rules.strangers;
   open.driver.inject(0, addressOf(2), changeDatagram(2, [entryBy(open, 2, "disowned")]));
-  const malformed = open.stats(0)!.rulesMalformed;
+  const malformed = open.stats(0)!.rules.malformed;
   const broken = changeDatagram(1, [entryBy(open, 1, "broken")], 1, 3); // its entry cut short
   open.driver.inject(0, addressOf(1), broken);
   open.driver.runUntil(open.driver.nowMs + 1);
   assert.equal(keyLimitOf(open, 0, "disowned"), undefined);
   assert.equal(keyLimitOf(open, 0, "broken"), undefined);
-  assert.equal(open.stats(0)!.rulesStrangers, strangers + 1, "a gone member's section is counted");
-  assert.equal(open.stats(0)!.rulesMalformed, malformed + 1, "a malformed section is counted");
+  assert.equal(open.stats(0)!.rules.strangers, strangers + 1, "a gone member's section is counted");
+  assert.equal(open.stats(0)!.rules.malformed, malformed + 1, "a malformed section is counted");
 });
 
 test("a change stamped far ahead of the receiver's clock is refused: no datagram pins a rule", () => {
@@ -201,7 +201,7 @@ test("a change stamped far ahead of the receiver's clock is refused: no datagram
   fleet.driver.inject(0, addressOf(1), changeDatagram(1, [pinned]));
   fleet.driver.runUntil(fleet.driver.nowMs + 1);
   assert.equal(keyLimitOf(fleet, 0, "k"), undefined);
-  assert.equal(fleet.stats(0)!.rulesRefused, 1);
+  assert.equal(fleet.stats(0)!.rules.refused, 1);
 });
 
 test("tombstones expire after their lifetime, and a replayed old set does not bring the rule back", () => {
@@ -212,11 +212,11 @@ test("tombstones expire after their lifetime, and a replayed old set does not br
   fleet.setKeyLimit(1, "", "k", undefined);
   fleet.runUntilConverged(SETTLE_MS);
   fleet.driver.runUntil(fleet.driver.nowMs + TOMBSTONE_MS + 1_000);
-  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rulesRemoved, 0, `node ${i}`);
+  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.removed, 0, `node ${i}`);
   fleet.driver.inject(2, addressOf(0), changeDatagram(0, [oldSet]));
   fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
   assert.equal(keyLimitOf(fleet, 2, "k"), undefined);
-  assert.ok(fleet.stats(2)!.rulesRefused >= 1);
+  assert.ok(fleet.stats(2)!.rules.refused >= 1);
 });
 
 test("a newcomer learns the whole table before it leaves its hold", () => {
@@ -241,7 +241,7 @@ test("a newcomer learns the whole table before it leaves its hold", () => {
     break;
   }
   assert.ok(sawHeld, "the newcomer was held");
-  assert.equal(fleet.stats(late)!.rulesDigest, fleet.stats(0)!.rulesDigest);
+  assert.equal(fleet.stats(late)!.rules.digest, fleet.stats(0)!.rules.digest);
 });
 
 test("a partition during a change heals to one value", () => {
@@ -273,7 +273,7 @@ test("a rollout: members that share rules among others that do not are not held,
   const fleet = new RulesFleet({ seed: 15, size: 5, fleetRules: (i: number) => i >= 2 });
   fleet.driver.runUntil(10_000);
   for (let i = 2; i < 5; i++) {
-    assert.equal(fleet.stats(i)!.rulesLearning, false, `node ${i} learning`);
+    assert.equal(fleet.stats(i)!.rules.learning, false, `node ${i} learning`);
     assert.equal(fleet.stats(i)!.held, false, `node ${i} held`);
   }
   fleet.setKeyLimit(3, "", "k", Limit.perSecond(2));
@@ -290,9 +290,9 @@ test("at fifty nodes every member hears the rules and learns them by transfer", 
   const fleet = new RulesFleet({ seed: 17, size: 50 });
   fleet.driver.runUntil(3_000);
   const all = Array.from({ length: 50 }, (_, i) => i);
-  assert.deepEqual(all.filter((i) => fleet.stats(i)!.rulesLearning), []);
+  assert.deepEqual(all.filter((i) => fleet.stats(i)!.rules.learning), []);
   // A fresh fleet has only learners: the lowest ID each hears goes first,
   // and the rest learn from those by transfer.
-  const taught = all.filter((i) => fleet.stats(i)!.rulesTransfers > 0);
+  const taught = all.filter((i) => fleet.stats(i)!.rules.transfers > 0);
   assert.ok(taught.length >= 35, `${taught.length} learned by transfer`);
 });

@@ -19,7 +19,7 @@ import {
   SectionWriter,
 } from "../../src/core/rules_sync/mod.ts";
 import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { bookParts, changesBetween } from "../../src/runtime/rule_changes.ts";
+import { bookParts, changesBetween } from "../../src/runtime/guard_rules.ts";
 import { addressOf } from "../../src/sim/names.ts";
 
 const SETTLE_MS = 10_000;
@@ -53,7 +53,7 @@ test("a shadow on the default class reaches every member, with the changes besid
   for (let i = 0; i < 3; i++) {
     assert.equal(bookOf(fleet, i), bookOf(fleet, 0), `node ${i}'s book`);
     assert.equal(fleet.check(i, "ip:1").allowed, false, `node ${i} blocks ip:1`);
-    assert.equal(fleet.stats(i)!.rulesMalformed, 0, `node ${i} refused nothing`);
+    assert.equal(fleet.stats(i)!.rules.malformed, 0, `node ${i} refused nothing`);
   }
   assert.deepEqual(fleet.book(2).shadows().map(([n, l]) => [n, String(l)]), [["", "50/s"]]);
 });
@@ -101,8 +101,8 @@ test("an entry that does not fit its kind is skipped and counted, and its neighb
   const keys = fleet.book(0).keyLimits().map(([, k, l]) => `${k}=${l}`).sort();
   assert.deepEqual(keys, ["after=4/s", "before=2/s"]);
   const stats = fleet.stats(0)!;
-  assert.equal(stats.rulesMalformed, 1);
-  assert.match(stats.rulesLastRefusal, /class rule needs a class name/);
+  assert.equal(stats.rules.malformed, 1);
+  assert.match(stats.rules.lastRefusal, /class rule needs a class name/);
 });
 
 test("every rule a book takes is one a peer takes from the wire, the default class's included", () => {
@@ -163,7 +163,7 @@ test("every rule a book takes is one a peer takes from the wire, the default cla
         // Only what the book takes is a change a member can make.
         try {
           const v = c.value;
-          // A removal of what is not there changes nothing and is not shared (as `RuleDesk`).
+          // A removal of what is not there changes nothing and is not shared (as `GuardRules`).
           let changed = true;
           if (c.kind === "class") {
             if (remove) changed = book.removeClass(c.className);
@@ -207,13 +207,13 @@ test("removing a class removes its key limits, with one rule, on every member", 
   fleet.change(0, { kind: "keyLimit", className: "", key: "t:2", value: Limit.perSecond(8) });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   const old = fleet.driver.node(0)!.stats(fleet.driver.localMs(0));
-  assert.equal(old.rulesLive, 3);
+  assert.equal(old.rules.live, 3);
   fleet.change(1, { kind: "class", className: "pro", key: "", value: undefined });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet agrees");
   for (let i = 0; i < 3; i++) {
     const keys = fleet.book(i).keyLimits().map(([c, k]) => `${c}/${k}`);
     assert.deepEqual(keys, ["/t:2"], `node ${i} keeps only the default class's key limit`);
-    assert.equal(fleet.stats(i)!.rulesLive, 1, `node ${i}'s table`);
+    assert.equal(fleet.stats(i)!.rules.live, 1, `node ${i}'s table`);
   }
   // The class comes back: its old key limits do not.
   fleet.change(2, { kind: "class", className: "pro", key: "", value: Limit.perMinute(60) });
@@ -321,13 +321,13 @@ test("members that learn from each other at once keep learning, and take rules o
   fleet.driver.add({ seeds: [0] });
   // Long enough to pull each other's (empty) table, not for a learner to go first.
   fleet.driver.runUntil(fleet.driver.nowMs + 800);
-  assert.equal(fleet.stats(0)!.rulesLearning, true, "member 0 learned nothing from a learner");
-  assert.equal(fleet.stats(2)!.rulesLearning, true, "nor member 2");
+  assert.equal(fleet.stats(0)!.rules.learning, true, "member 0 learned nothing from a learner");
+  assert.equal(fleet.stats(2)!.rules.learning, true, "nor member 2");
   fleet.driver.runUntil(fleet.driver.nowMs + 2_200);
   fleet.driver.topology.heal();
   assert.notEqual(fleet.runUntilConverged(60_000), undefined, "the fleet agrees");
   assert.deepEqual(everyHasPro(fleet), [true, true, true]);
-  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rulesRefused, 0, `member ${i}`);
+  for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.refused, 0, `member ${i}`);
 });
 
 test("a member that stopped learning with an empty table still takes the fleet's older rules", () => {
@@ -341,7 +341,7 @@ test("a member that stopped learning with an empty table still takes the fleet's
   fleet.driver.restart(0);
   fleet.driver.add({ seeds: [0] });
   fleet.driver.runUntil(fleet.driver.nowMs + 60_000);
-  const learning = [0, 2].map((i) => fleet.stats(i)!.rulesLearning);
+  const learning = [0, 2].map((i) => fleet.stats(i)!.rules.learning);
   assert.deepEqual(
     learning,
     [false, false],
@@ -375,24 +375,24 @@ test("a member out of step for longer than the bound says so, with the digests, 
   fleet.driver.inject(1, addressOf(2), datagramOf(2, [old]));
   fleet.driver.runUntil(fleet.driver.nowMs + 30_000);
   const s = fleet.stats(1)!;
-  assert.equal(s.rulesOutOfStep, false, "half a minute of disagreement is a change spreading");
-  assert.ok(s.rulesApartMs > 0);
+  assert.equal(s.rules.outOfStep, false, "half a minute of disagreement is a change spreading");
+  assert.ok(s.rules.apartMs > 0);
   fleet.driver.runUntil(fleet.driver.nowMs + 40_000);
   for (const i of [0, 1, 2]) {
     const t = fleet.stats(i)!;
-    assert.equal(t.rulesOutOfStep, true, `member ${i} says it is out of step`);
-    assert.match(t.rulesOutOfStepReason, new RegExp(`rules digest ${t.rulesDigest} .* differed`));
+    assert.equal(t.rules.outOfStep, true, `member ${i} says it is out of step`);
+    assert.match(t.rules.outOfStepReason, new RegExp(`rules digest ${t.rules.digest} .* differed`));
   }
-  const transfers = fleet.stats(1)!.rulesTransfers;
+  const transfers = fleet.stats(1)!.rules.transfers;
   fleet.driver.runUntil(fleet.driver.nowMs + 60_000);
-  assert.ok(fleet.stats(1)!.rulesTransfers > transfers, "it keeps pulling");
+  assert.ok(fleet.stats(1)!.rules.transfers > transfers, "it keeps pulling");
   // Reissuing the removal ends it.
   fleet.change(0, { kind: "keyLimit", className: "", key: "old", value: undefined });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   fleet.driver.runUntil(fleet.driver.nowMs + 2_000);
   for (const i of [0, 1, 2]) {
-    assert.equal(fleet.stats(i)!.rulesOutOfStep, false, `member ${i} is in step again`);
-    assert.equal(fleet.stats(i)!.rulesOutOfStepReason, "");
+    assert.equal(fleet.stats(i)!.rules.outOfStep, false, `member ${i} is in step again`);
+    assert.equal(fleet.stats(i)!.rules.outOfStepReason, "");
   }
 });
 
@@ -412,7 +412,7 @@ test("five members restarting and joining at once all learn the rules set long b
   assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
   for (let i = 0; i < 6; i++) {
     assert.equal(bookOf(fleet, i), bookOf(fleet, 3), `member ${i}'s book`);
-    assert.equal(fleet.stats(i)!.rulesRefused, 0, `member ${i} refused nothing`);
+    assert.equal(fleet.stats(i)!.rules.refused, 0, `member ${i} refused nothing`);
   }
   assert.ok(fleet.book(5).hasClass("pro"));
 });
@@ -425,7 +425,7 @@ test("a whole fleet of five restarting at once comes back in step, none held lea
   for (let i = 0; i < 5; i++) fleet.driver.restart(i);
   // Nobody knows the fleet's changes now: each is back to its start-up rules, and they agree.
   assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
-  for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rulesLearning, false);
+  for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rules.learning, false);
 });
 
 test("a change the book refuses for its bounds is counted with its reason", () => {
@@ -435,8 +435,11 @@ test("a change the book refuses for its bounds is counted with its reason", () =
   fleet.book(1).setKeyLimit("", "own", Limit.perSecond(2)); // node 1's room, taken by its own
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   const s = fleet.stats(1)!;
-  assert.equal(s.rulesRefused, 1);
-  assert.match(s.rulesLastRefusal, /^refused by this instance's book: keyLimit "": .*maxKeyLimits/);
+  assert.equal(s.rules.refused, 1);
+  assert.match(
+    s.rules.lastRefusal,
+    /^refused by this instance's book: keyLimit "": .*maxKeyLimits/,
+  );
 });
 
 test("a page's bad entry is skipped alone, and a section cut short keeps what came before", () => {

@@ -47,7 +47,7 @@ function forged(fleet: RulesFleet, as: number, keys: string[], origin = FORGER):
 function fillTables(fleet: RulesFleet, origin = FORGER): void {
   let next = 0;
   for (let round = 0; round < 2_000; round++) {
-    const full = [0, 1, 2].every((i) => fleet.stats(i)!.rulesFull > 0);
+    const full = [0, 1, 2].every((i) => fleet.stats(i)!.rules.full > 0);
     if (full) return;
     const keys = Array.from({ length: 10 }, () => `forged:${next++}`);
     for (let i = 0; i < 3; i++) {
@@ -73,19 +73,19 @@ test("a table a forger filled says so, and keeps what was set here apart", () =>
   const fleet = filled(36);
   for (let i = 0; i < 3; i++) {
     const s = fleet.stats(i)!;
-    assert.ok(s.rulesTableFull, `member ${i} says its table is full`);
-    assert.match(s.rulesTableFullReason, /full/, `member ${i} says why`);
-    assert.equal(s.rulesBound, 2_378, "2 × (100 + 64 + 1,024) + 2");
+    assert.ok(s.rules.tableFull, `member ${i} says its table is full`);
+    assert.match(s.rules.tableFullReason, /full/, `member ${i} says why`);
+    assert.equal(s.rules.bound, 2_378, "2 × (100 + 64 + 1,024) + 2");
     assert.equal(
-      s.rulesStrangerEntries,
-      s.rulesBound - s.rulesReserved,
+      s.rules.strangerEntries,
+      s.rules.bound - s.rules.reserved,
       `member ${i}: forged, up to their room`,
     );
-    assert.ok(s.rulesEntries < s.rulesBound, `member ${i}: the reserve is left`);
-    assert.equal(s.rulesEntries, s.rulesOwn + s.rulesPeers);
+    assert.ok(s.rules.entries < s.rules.bound, `member ${i}: the reserve is left`);
+    assert.equal(s.rules.entries, s.rules.own + s.rules.peers);
   }
-  assert.equal(fleet.stats(0)!.rulesOwn, 1, "member 0's key limit, counted apart");
-  assert.equal(fleet.stats(1)!.rulesOwn, 0);
+  assert.equal(fleet.stats(0)!.rules.own, 1, "member 0's key limit, counted apart");
+  assert.equal(fleet.stats(1)!.rules.own, 0);
 });
 
 test("on a table a forger filled the operator's change still reaches every member", () => {
@@ -149,8 +149,8 @@ test("blocks that fill the table are refused loudly, and once they end there is 
   }
   assert.ok(refused instanceof RateguardError && refused.code === "RulesFull", "a block refused");
   const s = fleet.stats(0)!;
-  assert.ok(s.rulesTableFull, "member 0 says its table is full");
-  assert.match(s.rulesTableFullReason, /full/);
+  assert.ok(s.rules.tableFull, "member 0 says its table is full");
+  assert.match(s.rules.tableFullReason, /full/);
   assert.throws(
     () =>
       fleet.change(0, {

@@ -91,7 +91,7 @@ test("a real transfer still takes four pages a round trip once it holds its tick
   const asked = fleet.driver.traffic(late).datagrams;
   // About 45 bytes a rule, four pages of 1,200 bytes a request: some 20 requests, not 80.
   const pages = Math.ceil((RULES * 45) / 1_200);
-  assert.ok(fleet.stats(late)!.rulesTransfers >= 1);
+  assert.ok(fleet.stats(late)!.rules.transfers >= 1);
   assert.ok(asked < pages, `the newcomer sent ${asked} datagrams for about ${pages} pages`);
-  assert.equal(fleet.stats(0)!.rulesUnproven, 0, "no real request was refused");
+  assert.equal(fleet.stats(0)!.rules.unproven, 0, "no real request was refused");
 });

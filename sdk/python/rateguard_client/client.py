@@ -10,6 +10,7 @@ import re
 import socket
 import threading
 import time
+import weakref
 from dataclasses import dataclass, field
 from typing import Any, Dict, Iterable, List, Literal, Mapping, Optional, Tuple, Union
 from urllib.parse import urlencode, urlsplit
@@ -72,8 +73,28 @@ def _idle_allowance(res: http.client.HTTPResponse) -> float:
     return timeout - min(1.0, timeout / 2)
 
 
+class _Held:
+    """One thread's connection. Closed by the client's close(), or when its
+    thread ends and takes the thread's storage with it: never left open for
+    the collector to find."""
+
+    __slots__ = ("conn", "idle_until", "__weakref__")
+
+    def __init__(self, conn: http.client.HTTPConnection):
+        self.conn: Optional[http.client.HTTPConnection] = conn
+        self.idle_until = math.inf
+
+    def close(self) -> None:
+        conn, self.conn = self.conn, None
+        if conn is not None:
+            conn.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+
 LimitSpec = Union[str, Tuple[str, int]]
-"""A limit: its text, such as "10/s" or "1000/min", or (text, burst)."""
+"""A limit: its text, such as "10/s", "1000/min" or "100/15min", or (text, burst)."""
 
 
 class Client:
@@ -85,6 +106,9 @@ class Client:
     "raise" raises SidecarUnavailable. `admin_token` goes on the admin
     calls (a sidecar with --admin-token-file); `ops_token` on refund, reset
     and block (--ops-token-file), which without it take the admin token.
+
+    Each thread keeps one connection open; `close()` (or leaving a `with
+    Client(...) as client:` block) closes every one of them.
     """
 
     def __init__(
@@ -116,6 +140,14 @@ class Client:
         # an operator's client makes the operator's blocks.
         self._ops_auth = _bearer(admin_token if ops_token is None else ops_token)
         self._local = threading.local()
+        self._held: "weakref.WeakSet[_Held]" = weakref.WeakSet()
+        self._held_lock = threading.Lock()
+
+    def __enter__(self) -> "Client":
+        return self
+
+    def __exit__(self, *exc_info: Any) -> None:
+        self.close()
 
     # The request path ---------------------------------------------------
 
@@ -230,17 +262,22 @@ class Client:
         return self._call("GET", "/v1/key-limits", admin=True)["keyLimits"]
 
     def set_key_limit(
-        self, cls: str, key: str, limit: Optional[LimitSpec] = None, *, follows: Optional[str] = None
+        self,
+        key: str,
+        limit: Optional[LimitSpec] = None,
+        cls: str = "",
+        *,
+        follows: Optional[str] = None,
     ) -> None:
-        """Gives a key of a class its own limit, or that of the class `follows`."""
+        """Gives a key of class `cls` its own limit, or that of the class `follows`."""
         if (limit is None) == (follows is None):
             raise ValueError("give a limit or follows=, one of the two")
         body = {"follows": follows} if follows is not None else _limit(limit)  # type: ignore[arg-type]
         query = urlencode({"class": cls, "key": _key(key)})
         self._call("PUT", f"/v1/key-limits?{query}", body, admin=True)
 
-    def remove_key_limit(self, cls: str, key: str) -> bool:
-        """Removes a key's own limit; False if it had none."""
+    def remove_key_limit(self, key: str, cls: str = "") -> bool:
+        """Removes the own limit of a key of class `cls`; False if it had none."""
         return self._remove(f"/v1/key-limits?{urlencode({'class': cls, 'key': key})}")
 
     def shadows(self) -> List[Dict[str, Any]]:
@@ -264,11 +301,16 @@ class Client:
         self._call("PUT", "/v1/dry-run", {"dryRun": bool(on)}, admin=True)
 
     def close(self) -> None:
-        """Closes this thread's connection."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            conn.close()
-            self._local.conn = None
+        """Closes the client's connections, every thread's; a later call opens a new one.
+
+        Call it once no call is under way (a call in flight on another
+        thread would fail as SidecarUnavailable).
+        """
+        with self._held_lock:
+            held = list(self._held)
+            self._held.clear()
+        for h in held:
+            h.close()
 
     # Plumbing ---------------------------------------------------------------
 
@@ -288,19 +330,22 @@ class Client:
             return Decision(True, 0, 0.0, 0.0, failure=error)
         return Decision(False, 0, 1000.0, 1000.0, failure=error)
 
-    def _connection(self) -> Tuple[http.client.HTTPConnection, bool]:
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
+    def _connection(self) -> Tuple[_Held, http.client.HTTPConnection, bool]:
+        """This thread's connection, and whether it was used before."""
+        held: Optional[_Held] = getattr(self._local, "held", None)
+        if held is not None and held.conn is not None:
             # Dropped before the sidecar's idle timeout ends it, so that no
             # request goes out on a connection the sidecar is closing.
-            if time.monotonic() < getattr(self._local, "idle_until", math.inf):
-                return conn, True
-            self.close()
+            if time.monotonic() < held.idle_until:
+                return held, held.conn, True
+            held.close()
         kind = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
         conn = kind(self._host, self._port, timeout=self._timeout)
-        self._local.conn = conn
-        self._local.idle_until = math.inf
-        return conn, False
+        held = _Held(conn)
+        self._local.held = held
+        with self._held_lock:
+            self._held.add(held)
+        return held, conn, False
 
     def _call(
         self,
@@ -320,7 +365,7 @@ class Client:
             headers.update(self._ops_auth)
         timeout = self._admin_timeout if admin else self._timeout
         for attempt in (0, 1):
-            conn, reused = self._connection()
+            held, conn, reused = self._connection()
             try:
                 conn.timeout = timeout
                 if conn.sock is not None:
@@ -328,15 +373,15 @@ class Client:
                 conn.request(method, path, body=payload, headers=headers)
                 res = conn.getresponse()
                 data = res.read()
-                self._local.idle_until = time.monotonic() + _idle_allowance(res)
+                held.idle_until = time.monotonic() + _idle_allowance(res)
                 break
             except _STALE as e:
-                self.close()
+                held.close()
                 if reused and attempt == 0:
                     continue
                 raise SidecarUnavailable(f"rateguard sidecar: {e!r}") from e
             except (OSError, socket.timeout, http.client.HTTPException) as e:
-                self.close()
+                held.close()
                 raise SidecarUnavailable(f"rateguard sidecar: {e!r}") from e
         if res.status >= 500:
             raise SidecarUnavailable(f"rateguard sidecar: {res.status} {data[:200]!r}")

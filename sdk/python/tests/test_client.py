@@ -163,9 +163,23 @@ class CheckTest(unittest.TestCase):
 
     def test_keeps_its_connection_alive(self):
         self.client.check(unique("k"))
-        first = self.client._local.conn.sock
+        first = self.client._local.held.conn.sock
         self.client.check(unique("k"))
-        self.assertIs(self.client._local.conn.sock, first)
+        self.assertIs(self.client._local.held.conn.sock, first)
+
+
+class InstallTest(unittest.TestCase):
+    def test_the_readme_pip_line_names_this_project(self):
+        import re
+
+        here = Path(__file__).resolve().parents[1]
+        line = re.search(r"^pip install (\S+)$", (here / "README.md").read_text(), re.M)
+        self.assertIsNotNone(line, "README.md has a pip install line")
+        folder = here.parents[1] / line.group(1)  # run at the checkout's root
+        self.assertEqual(folder.resolve(), here)
+        project = (folder / "pyproject.toml").read_text()
+        self.assertIn('name = "rateguard-client"', project)
+        self.assertIn('packages = ["rateguard_client"]', project)
 
 
 class IdleTest(unittest.TestCase):
@@ -202,12 +216,46 @@ class IdleTest(unittest.TestCase):
 
     def test_drops_an_idle_connection_before_the_sidecars_idle_timeout(self):
         self.client.check("k")
-        first = self.client._local.conn.sock
+        first = self.client._local.held.conn.sock
         self.client.check("k")
-        self.assertIs(self.client._local.conn.sock, first, "reused while fresh")
+        self.assertIs(self.client._local.held.conn.sock, first, "reused while fresh")
         time.sleep(0.25)  # past the allowance (0.4 s less half), short of the timeout
         self.client.check("k")
-        self.assertIsNot(self.client._local.conn.sock, first)
+        self.assertIsNot(self.client._local.held.conn.sock, first)
+
+    def test_close_closes_every_threads_connection(self):
+        import gc
+        import threading
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ResourceWarning)
+            client = Client(f"http://127.0.0.1:{self.server.server_port}", timeout=2.0)
+            sockets = []
+
+            def check():
+                client.check("k")
+                sockets.append(client._local.held.conn.sock)
+
+            worker = threading.Thread(target=check)
+            worker.start()
+            worker.join()
+            check()
+            client.close()
+            self.assertEqual([s.fileno() for s in sockets], [-1, -1], "both threads' closed")
+            self.assertTrue(client.check("k").allowed, "a call after close opens a new one")
+            with client:
+                pass
+            del client, worker, sockets
+            gc.collect()
+        leaks = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+        self.assertEqual(leaks, [])
+
+    def test_a_with_block_closes_its_connections(self):
+        with Client(f"http://127.0.0.1:{self.server.server_port}", timeout=2.0) as client:
+            client.check("k")
+            sock = client._local.held.conn.sock
+        self.assertEqual(sock.fileno(), -1)
 
 
 class AdminTest(unittest.TestCase):
@@ -222,14 +270,14 @@ class AdminTest(unittest.TestCase):
         self.admin.set_class(cls, "10/s")
         self.assertIn({"class": cls, "limit": "10/s", "burst": 1}, self.admin.classes())
         key = unique("tenant")
-        self.admin.set_key_limit(cls, key, ("5/min", 3))
-        self.admin.set_key_limit("", key, follows=cls)
+        self.admin.set_key_limit(key, ("5/min", 3), cls)
+        self.admin.set_key_limit(key, follows=cls)
         mine = [e for e in self.admin.key_limits() if e["key"] == key]
         self.assertIn({"class": cls, "key": key, "limit": "5/min", "burst": 3}, mine)
         self.assertIn({"class": "", "key": key, "follows": cls}, mine)
-        self.assertTrue(self.admin.remove_key_limit(cls, key))
-        self.assertTrue(self.admin.remove_key_limit("", key))
-        self.assertFalse(self.admin.remove_key_limit(cls, key))
+        self.assertTrue(self.admin.remove_key_limit(key, cls))
+        self.assertTrue(self.admin.remove_key_limit(key))
+        self.assertFalse(self.admin.remove_key_limit(key, cls))
         self.admin.set_shadow(cls, "1/s")
         self.assertIn({"class": cls, "limit": "1/s", "burst": 1}, self.admin.shadows())
         self.admin.set_shadow(cls, None)

@@ -112,6 +112,8 @@ export interface MembershipOptions {
    * The layer above (allocation): extra payload and member events.
    *
    * @default {none}
+   *
+   * @internal For the fleet node, which sets it.
    */
   readonly extension?: MembershipExtension;
 }

@@ -24,9 +24,17 @@
  * address after it opens goes in full, whatever it answers: often the ack
  * of a member that proved this node to one that has not yet proven it,
  * whose ping is lean and whose answer is the news it lacks (capped too, a
- * fleet of 200 formed 15% slower). So forged joins and pings in any
- * address's name get it at most their bytes and twice their bytes, plus
- * that one datagram from each node.
+ * fleet of 200 formed 15% slower). A request to probe (a ping-req) buys
+ * the same: the helper's ping to the target, and the ack or nack it passes
+ * back to the requester, each take at most `ANSWER_FACTOR` times the
+ * request, and never count as that first answer. While news waits,
+ * requesters pad their requests to half a datagram, so a helper's news (a
+ * seed's, which met every joiner, most of all) goes in full as before
+ * (capped, 200 members formed 4% slower; capped and taken as first
+ * answers, one fleet in twelve took 10.6 s); an unpadded forged one buys
+ * twice its bytes. A request to probe its own sender is refused. So forged joins, pings and ping-reqs in any address's name get it at
+ * most their bytes, twice and twice their bytes, plus that one datagram
+ * from each node.
  *
  * Bounded: `maxProven` proven addresses, `MAX_UNPROVEN` credits,
  * `MAX_CHALLENGES` pings awaiting their ack (and as many times they went)

@@ -6,7 +6,8 @@
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, Node } from "@rateguard/guard/core";
+ * import { Address } from "../../proto/mod.ts";
+ * import { Node } from "./mod.ts";
  * const node = new Node(Address.parse("10.0.0.1:7946"), { seed: 7, seeds: ["10.0.0.2:7946"] });
  * node.handleTimeout(0);
  * const join = node.pollTransmit();

@@ -65,12 +65,15 @@ export interface MembershipStats {
   readonly mismatchedRecords: number;
   /** Datagrams refused: undecodable, or a sender whose ID is not its address's. */
   readonly malformed: number;
+  /** Sections of kinds this version does not know (a later version's), skipped in datagrams taken. */
+  readonly skippedSections: number;
   /** Whether `leave()` was called. */
   readonly left: boolean;
   /**
    * Datagrams not sent to an address that has not shown it receives there,
-   * as they would have exceeded the bytes received in its name; and pages
-   * not sent to any address, as they exceeded the join that asked for them.
+   * as they would have exceeded the bytes received in its name; pages not
+   * sent to any address, as they exceeded the join that asked for them;
+   * and probes not made for a request to probe its own sender.
    */
   readonly withheldDatagrams: number;
   /** Bytes of those datagrams, at the least each could have taken. */
@@ -92,7 +95,8 @@ const LIFE_STREAM = 0x6c696665;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Address, Node } from "@rateguard/guard/core";
+ * import { Address } from "../../proto/mod.ts";
+ * import { Node } from "./mod.ts";
  * const a = new Node(Address.parse("10.0.0.1:7946"), { seed: 1 });
  * const b = new Node(Address.parse("10.0.0.2:7946"), { seed: 2, seeds: ["10.0.0.1:7946"] });
  * const nodes = [a, b];
@@ -134,6 +138,7 @@ export class Node {
   #left = false;
   #malformed = 0;
   #mismatched = 0;
+  #skippedSections = 0;
   #identityConflicts = 0;
   /** The membership transfer under way: whom to ask for which page. */
   #sync: { from: Address; page: number; askedAtMs: number; tries: number } | undefined;
@@ -161,7 +166,13 @@ export class Node {
     this.#table = new MemberTable(this.#config, (change, member) => this.#changed(change, member));
     this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
-      send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
+      send: (nowMs, to, fields, relayFor) =>
+        this.#outbox.send(
+          nowMs,
+          to,
+          fields,
+          relayFor === undefined ? {} : { paidBytes: relayFor, relayed: true },
+        ),
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
       proven: () => this.#provenMembers(),
@@ -185,6 +196,7 @@ export class Node {
       isSeed: (address) => this.#seeds.has(address),
       nextSeq: () => this.#prober.nextSeq(),
       probeTimeoutMs: this.#config.probeTimeoutMs,
+      newsPending: () => this.#broadcasts.size > 0,
     });
   }
 
@@ -285,6 +297,7 @@ export class Node {
       return;
     }
     const message = decoded.value;
+    this.#skippedSections += decoded.skippedSections ?? 0;
     const { sender } = message;
     if (sender.address.equals(this.#self)) {
       this.#aboutSelf(aliveRecord(sender));
@@ -366,12 +379,17 @@ export class Node {
         return;
       case "pingReq":
         if (!message.target.id.equals(message.target.address.id)) this.#mismatched++;
-        else if (!message.target.address.equals(this.#self)) {
+        else if (message.target.address.equals(to)) {
+          // Nobody asks for a probe of itself: such a request would get the
+          // address it names both the ping and the answer it paid for.
+          this.#gate.withhold(this.#composer.bareSize({ type: "ping", seq: message.seq }));
+        } else if (!message.target.address.equals(this.#self)) {
           this.#prober.relay(nowMs, {
             requester: { id: peer.id, address: to },
             proven: this.#gate.isProven(to.toString()),
             seq: message.seq,
             target: message.target.address,
+            paidBytes: size,
           });
         }
         return;
@@ -522,6 +540,7 @@ export class Node {
       identityConflicts: this.#identityConflicts,
       mismatchedRecords: this.#mismatched,
       malformed: this.#malformed,
+      skippedSections: this.#skippedSections,
       left: this.#left,
       withheldDatagrams: this.#gate.withheldDatagrams,
       withheldBytes: this.#gate.withheldBytes,

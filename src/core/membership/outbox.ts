@@ -15,6 +15,9 @@ import { ANSWER_FACTOR, type Gate } from "./gate.ts";
 import type { SendFields } from "./prober.ts";
 import type { Member } from "./table.ts";
 
+/** What a request to probe is padded to while news waits (see `send`). */
+const PING_REQ_PAD_BYTES = Math.ceil(MAX_MESSAGE_BYTES / ANSWER_FACTOR);
+
 /** A datagram the node wants sent. */
 export interface Transmit {
   /** Where to. */
@@ -31,6 +34,13 @@ export interface SendOptions {
   readonly padTo?: number;
   /** Bytes of the ping this ack answers: it takes at most `ANSWER_FACTOR` times as many. */
   readonly paidBytes?: number;
+  /**
+   * Sent for a request to probe (`paidBytes` its bytes): the ping to the
+   * target, or the ack or nack to the requester. It never goes in full as
+   * an address's first answer: that is the news a member proven lacks,
+   * not what a request in someone else's name may buy.
+   */
+  readonly relayed?: boolean;
 }
 
 /** What the outbox reads from its node. */
@@ -43,6 +53,8 @@ export interface OutboxParts {
   readonly nextSeq: () => number;
   /** How long an ack may take: no second ping to prove an address goes sooner. */
   readonly probeTimeoutMs: number;
+  /** Whether news of members waits to be piggybacked. */
+  readonly newsPending: () => boolean;
 }
 
 /** One node's queue of datagrams to send. */
@@ -66,13 +78,13 @@ export class Outbox {
   send(nowMs: number, to: Address, fields: SendFields, options: SendOptions = {}): void {
     const { gate, composer } = this.#parts;
     const { peer, paidBytes } = options;
-    const padTo = options.padTo ?? (fields.type === "join" ? MAX_MESSAGE_BYTES : 0);
+    const padTo = options.padTo ?? this.#padTo(fields.type);
     const key = to.toString();
     const open = this.#open(to, key);
 
-    const answerBytes = paidBytes === undefined || (open && gate.firstAnswer(key))
-      ? Infinity
-      : ANSWER_FACTOR * paidBytes;
+    const inFull = paidBytes === undefined ||
+      (open && !options.relayed && gate.firstAnswer(key));
+    const answerBytes = inFull ? Infinity : ANSWER_FACTOR * paidBytes;
     const limits = open
       ? { peer, padTo, maxBytes: answerBytes }
       : { peer, padTo, maxBytes: Math.min(gate.room(key), answerBytes), lean: true };
@@ -156,6 +168,19 @@ export class Outbox {
    */
   #open(address: Address, key: string): boolean {
     return this.#parts.isSeed(address) || this.#parts.gate.isProven(key);
+  }
+
+  /**
+   * What a datagram of `type` is padded to, to pay for its answer: a join
+   * for a page in full; a request to probe, while news waits, to half a
+   * datagram, so that the helper's ping and the ack it passes back (each
+   * at most `ANSWER_FACTOR` times the request) carry the helper's news in
+   * full while a fleet forms or changes. A settled fleet's requests go
+   * bare: at 200 members, padded, they were a third of its bytes.
+   */
+  #padTo(type: SendFields["type"]): number {
+    if (type === "join") return MAX_MESSAGE_BYTES;
+    return type === "pingReq" && this.#parts.newsPending() ? PING_REQ_PAD_BYTES : 0;
   }
 
   #barePing(): number {

@@ -23,8 +23,12 @@ export type SendFields =
 
 /** The node's side of the prober. */
 export interface ProberHost {
-  /** Sends a message, with piggybacked news, to `to`. */
-  send(nowMs: number, to: Address, fields: SendFields): void;
+  /**
+   * Sends a message, with piggybacked news, to `to`; with `relayFor`, the
+   * bytes of the request to probe that it is sent for, which bound it (see
+   * `gate.ts`).
+   */
+  send(nowMs: number, to: Address, fields: SendFields, relayFor?: number): void;
   /** The probe of `member` failed: suspect it. */
   suspect(nowMs: number, member: Member): void;
   /** Every member held. */
@@ -63,6 +67,8 @@ interface Relay {
   readonly requester: Peer;
   readonly seq: number;
   readonly nackAtMs: number;
+  /** Bytes of the request, which bound the ping, the ack and the nack it asks for. */
+  readonly paidBytes: number;
 }
 
 /** When a helper gives up on the target, as a fraction of the probe timeout. */
@@ -193,7 +199,8 @@ export class Prober {
     const relay = this.#relays.get(seq);
     if (!relay) return undefined;
     this.#relays.delete(seq);
-    this.#host.send(nowMs, relay.requester.address, { type: "ack", seq: relay.seq });
+    const { requester, paidBytes } = relay;
+    this.#host.send(nowMs, requester.address, { type: "ack", seq: relay.seq }, paidBytes);
     return undefined;
   }
 
@@ -213,7 +220,7 @@ export class Prober {
    */
   relay(
     nowMs: number,
-    request: { requester: Peer; proven: boolean; seq: number; target: Address },
+    request: { requester: Peer; proven: boolean; seq: number; target: Address; paidBytes: number },
   ): void {
     // As many as there are members: each may have its probe running here at
     // once. A fleet's seed is every member's first helper, and when it
@@ -224,10 +231,10 @@ export class Prober {
     // The requester gives up at the end of its period, a probe timeout after
     // asking: the nack must reach it before then to count, so it leaves early.
     const nackAtMs = nowMs + this.#config.probeTimeoutMs * NACK_AT;
-    this.#relays.set(seq, { requester: request.requester, seq: request.seq, nackAtMs });
-    const { requester, target } = request;
+    const { requester, target, paidBytes } = request;
+    this.#relays.set(seq, { requester, seq: request.seq, nackAtMs, paidBytes });
     const named = request.proven && !requester.address.equals(target) ? { requester } : {};
-    this.#host.send(nowMs, target, { type: "ping", seq, ...named });
+    this.#host.send(nowMs, target, { type: "ping", seq, ...named }, paidBytes);
   }
 
   /** Sends indirect probes, fails probes and sends nacks that are due. */
@@ -260,7 +267,8 @@ export class Prober {
     for (const [seq, relay] of this.#relays) {
       if (relay.nackAtMs > nowMs) break;
       this.#relays.delete(seq);
-      this.#host.send(nowMs, relay.requester.address, { type: "nack", seq: relay.seq });
+      const { requester, paidBytes } = relay;
+      this.#host.send(nowMs, requester.address, { type: "nack", seq: relay.seq }, paidBytes);
     }
   }
 

@@ -12,7 +12,6 @@ import { KeyLimit, Limit } from "../limit.ts";
 import type { LimitBook } from "../rules.ts";
 import type { Enforcer } from "../enforcer.ts";
 import type { HashKey } from "../hash.ts";
-import { blockUntil } from "../operations.ts";
 import { BlockedUntil, type Origin, type RuleEntry, type RuleKind } from "./entry.ts";
 import { RulesSync } from "./sync.ts";
 
@@ -141,7 +140,7 @@ export function rulesSyncFor(
         setDryRun: (on) => enforcer.dryRun = on,
         block: (className, key, untilWallMs) => {
           const untilMs = untilWallMs === undefined ? nowMs : untilWallMs - wallOffsetMs;
-          blockUntil(enforcer, { className, key, untilMs }, nowMs);
+          enforcer.blockUntil(className, key, untilMs, nowMs);
         },
         startLimit,
         startDryRun,

@@ -110,6 +110,6 @@ export {
   TOMBSTONE_MS,
 } from "./sync.ts";
 export { OUTBOX_ENTRIES } from "./gossip.ts";
-export { NO_RULES, type RulesSyncStats } from "./stats.ts";
+export { type FleetRulesStats, NO_RULES } from "./stats.ts";
 export { OUT_OF_STEP_MS } from "./step.ts";
 export { decodeRules, type Digest, type RulesSection, SectionWriter } from "./wire.ts";

@@ -7,96 +7,118 @@
 
 import type { Sender } from "../../proto/mod.ts";
 
-/** What rule sharing did and holds, in `stats()`. */
-export interface RulesSyncStats {
-  /** Whether this member is still learning the fleet's rules (and held for it). */
-  readonly rulesLearning: boolean;
-  /** The newest version held, as its clock reading (0: none); with the digest, which rules it holds. */
-  readonly rulesVersion: number;
-  /** The table's digest as 16 hex digits: two members that agree show the same. */
-  readonly rulesDigest: string;
-  /** Whether the digest has disagreed with a live peer's for longer than `OUT_OF_STEP_MS` (a minute). */
-  readonly rulesOutOfStep: boolean;
-  /** How long the digest has disagreed with a live peer's, ms (0: it agrees with every one). */
-  readonly rulesApartMs: number;
-  /** Why it is out of step (the digests that differ), `""` when it is not. */
-  readonly rulesOutOfStepReason: string;
-  /** Rules held. */
-  readonly rulesLive: number;
-  /** Removals held (tombstones). */
-  readonly rulesRemoved: number;
-  /** Peers' changes taken and applied here. */
-  readonly rulesApplied: number;
-  /** Rules sections, and entries within them, refused as malformed (an entry is skipped alone). */
-  readonly rulesMalformed: number;
-  /** Rules sections from senders that are not live members here, dropped. */
-  readonly rulesStrangers: number;
-  /** Page requests dropped: without this member's ticket for their address, and not paying for a page. */
-  readonly rulesUnproven: number;
-  /** Changes refused: stamped too far ahead of this clock, or older than a removal's lifetime. */
-  readonly rulesRefused: number;
-  /** Changes not taken for want of room (`maxEntries`). */
-  readonly rulesFull: number;
-  /** Local changes too large to share (class and key beyond a page). */
-  readonly rulesUnshared: number;
-  /** Entries held, rules and tombstones. */
-  readonly rulesEntries: number;
-  /** Entries held at most (`maxEntries`). */
-  readonly rulesBound: number;
-  /** Of the bound, the entries kept for members' changes: strangers' take at most the rest. */
-  readonly rulesReserved: number;
-  /** Entries whose version this member stamped: changes made here. */
-  readonly rulesOwn: number;
-  /** Entries stamped by others. */
-  readonly rulesPeers: number;
-  /** Of those, entries whose origin was no live member when they came (at most `bound - reserved`). */
-  readonly rulesStrangerEntries: number;
-  /** Whether a rule was refused for room since the table last freed a slot. */
-  readonly rulesTableFull: boolean;
-  /** Why it is full, with its counts; `""` when it is not. */
-  readonly rulesTableFullReason: string;
-  /** Transfers of a peer's table completed. */
-  readonly rulesTransfers: number;
-  /** Refusals of every reason so far (malformed, stale, ahead, full): a change of it is a new refusal to log. */
-  readonly rulesRefusals: number;
-  /** Why the last refusal was, and from whom (`""`: none yet). */
-  readonly rulesLastRefusal: string;
+/**
+ * Which of the fleet's rules this instance holds, and what sharing them did
+ * (`stats().rules`, and `FleetNode.stats(nowMs).rules`): one shape from the
+ * rule sharing that counts them to the snapshot the sidecar serves. Two
+ * instances with the same `digest` hold the same rules.
+ */
+export interface FleetRulesStats {
+  /** Whether this instance shares rule changes with the fleet (`fleetRules`). */
+  readonly shared: boolean;
+  /** Still learning the fleet's rules after a start: held at the floor meanwhile. */
+  readonly learning: boolean;
+  /** The newest change held: its version's clock reading (wall ms × 1024 + a counter); 0 for none. */
+  readonly version: number;
+  /** The digest of the rules held, 16 hex digits. */
+  readonly digest: string;
+  /**
+   * Whether the digest has disagreed with a live peer's for longer than a
+   * minute (`OUT_OF_STEP_MS`): not a change spreading, a fault. The
+   * instance keeps pulling until they agree.
+   */
+  readonly outOfStep: boolean;
+  /** How long the digest has disagreed with a live peer's, ms; 0 when it agrees with all. */
+  readonly apartMs: number;
+  /** Why it is out of step: its digest and a peer's that differs; `""` when in step. */
+  readonly outOfStepReason: string;
+  /** Rules held from the fleet. */
+  readonly live: number;
+  /** Removals held, until they expire (an hour). */
+  readonly removed: number;
+  /** Peers' changes applied here. */
+  readonly applied: number;
+  /** Peers' changes refused: too far ahead of this clock, older than a removal's lifetime, or beyond this book's bounds. */
+  readonly refused: number;
+  /** Rules sections, and entries within them, refused as malformed (a bad entry is skipped alone). */
+  readonly malformed: number;
+  /** Rules sections from senders that are no live member here. */
+  readonly strangers: number;
+  /**
+   * Rules sections read up to a part of a type this version does not know (a
+   * later version's, in a mixed fleet): what came before it taken, the rest skipped.
+   */
+  readonly skippedParts: number;
+  /** Page requests without this instance's ticket for their address that did not pay for an answer. */
+  readonly unproven: number;
+  /** Changes not kept for want of room. */
+  readonly full: number;
+  /** Changes made here too large to share. */
+  readonly unshared: number;
+  /** Entries held, rules and removals. */
+  readonly entries: number;
+  /** Entries held at most: those of origins that are no member take at most `bound - reserved`. */
+  readonly bound: number;
+  /** Of the bound, the entries kept for members' changes (strangers' cannot take them). */
+  readonly reserved: number;
+  /** Entries set on this instance (its own changes). */
+  readonly own: number;
+  /** Entries set on other members (or forged, with signing off). */
+  readonly peers: number;
+  /** Of `peers`, those whose origin was no live member as they came: departed members' or forged. */
+  readonly strangerEntries: number;
+  /**
+   * Whether the table refused a rule for room since it last freed one: a
+   * change made here that would not fit is refused with `RulesFull`.
+   */
+  readonly tableFull: boolean;
+  /** Why the table is full, with its counts; `""` when it is not. */
+  readonly tableFullReason: string;
+  /** Transfers of a peer's whole table completed. */
+  readonly transfers: number;
+  /** Refusals so far, of every reason (malformed, stale, ahead of this clock, full): logged as it grows. */
+  readonly refusals: number;
+  /** Why the last refusal was, and from whom (`""`: none). */
+  readonly lastRefusal: string;
 }
 
 /** The rule-sharing figures of a node that does not share rules. */
-export const NO_RULES: RulesSyncStats = {
-  rulesLearning: false,
-  rulesVersion: 0,
-  rulesDigest: "0000000000000000",
-  rulesOutOfStep: false,
-  rulesApartMs: 0,
-  rulesOutOfStepReason: "",
-  rulesLive: 0,
-  rulesRemoved: 0,
-  rulesApplied: 0,
-  rulesMalformed: 0,
-  rulesStrangers: 0,
-  rulesUnproven: 0,
-  rulesRefused: 0,
-  rulesFull: 0,
-  rulesUnshared: 0,
-  rulesEntries: 0,
-  rulesBound: 0,
-  rulesReserved: 0,
-  rulesOwn: 0,
-  rulesPeers: 0,
-  rulesStrangerEntries: 0,
-  rulesTableFull: false,
-  rulesTableFullReason: "",
-  rulesTransfers: 0,
-  rulesRefusals: 0,
-  rulesLastRefusal: "",
+export const NO_RULES: FleetRulesStats = {
+  shared: false,
+  learning: false,
+  version: 0,
+  digest: "0000000000000000",
+  outOfStep: false,
+  apartMs: 0,
+  outOfStepReason: "",
+  live: 0,
+  removed: 0,
+  applied: 0,
+  refused: 0,
+  malformed: 0,
+  strangers: 0,
+  skippedParts: 0,
+  unproven: 0,
+  full: 0,
+  unshared: 0,
+  entries: 0,
+  bound: 0,
+  reserved: 0,
+  own: 0,
+  peers: 0,
+  strangerEntries: 0,
+  tableFull: false,
+  tableFullReason: "",
+  transfers: 0,
+  refusals: 0,
+  lastRefusal: "",
 };
 
 /** What a member's rule sharing counts, and why it last refused something. */
 export class Counts {
   applied = 0;
   strangers = 0;
+  skippedParts = 0;
   refused = 0;
   full = 0;
   unshared = 0;

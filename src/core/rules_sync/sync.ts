@@ -28,7 +28,7 @@ import { PageServer, type RulesSend } from "./serve.ts";
 import type { HashKey } from "../hash.ts";
 import { RuleTable } from "./table.ts";
 import { digestHex, StepWatch } from "./step.ts";
-import { Counts, type RulesSyncStats } from "./stats.ts";
+import { Counts, type FleetRulesStats } from "./stats.ts";
 import {
   decodeRules,
   type Digest,
@@ -275,6 +275,7 @@ export class RulesSync {
     }
     for (const reason of section.refusals) this.#counts.malformed(from, reason);
     if (section.cut !== undefined) this.#counts.malformed(from, section.cut);
+    if (section.unknownPart !== undefined) this.#counts.skippedParts++;
     const wallMs = this.#wallMs(nowMs);
     for (const entry of section.changes) {
       if (this.#take(nowMs, from, entry, wallMs)) this.#gossip.enqueue(entry);
@@ -388,36 +389,38 @@ export class RulesSync {
    *
    * @param nowMs The time, ms: how long the digests have disagreed is counted to it.
    */
-  stats(nowMs: number): RulesSyncStats {
+  stats(nowMs: number): FleetRulesStats {
     const d = this.#table.digest();
     const c = this.#counts;
     return {
-      rulesLearning: this.#learning,
-      rulesVersion: this.#newest,
-      rulesDigest: digestHex(d),
-      rulesOutOfStep: this.#step.outOfStep(nowMs),
-      rulesApartMs: this.#step.apartMs(nowMs),
-      rulesOutOfStepReason: this.#step.reason(nowMs, d),
-      rulesLive: d.live,
-      rulesRemoved: this.#table.size - d.live,
-      rulesApplied: c.applied,
-      rulesMalformed: c.malformedCount,
-      rulesStrangers: c.strangers,
-      rulesUnproven: this.#server.unproven,
-      rulesRefused: c.refused,
-      rulesFull: c.full,
-      rulesUnshared: c.unshared,
-      rulesEntries: this.#table.size,
-      rulesBound: this.#table.bound,
-      rulesReserved: this.#table.reserved,
-      rulesOwn: this.#table.own,
-      rulesPeers: this.#table.size - this.#table.own,
-      rulesStrangerEntries: this.#table.strangers,
-      rulesTableFull: this.#table.full,
-      rulesTableFullReason: this.fullReason(),
-      rulesTransfers: c.transfers,
-      rulesRefusals: c.refusals,
-      rulesLastRefusal: c.lastRefusal,
+      shared: true,
+      learning: this.#learning,
+      version: this.#newest,
+      digest: digestHex(d),
+      outOfStep: this.#step.outOfStep(nowMs),
+      apartMs: this.#step.apartMs(nowMs),
+      outOfStepReason: this.#step.reason(nowMs, d),
+      live: d.live,
+      removed: this.#table.size - d.live,
+      applied: c.applied,
+      refused: c.refused,
+      malformed: c.malformedCount,
+      strangers: c.strangers,
+      skippedParts: c.skippedParts,
+      unproven: this.#server.unproven,
+      full: c.full,
+      unshared: c.unshared,
+      entries: this.#table.size,
+      bound: this.#table.bound,
+      reserved: this.#table.reserved,
+      own: this.#table.own,
+      peers: this.#table.size - this.#table.own,
+      strangerEntries: this.#table.strangers,
+      tableFull: this.#table.full,
+      tableFullReason: this.fullReason(),
+      transfers: c.transfers,
+      refusals: c.refusals,
+      lastRefusal: c.lastRefusal,
     };
   }
 

@@ -16,7 +16,8 @@
  * entry  = kind u8 | clock hi u32 | clock lo u32 | origin hi u32 | origin lo u32
  *          | class length u16 | class (UTF-8) | key length u16 | key (keyLimit and block only)
  *          | value u8: 0 removed, 1 limit, 2 class-of, 3 on, 4 off, 5 blocked until
- *          | limit: count u32 | period u8 (1 s, 2 min, 3 h) | burst u32 (0: the default)
+ *          | limit: count u32 | period u8 (1 s, 2 min, 3 h, 4 ms follow) | burst u32 (0: the default)
+ *                   | (period 4 only) period ms hi u32 | lo u32
  *          | class-of: length u16 | name
  *          | blocked until: wall-clock ms hi u32 | lo u32
  * ```
@@ -65,6 +66,8 @@ const PART_PAD = 4;
 const FLAG_LEARNING = 1;
 const FLAG_AHEAD = 2;
 const PERIOD_CODES = new Map<number, number>([[1_000, 1], [60_000, 2], [3_600_000, 3]]);
+/** The period code of any other period (`Limit.per`): its milliseconds follow the burst. */
+const PERIOD_MS_FOLLOW = 4;
 const KIND_BY_NUMBER = new Map<number, RuleKind>(
   Object.entries(RULE_KINDS).map(([name, n]) => [n, name as RuleKind]),
 );
@@ -137,13 +140,18 @@ export interface RulesSection {
   readonly refusals: readonly string[];
   /** Why the section stops short of its end, if it does: what came before is taken. */
   readonly cut?: string;
+  /**
+   * The type of a part this version does not know (a later version's), where
+   * reading stopped: it and what follows it are skipped, what came before taken.
+   */
+  readonly unknownPart?: number;
 }
 
 /** Bytes an entry takes on the wire. */
 export function entrySize(entry: RuleEntry): number {
   let size = 1 + 16 + 2 + utf8Bytes(entry.className).length + 1;
   if (keyed(entry.kind)) size += 2 + utf8Bytes(entry.key).length;
-  if (entry.value instanceof Limit) size += 9;
+  if (entry.value instanceof Limit) size += PERIOD_CODES.has(entry.value.periodMs()) ? 9 : 17;
   else if (entry.value instanceof KeyLimit) size += 2 + utf8Bytes(entry.value.className).length;
   else if (entry.value instanceof BlockedUntil) size += 8;
   return size;
@@ -240,9 +248,11 @@ export class SectionWriter {
       this.#u64(value.untilMs);
     } else {
       this.#u8(1);
+      const code = PERIOD_CODES.get(value.periodMs()) ?? PERIOD_MS_FOLLOW;
       this.#u32(value.count());
-      this.#u8(PERIOD_CODES.get(value.periodMs())!);
+      this.#u8(code);
       this.#u32(value.hasExplicitBurst() ? value.burstSize() : 0);
+      if (code === PERIOD_MS_FOLLOW) this.#u64(value.periodMs());
     }
   }
 
@@ -296,6 +306,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
   let pull: PullRequest | undefined;
   let page: Page | undefined;
   let cut: string | undefined;
+  let unknownPart: number | undefined;
   while (cut === undefined && r.remaining > 0) {
     const type = r.u8();
     if (type === PART_CHANGE) {
@@ -317,7 +328,10 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
       else page = read;
     } else if (type === PART_PULL || type === PART_PAGE) {
       cut = "a second page or page request";
-    } else break; // a later version's part: what follows cannot be read
+    } else {
+      unknownPart = type; // a later version's part: what follows cannot be read
+      break;
+    }
   }
   return {
     learning: (flags & FLAG_LEARNING) !== 0,
@@ -326,6 +340,7 @@ export function decodeRules(bytes: Uint8Array): RulesSection | undefined {
     changes,
     refusals,
     ...(cut === undefined ? {} : { cut }),
+    ...(unknownPart === undefined ? {} : { unknownPart }),
     ...(pull === undefined ? {} : { pull }),
     ...(page ? { page } : {}),
   };
@@ -374,9 +389,15 @@ function readEntry(r: Reader): RuleEntry | Refused | undefined {
   let value: RuleEntry["value"];
   let refused: string | undefined;
   if (tag === 1) {
-    const count = r.u32(), period = r.u8(), burst = r.u32();
-    value = shared(`${count}/${period}/${burst}`, () => readLimit(count, period, burst));
-    if (!value) refused = `no limit is ${count} a period of code ${period}, burst ${burst}`;
+    const count = r.u32(), code = r.u8(), burst = r.u32();
+    const period = code === PERIOD_MS_FOLLOW ? r.u32() * 2 ** 32 + r.u32() : code;
+    value = shared(
+      `${count}/${code}/${period}/${burst}`,
+      () => readLimit(count, code, period, burst),
+    );
+    if (!value) {
+      refused = `no limit is ${count} a period of code ${code} (${period}), burst ${burst}`;
+    }
   } else if (tag === 2) {
     const name = readText(r);
     if (name === undefined) refused = "a class-of name that is not UTF-8";
@@ -414,15 +435,20 @@ function shared<T>(key: string, make: (key: string) => T): T {
   return value;
 }
 
-/** The limit of a wire limit, or undefined when no `Limit` holds it. */
-function readLimit(count: number, period: number, burst: number): Limit | undefined {
+/**
+ * The limit of a wire limit, or undefined when no `Limit` holds it; `period`
+ * is the milliseconds that followed code {@link PERIOD_MS_FOLLOW}.
+ */
+function readLimit(count: number, code: number, period: number, burst: number): Limit | undefined {
   try {
-    const limit = period === 1
+    const limit = code === 1
       ? Limit.perSecond(count)
-      : period === 2
+      : code === 2
       ? Limit.perMinute(count)
-      : period === 3
+      : code === 3
       ? Limit.perHour(count)
+      : code === PERIOD_MS_FOLLOW
+      ? Limit.per(count, period)
       : undefined;
     return limit && burst > 0 ? limit.burst(burst) : limit;
   } catch {

@@ -1,6 +1,8 @@
 /**
- * The rules changed on a guard: each change is made in its book and, when
- * the guard shares rules, passed to the fleet. A bulk change
+ * A guard's rules (its part behind `setLimit`, `setClass`, `setKeyLimit`,
+ * `setShadow`, `setDryRun`, the bulk setters and their readers): each
+ * change is made in its book and, when the guard shares rules, passed to
+ * the fleet. A bulk change
  * (`setClasses`, `setKeyLimits`, `setShadows`) replaces a whole part of
  * the book, and each rule that appeared, changed or went is one change the
  * fleet's table orders on its own.
@@ -11,17 +13,18 @@
 import type { Enforcer } from "../core/enforcer.ts";
 import type { RuleChange } from "../core/fleet_node.ts";
 import type { KeyLimit, Limit } from "../core/limit.ts";
+import { classOf, type KeyOptions } from "../core/options.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import { sameValue } from "../core/rules_sync/entry.ts";
 import type { Clock } from "./clock.ts";
 import type { GossipTask } from "./gossip.ts";
 
 /**
- * A guard's rule setters, behind its methods of the same names (whose
- * documentation says what each takes and throws): the book's change, then
- * the fleet's.
+ * A guard's rules, behind its methods of the same names (whose
+ * documentation says what each takes and throws): a change goes to the
+ * book, then to the fleet; a read is the book's.
  */
-export class RuleDesk {
+export class GuardRules {
   readonly #book: LimitBook;
   readonly #enforcer: Enforcer;
   readonly #gossip: GossipTask | undefined;
@@ -65,13 +68,23 @@ export class RuleDesk {
     this.#bulk(() => this.#book.setClasses(entries));
   }
 
-  setKeyLimit(className: string, key: string, limit: Limit | KeyLimit): void {
+  setKeyLimit(key: string, limit: Limit | KeyLimit, options: KeyOptions | undefined): void {
+    if (typeof limit === "string") {
+      // The class-first order of 0.2.0: (className, key, limit).
+      throw new TypeError(
+        `setKeyLimit(key, limit, { class }) takes the key first, then its limit; got the string ${
+          JSON.stringify(limit)
+        } as the limit`,
+      );
+    }
+    const className = classOf(options, "setKeyLimit");
     this.#admit("keyLimit", className, key);
     this.#book.setKeyLimit(className, key, limit);
     this.#share({ kind: "keyLimit", className, key, value: limit });
   }
 
-  removeKeyLimit(className: string, key: string): boolean {
+  removeKeyLimit(key: string, options: KeyOptions | undefined): boolean {
+    const className = classOf(options, "removeKeyLimit");
     const had = this.#book.removeKeyLimit(className, key);
     if (had) this.#share({ kind: "keyLimit", className, key, value: undefined });
     return had;
@@ -89,6 +102,24 @@ export class RuleDesk {
 
   setShadows(entries: Iterable<ShadowEntry>): void {
     this.#bulk(() => this.#book.setShadows(entries));
+  }
+
+  limitFor(key: string, options: KeyOptions | undefined): Limit {
+    const className = options?.class ?? "";
+    this.#book.checkKey(className, key, "limitFor");
+    return this.#book.resolve(className, key).limit;
+  }
+
+  classes(): ClassEntry[] {
+    return this.#book.classes();
+  }
+
+  keyLimits(): KeyLimitEntry[] {
+    return this.#book.keyLimits();
+  }
+
+  shadows(): ShadowEntry[] {
+    return this.#book.shadows();
   }
 
   setDryRun(on: boolean): void {

@@ -12,10 +12,10 @@ import { Enforcer } from "../../src/core/enforcer.ts";
 import { RateguardError } from "../../src/core/errors.ts";
 import type { RuleChange } from "../../src/core/fleet_node.ts";
 import type { GossipTask } from "../../src/runtime/gossip.ts";
-import { bookParts, RuleDesk } from "../../src/runtime/rule_changes.ts";
+import { bookParts, GuardRules } from "../../src/runtime/guard_rules.ts";
 
-/** A desk over a fleet node whose table has room for `room` new rules. */
-function desk(room: number) {
+/** The rule setters over a fleet node whose table has room for `room` new rules. */
+function guardRules(room: number) {
   const book = new LimitBook(Limit.perSecond(10), { maxClasses: 8, maxKeyLimits: 64 });
   book.setClass("pro", Limit.perSecond(5));
   book.setKeyLimit("pro", "t:0", Limit.perSecond(1));
@@ -35,16 +35,16 @@ function desk(room: number) {
     },
   };
   const gossip = { node } as unknown as GossipTask;
-  return { book, shared, desk: new RuleDesk({ book, enforcer, gossip, clock: () => 0 }) };
+  return { book, shared, rules: new GuardRules({ book, enforcer, gossip, clock: () => 0 }) };
 }
 
 const refused = (e: unknown) => e instanceof RateguardError && e.code === "RulesFull";
 
 test("a setter refused for room leaves the book as it was and shares nothing", () => {
-  const { book, shared, desk: d } = desk(0);
+  const { book, shared, rules: d } = guardRules(0);
   const before = JSON.stringify(bookParts(book));
   assert.throws(() => d.setLimit(Limit.perSecond(500)), refused);
-  assert.throws(() => d.setKeyLimit("pro", "t:1", Limit.perSecond(2)), refused);
+  assert.throws(() => d.setKeyLimit("t:1", Limit.perSecond(2), { class: "pro" }), refused);
   assert.throws(() => d.setClass("free", Limit.perSecond(1)), refused);
   assert.equal(String(book.defaultLimit()), "10/s");
   assert.equal(JSON.stringify(bookParts(book)), before);
@@ -52,7 +52,7 @@ test("a setter refused for room leaves the book as it was and shares nothing", (
 });
 
 test("a bulk change the table cannot take is put back, whole", () => {
-  const { book, shared, desk: d } = desk(2);
+  const { book, shared, rules: d } = guardRules(2);
   const before = JSON.stringify(bookParts(book));
   const many = Array.from({ length: 5 }, (_, i) => ["pro", `t:${i}`, Limit.perSecond(3)] as const);
   assert.throws(() => d.setKeyLimits(many), refused);
