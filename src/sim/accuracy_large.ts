@@ -12,7 +12,7 @@
 
 import { MIN_SHARED_BURST } from "../core/rule.ts";
 import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, skewed } from "./accuracy.ts";
-import { defaultBursts, defaultsHold, JOIN_SECONDS_OVER } from "./accuracy_defaults.ts";
+import { defaultBursts, defaultsHold, JOIN_SECONDS_OVER, joinsHold } from "./accuracy_defaults.ts";
 import type { Fleet } from "./fleet.ts";
 
 /**
@@ -94,7 +94,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `scale-up-${n}`,
       label: `${n} nodes: 100 join at once, 10 s late`,
-      ...joins,
+      ...joinsHold(n),
       nodes: n - 100,
       demand: even,
       eventAtMs: EVENT_AT_MS,
