@@ -1,6 +1,6 @@
-// Runs the check() benchmark on Deno, Bun and Node and prints the README's
-// performance table; with --write, replaces the table in README.md between
-// its bench markers.
+// Runs the check() benchmark on Deno, Bun and Node and prints the table of
+// docs/performance.md; with --write, replaces the table there between its
+// bench markers.
 import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 
@@ -42,11 +42,12 @@ const table = lines.join("\n");
 console.log(table);
 
 if (process.argv.includes("--write")) {
-  const readme = readFileSync("README.md", "utf8");
+  const page = "docs/performance.md";
+  const text = readFileSync(page, "utf8");
   const re = /(<!-- bench:start -->\n)[\s\S]*?(\n<!-- bench:end -->)/;
-  if (!re.test(readme)) throw new Error("README.md has no bench markers");
-  writeFileSync("README.md", readme.replace(re, `$1${table}$2`));
-  console.error("README.md updated");
+  if (!re.test(text)) throw new Error(`${page} has no bench markers`);
+  writeFileSync(page, text.replace(re, `$1${table}$2`));
+  console.error(`${page} updated`);
 }
 
 function median(xs) {

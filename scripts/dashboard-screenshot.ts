@@ -1,7 +1,7 @@
-// Regenerates docs/dashboard.png, the dashboard's picture in README.md and
-// docs/sidecar.md: three sidecars on loopback with a hot key over its limit
-// and a shadow under it, Debian's Chromium headless, after half a minute of
-// traffic so the chart has a shape.
+// Regenerates docs/dashboard.png, the dashboard's picture in docs/sidecar.md:
+// three sidecars on loopback with a hot key over its limit and a shadow under
+// it, Debian's Chromium headless, after half a minute of traffic so the chart
+// has a shape.
 //
 //   node --import tsx scripts/dashboard-screenshot.ts [out.png]
 import process from "node:process";

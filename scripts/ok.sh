@@ -48,7 +48,7 @@ check accuracy "$deno" run -A src/sim/accuracy_cli.ts --check
 # the 1000-instance table is a task of its own (`deno task accuracy:large
 # --sizes 1000`; its cost is in docs/accuracy.md).
 check accuracy-200 node_modules/.bin/bun src/sim/accuracy_cli.ts --large --sizes 200 --check
-check doc-examples "$deno" test --doc -A mod.ts src README.md
+check doc-examples "$deno" test --doc -A mod.ts src README.md docs/*.md
 # deno doc --lint over every entry point of deno.json at once, plus @param and
 # @returns on every public function and method, and one meaning per exported name.
 check doc-lint "$deno" run -A scripts/doc_lint.ts

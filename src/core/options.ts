@@ -229,7 +229,7 @@ export interface GuardOptions {
    * on every instance (past burst/1.5 instances, each holds that least). The trade: a client that bursts against one instance of a
    * big fleet gets that instance's part of the burst there, not the whole
    * of it. A standalone guard's share is the whole limit, so its burst is
-   * unchanged. See the README's "A burst shared by the fleet".
+   * unchanged. See docs/getting-started.md, "A burst shared by the fleet".
    *
    * Unset, it follows the fleet's size, limit by limit: shared once a burst
    * on each counted instance would add up to more than half the limit's

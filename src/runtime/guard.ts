@@ -662,7 +662,7 @@ export class Guard {
   /**
    * Takes a step of a signing rollout, or of a rotation, with no restart:
    * the mode and at most two secrets, the first signs and either verifies.
-   * See the README's Security section for the order of the steps.
+   * See docs/security.md, "Turning signing on, and rotating", for the order of the steps.
    *
    * @param mode `GossipAuth.Off`, `Transitional` or `Required`.
    * @param secrets At most two secrets; the first signs, either verifies.
@@ -1060,7 +1060,7 @@ export class GuardBuilder {
    * Signs the gossip, or says it goes unsigned. A guard that binds needs
    * this said, even the first of a fleet (which has no seeds): with no
    * secret, `GossipAuth.Off` is the operator's word that the network is
-   * trusted. A standalone guard needs none. See the README's Security section.
+   * trusted. A standalone guard needs none. See docs/security.md.
    *
    * @example
    * ```ts
@@ -1090,7 +1090,7 @@ export class GuardBuilder {
   /**
    * A salt for the hashes of keys, the same on every node: nobody without
    * it can craft a key that hashes like another's. Set or change it by
-   * restarting every node at once, never by a rolling update (see the README).
+   * restarting every node at once, never by a rolling update (see docs/upgrading.md).
    * Keys hash under the first 16 bytes of the salt's SHA-256 (see
    * `saltHashKey`), computed in `spawn()`.
    *

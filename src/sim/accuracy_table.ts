@@ -1,6 +1,6 @@
 /**
  * The accuracy table, rendered from runs of the scenarios, and written into
- * the README and docs/accuracy.md between markers.
+ * docs/accuracy.md between markers.
  *
  * @module
  */

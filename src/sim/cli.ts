@@ -68,7 +68,8 @@ function main(args: string[]): number {
       console.error(`--sizes takes whole numbers of at least 2, got ${values.sizes}`);
       return 2;
     }
-    const figures = values.large ? largeFiguresMarkdown(sizes) : figuresMarkdown();
+    const previous = values.write ? readFileSync(values.write, "utf8") : "";
+    const figures = values.large ? largeFiguresMarkdown(sizes, previous) : figuresMarkdown();
     const markers = values.large ? LARGE_MARKERS : undefined;
     if (values.write) {
       const document = readFileSync(values.write, "utf8");

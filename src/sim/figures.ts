@@ -1,5 +1,5 @@
 /**
- * The figures of the README's membership section, measured in the
+ * The figures of docs/membership.md, measured in the
  * simulator: traffic of a healthy cluster and time to detect a crash.
  *
  * @module

@@ -60,8 +60,8 @@ export interface MembershipOptions {
    * at most 10 members. A suspicion must reach its suspect and the
    * refutation spread back, each about log N rounds of gossip, so when a
    * suspicion starts both bounds are multiplied by max(1, log10 N), N the
-   * live members this node knows, itself included: at 200 ms, 2 s up to 10
-   * members, 4 s at 100, 6 s at 1000 (Lifeguard's and memberlist's rule).
+   * live members this node knows, itself included (this one at most 1.75
+   * times): at 200 ms, 2 s up to 10 members, 3.4 s at 50, 3.5 s beyond.
    *
    * @default {10 periods (2 s at 200 ms)}
    */
@@ -170,9 +170,20 @@ export function resolveConfig(options: Omit<MembershipOptions, "seed">): Members
 }
 
 /**
+ * The most the least suspicion timeout grows with the fleet (reached at 56
+ * members): it applies once `suspicionConfirmations` members have each
+ * failed to reach the suspect on their own, and under loss they seldom do
+ * for a living one now that a probe retries its pings a round trip apart
+ * (`rtt.ts`). Grown by log10 N like the most, it was 6 s at a thousand
+ * members, and a crash took 7 s to be known by all.
+ */
+const MIN_SCALE_MAX = 1.75;
+
+/**
  * The suspicion timeout's bounds for a suspicion that starts while this
  * node knows `liveMembers` live members, itself included: the configured
- * ones up to 10 members, times log10 of the count beyond.
+ * ones up to 10 members, times log10 of the count beyond (the least no
+ * more than `MIN_SCALE_MAX` times).
  *
  * @example
  * ```ts
@@ -180,7 +191,7 @@ export function resolveConfig(options: Omit<MembershipOptions, "seed">): Members
  * import { resolveConfig, suspicionBoundsMs } from "./config.ts";
  * const config = resolveConfig({});
  * assert.deepEqual(suspicionBoundsMs(config, 5), { minMs: 2_000, maxMs: 6_000 });
- * assert.deepEqual(suspicionBoundsMs(config, 1_000), { minMs: 6_000, maxMs: 18_000 });
+ * assert.deepEqual(suspicionBoundsMs(config, 1_000), { minMs: 3_500, maxMs: 18_000 });
  * ```
  *
  * @param config The node's configuration.
@@ -192,7 +203,10 @@ export function suspicionBoundsMs(
   liveMembers: number,
 ): { minMs: number; maxMs: number } {
   const scale = Math.max(1, Math.log10(Math.max(1, liveMembers)));
-  return { minMs: config.suspicionMinMs * scale, maxMs: config.suspicionMaxMs * scale };
+  return {
+    minMs: config.suspicionMinMs * Math.min(scale, MIN_SCALE_MAX),
+    maxMs: config.suspicionMaxMs * scale,
+  };
 }
 
 /**

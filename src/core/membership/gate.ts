@@ -95,6 +95,11 @@ export class Gate {
     return this.#provenChanges;
   }
 
+  /** How many addresses are proven. */
+  get provenCount(): number {
+    return this.#proven.size;
+  }
+
   /** Every address proven, as its key. */
   proven(): IterableIterator<string> {
     return this.#proven.keys();

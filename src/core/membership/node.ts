@@ -13,7 +13,6 @@ import {
   type MemberRecord,
   type Message,
   type Sender,
-  type StateMessage,
 } from "../../proto/mod.ts";
 import { Prng } from "../prng.ts";
 import { Broadcasts } from "./broadcasts.ts";
@@ -29,7 +28,8 @@ import { type Applied, MAX_INCARNATION, type Member, MemberTable, otherLife } fr
 import { Prober } from "./prober.ts";
 import { Gate } from "./gate.ts";
 import { Outbox, type Transmit } from "./outbox.ts";
-import { type ResolveRequest, Seeds, type UnresolvedSeed } from "./seeds.ts";
+import { Join } from "./join.ts";
+import type { ResolveRequest, UnresolvedSeed } from "./seeds.ts";
 
 export type { Transmit } from "./outbox.ts";
 
@@ -80,9 +80,6 @@ export interface MembershipStats {
   readonly withheldBytes: number;
 }
 
-/** Times a page of a membership transfer is asked for again before giving up. */
-const PAGE_TRIES = 3;
-
 /** Members told directly of a leave; the rest hear it by gossip. */
 const LEAVE_FANOUT = 64;
 
@@ -123,14 +120,11 @@ export class Node {
   readonly #composer: Composer;
   readonly #gate: Gate;
   readonly #outbox: Outbox;
-  readonly #seeds: Seeds;
+  readonly #join: Join;
   /** Counts the table's changes (see `#provenMembers`). */
   #tableChanges = 0;
   /** The members proven, as last read, and the counts of changes they were read at. */
   #provenKept: { gate: number; table: number; members: readonly Member[] } | undefined;
-  /** Reached a live member once, or found itself the first of its fleet: joining is over for good. */
-  #joined = false;
-  #introduced = false;
   #incarnation = 0;
   #senderNow: Sender | undefined;
   readonly #life: number;
@@ -140,8 +134,6 @@ export class Node {
   #mismatched = 0;
   #skippedSections = 0;
   #identityConflicts = 0;
-  /** The membership transfer under way: whom to ask for which page. */
-  #sync: { from: Address; page: number; askedAtMs: number; tries: number } | undefined;
 
   /**
    * A node alone, until it is given seeds or hears from a member.
@@ -155,8 +147,12 @@ export class Node {
     this.#self = address;
     this.#selfKey = address.toString();
     this.#config = resolveConfig(options);
-    this.#seeds = new Seeds(address, options.seeds ?? []);
-    this.#joined = !this.#seeds.configured || this.#seeds.alone;
+    this.#join = new Join(address, options.seeds ?? [], this.#config, {
+      send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
+      nextSeq: () => this.#prober.nextSeq(),
+      member: (key) => this.#table.get(key),
+      live: () => this.#table.live,
+    });
     this.#extension = options.extension;
     const seed = checkSeed(options.seed);
     this.#prng = new Prng(seed);
@@ -176,10 +172,11 @@ export class Node {
       suspect: (nowMs, member) => this.#suspect(nowMs, member),
       live: () => this.#table.values(),
       proven: () => this.#provenMembers(),
-      seeds: () => this.#seedMembers(),
+      seeds: () => this.#join.seedMembers(),
       newsPending: () => this.#broadcasts.size > 0,
       reachable: (member) => this.#outbox.reachable(member),
       helperRank: (member) => this.#outbox.helperRank(member),
+      provenCount: () => this.#gate.provenCount,
     });
     this.#composer = new Composer({
       config: this.#config,
@@ -188,12 +185,12 @@ export class Node {
       broadcasts: this.#broadcasts,
       randomMember: () => this.#prober.randomMember(),
       sender: () => this.#sender(),
-      isSeed: (address) => this.#seeds.has(address),
+      isSeed: (address) => this.#join.isSeed(address),
     });
     this.#outbox = new Outbox({
       gate: this.#gate,
       composer: this.#composer,
-      isSeed: (address) => this.#seeds.has(address),
+      isSeed: (address) => this.#join.isSeed(address),
       nextSeq: () => this.#prober.nextSeq(),
       probeTimeoutMs: this.#config.probeTimeoutMs,
       newsPending: () => this.#broadcasts.size > 0,
@@ -227,7 +224,7 @@ export class Node {
    * @returns The name and its host, or `undefined` when no lookup is due.
    */
   pollResolve(): ResolveRequest | undefined {
-    return this.#seeds.pollResolve();
+    return this.#join.pollResolve();
   }
 
   /**
@@ -241,10 +238,7 @@ export class Node {
    */
   handleResolved(nowMs: number, name: string, ips: readonly string[]): void {
     if (this.#left) return;
-    const fresh = this.#seeds.resolved(nowMs, name, ips);
-    if (this.#seeds.alone) this.#joined = true;
-    // Alone, a new seed is worth a join now rather than at the next period.
-    if (fresh && this.#table.live === 0) this.#contactSeed(nowMs, () => true);
+    this.#join.resolved(nowMs, name, ips);
   }
 
   /**
@@ -257,7 +251,7 @@ export class Node {
    */
   handleResolveFailed(nowMs: number, name: string): void {
     if (this.#left) return;
-    this.#seeds.failed(nowMs, name);
+    this.#join.failed(nowMs, name);
   }
 
   /**
@@ -266,7 +260,7 @@ export class Node {
    * a fleet rather than joins one.
    */
   get joining(): boolean {
-    return !this.#joined;
+    return this.#join.joining;
   }
 
   /**
@@ -277,7 +271,7 @@ export class Node {
    * @returns The reason, "joining: ..."; empty when not joining.
    */
   joinBlocked(nowMs: number): string {
-    return this.#joined ? "" : this.#seeds.joinBlocked(nowMs);
+    return this.#join.joinBlocked(nowMs);
   }
 
   /**
@@ -348,8 +342,10 @@ export class Node {
     if (cause.type !== "ping" && cause.type !== "join") {
       this.#outbox.send(nowMs, teller, { type: "gossip" });
     }
+    // Members it can reach: a lean datagram to one it has not proven
+    // carries no news, so a refutation sent there went nowhere.
     const others = [...this.#table.values()].filter(
-      (m) => m.state === "alive" && !m.address.equals(teller),
+      (m) => m.state === "alive" && !m.address.equals(teller) && this.#outbox.reachable(m),
     );
     for (const member of this.#prng.shuffle(others).slice(0, this.#config.indirectProbes)) {
       this.#outbox.send(nowMs, member.address, { type: "gossip" });
@@ -397,7 +393,7 @@ export class Node {
         this.#outbox.answerJoin(to, this.#composer.statePage(to, peer, message.page), size);
         return;
       case "state":
-        this.#nextPage(nowMs, to, message);
+        this.#join.page(nowMs, to, message);
         return;
       case "gossip":
         return;
@@ -411,24 +407,16 @@ export class Node {
    */
   handleTimeout(nowMs: number): void {
     if (this.#left) return;
-    this.#seeds.handleTimeout(nowMs);
+    this.#join.handleTimeout(nowMs);
     this.#prober.handleTimeout(nowMs);
     for (const dead of this.#table.expire(nowMs)) this.#prober.forget(dead);
     if (nowMs < this.#nextTickMs) return;
     this.#nextTickMs = nowMs + this.#config.protocolPeriodMs * (this.#prober.awareness + 1);
     if (this.#table.live === 0) {
-      this.#contactSeed(nowMs, () => true);
+      this.#join.alone(nowMs);
       return;
     }
-    if (!this.#introduced) this.#introduce(nowMs);
-    this.#prober.probeNext(nowMs, this.#nextTickMs);
-    this.#retryPage(nowMs);
-    if (nowMs - this.#seeds.lastContactMs >= this.#config.seedIntervalMs) {
-      this.#contactSeed(nowMs, (seed) => {
-        const member = this.#table.get(seed.toString());
-        return !member || member.state === "dead" || member.state === "left";
-      });
-    }
+    this.#join.tick(nowMs, () => this.#prober.probeNext(nowMs, this.#nextTickMs));
   }
 
   /**
@@ -478,7 +466,7 @@ export class Node {
     let next = Math.min(
       this.#nextTickMs,
       this.#prober.nextDeadlineMs(),
-      this.#seeds.nextDeadlineMs(),
+      this.#join.nextDeadlineMs(),
     );
     const suspicion = this.#table.nextDeadlineMs();
     if (suspicion !== undefined && suspicion < next) next = suspicion;
@@ -534,7 +522,7 @@ export class Node {
       awareness: this.#prober.awareness,
       joining: this.joining,
       joinBlocked: this.joinBlocked(nowMs),
-      unresolvedSeeds: this.#seeds.unresolved(nowMs),
+      unresolvedSeeds: this.#join.unresolved(nowMs),
       membersFull: this.#table.isFull(nowMs),
       membersRefused: this.#table.refused,
       identityConflicts: this.#identityConflicts,
@@ -624,7 +612,7 @@ export class Node {
       this.#broadcasts.push(member.key, recordOf(member));
       const wasLive = change.previous === "alive" || change.previous === "suspect";
       if (change.member.state === "alive" && !wasLive) this.#prober.add(member);
-      if (change.member.state === "alive") this.#joined = true;
+      if (change.member.state === "alive") this.#join.joined();
     }
     this.#extension?.memberChanged?.(change);
   }
@@ -647,63 +635,6 @@ export class Node {
     proven.sort((a, b) => a.admitted - b.admitted);
     this.#provenKept = { gate, table: this.#tableChanges, members: proven };
     return proven;
-  }
-
-  /** The seeds this node holds as members. */
-  #seedMembers(): Member[] {
-    const held: Member[] = [];
-    for (const seed of this.#seeds.addresses) {
-      const member = this.#table.get(seed.toString());
-      if (member) held.push(member);
-    }
-    return held;
-  }
-
-  #contactSeed(nowMs: number, wanted: (seed: Address) => boolean): void {
-    const seed = this.#seeds.next(nowMs, wanted);
-    if (seed !== undefined) this.#outbox.send(nowMs, seed, { type: "join", page: 0 });
-  }
-
-  /**
-   * Once joined, pings every seed, which answers with a ping that proves
-   * this node to it: members pick seeds first to help probe a member they
-   * have only heard of, so a newcomer every seed knows is reached at once.
-   */
-  #introduce(nowMs: number): void {
-    this.#introduced = true;
-    for (const seed of this.#seeds.addresses) {
-      this.#outbox.send(nowMs, seed, { type: "ping", seq: this.#prober.nextSeq() });
-    }
-  }
-
-  /**
-   * Asks for the page after `state`, from the member that sent it. One
-   * transfer at a time, and never a page twice: a duplicated or late answer
-   * must not start a second chain of requests.
-   */
-  #nextPage(nowMs: number, from: Address, state: StateMessage): void {
-    const sync = this.#sync;
-    const next = state.page + 1;
-    if (sync && !(sync.from.equals(from) && next > sync.page)) return;
-    if (next >= state.pages) {
-      this.#sync = undefined;
-      return;
-    }
-    this.#sync = { from, page: next, askedAtMs: nowMs, tries: 0 };
-    this.#outbox.send(nowMs, from, { type: "join", page: next });
-  }
-
-  /** Asks again for a page that did not come within a period; gives up after a few tries. */
-  #retryPage(nowMs: number): void {
-    const sync = this.#sync;
-    if (!sync || nowMs - sync.askedAtMs < this.#config.protocolPeriodMs) return;
-    if (sync.tries >= PAGE_TRIES) {
-      this.#sync = undefined;
-      return;
-    }
-    sync.tries++;
-    sync.askedAtMs = nowMs;
-    this.#outbox.send(nowMs, sync.from, { type: "join", page: sync.page });
   }
 }
 

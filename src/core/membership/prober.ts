@@ -11,6 +11,8 @@
 import type { Address, Peer } from "../../proto/mod.ts";
 import type { Prng } from "../prng.ts";
 import type { MembershipConfig } from "./config.ts";
+import { ProbeOrder } from "./order.ts";
+import { RoundTrip } from "./rtt.ts";
 import type { Member } from "./table.ts";
 
 /** What the node sends on the prober's behalf: a message's type and fields. */
@@ -46,6 +48,8 @@ export interface ProberHost {
    * not asked), 2 for a seed (which met every joiner), 1 for the others.
    */
   helperRank(member: Member): number;
+  /** Members proven (see `order.ts`). */
+  provenCount(): number;
 }
 
 interface Probe {
@@ -61,6 +65,14 @@ interface Probe {
   nacks: number;
   /** Whether this node pinged the target itself, not only through helpers. */
   direct: boolean;
+  /** Direct pings sent so far. */
+  tries: number;
+  /** When the first direct ping went. */
+  sentAtMs: number;
+  /** When the next direct ping goes if no ack came (Infinity: none). */
+  nextTryMs: number;
+  /** The wait before that one: doubled at each try. */
+  gapMs: number;
 }
 
 interface Relay {
@@ -70,6 +82,17 @@ interface Relay {
   /** Bytes of the request, which bound the ping, the ack and the nack it asks for. */
   readonly paidBytes: number;
 }
+
+/**
+ * Direct pings a probe sends at most, the second direct try after asking
+ * helpers included: those after the first wait a measured round trip, the
+ * wait growing by half each time (`rtt.ts`), so they cost a datagram only
+ * when one was lost. Under 30% loss a ping or its ack is lost half the
+ * time: eight tries leave one probe in 200 unanswered, two left one in four.
+ */
+const MAX_DIRECT_TRIES = 8;
+/** How much longer each retry waits than the one before. */
+const BACKOFF = 1.5;
 
 /** When a helper gives up on the target, as a fraction of the probe timeout. */
 const NACK_AT = 0.8;
@@ -81,20 +104,16 @@ const NACK_AT = 0.8;
  */
 const PICKS_PER_HELPER = 4;
 
-function isLive(member: Member): boolean {
-  return member.state === "alive" || member.state === "suspect";
-}
-
 /** One node's prober. */
 export class Prober {
   readonly #config: MembershipConfig;
   readonly #prng: Prng;
   readonly #host: ProberHost;
-  #order: Member[] = [];
-  #cursor = 0;
+  readonly #order: ProbeOrder;
   #probe: Probe | undefined;
   readonly #relays = new Map<number, Relay>();
   #awareness = 0;
+  readonly #roundTrip: RoundTrip;
 
   /**
    * @param config The node's configuration.
@@ -105,6 +124,17 @@ export class Prober {
     this.#config = config;
     this.#prng = prng;
     this.#host = host;
+    this.#roundTrip = new RoundTrip(config.protocolPeriodMs);
+    this.#order = new ProbeOrder(prng, config.protocolPeriodMs, {
+      live: () => host.live(),
+      known: (member) => host.helperRank(member) !== 2 && host.reachable(member),
+      provenCount: () => host.provenCount(),
+    });
+  }
+
+  /** The smoothed round trip of this node's probes, once measured. */
+  get roundTripMs(): number | undefined {
+    return this.#roundTrip.meanMs;
   }
 
   /** Lifeguard's local health score, from 0 (healthy) to `maxAwareness`. */
@@ -119,8 +149,7 @@ export class Prober {
 
   /** A member to probe in this round: inserted at a random place among those still to come. */
   add(member: Member): void {
-    const at = this.#cursor + this.#prng.below(this.#order.length - this.#cursor + 1);
-    this.#order.splice(at, 0, member);
+    this.#order.add(member);
   }
 
   /** A member is gone: a probe of it in flight is moot. */
@@ -130,14 +159,16 @@ export class Prober {
 
   /** A random member of the current round, live or not, if any. */
   randomMember(): Member | undefined {
-    return this.#order.length === 0 ? undefined : this.#order[this.#prng.below(this.#order.length)];
+    return this.#order.random();
   }
 
   /** The earliest moment something of the prober is due, or Infinity. */
   nextDeadlineMs(): number {
     let next = Infinity;
     const probe = this.#probe;
-    if (probe) next = probe.indirect ? probe.deadlineMs : probe.indirectAtMs;
+    if (probe) {
+      next = Math.min(probe.indirect ? probe.deadlineMs : probe.indirectAtMs, probe.nextTryMs);
+    }
     // Relays are due in the order they came (each a fixed time after): the first is the earliest.
     for (const relay of this.#relays.values()) return Math.min(next, relay.nackAtMs);
     return next;
@@ -149,7 +180,7 @@ export class Prober {
    * @param deadlineMs When the probe fails if still unanswered: the next period.
    */
   probeNext(nowMs: number, deadlineMs: number): void {
-    const target = this.#nextTarget();
+    const target = this.#order.next(nowMs);
     if (!target) return;
     const seq = this.nextSeq();
     const timeoutMs = this.#config.probeTimeoutMs * (this.#awareness + 1);
@@ -164,6 +195,10 @@ export class Prober {
       helpers: 0,
       nacks: 0,
       direct: false,
+      tries: 0,
+      sentAtMs: nowMs,
+      nextTryMs: Infinity,
+      gapMs: 0,
     };
     this.#probe = probe;
     // A member only heard of, that has sent nothing to pay for a ping, is
@@ -176,8 +211,7 @@ export class Prober {
     // waits, all are asked at once: their requests are what carries it to
     // members at random before the pairs have proven each other.
     if (this.#host.reachable(target)) {
-      probe.direct = true;
-      this.#host.send(nowMs, target.address, { type: "ping", seq });
+      this.#ping(nowMs, probe);
     } else {
       const first = this.#host.newsPending() ? this.#config.indirectProbes : 1;
       this.#askHelpers(nowMs, probe, first);
@@ -193,6 +227,8 @@ export class Prober {
     const probe = this.#probe;
     if (probe?.seq === seq) {
       this.#probe = undefined;
+      // Karn's rule: an ack after a retry may answer either ping.
+      if (probe.tries === 1 && probe.helpers === 0) this.#roundTrip.sample(nowMs - probe.sentAtMs);
       this.#awareness = Math.max(0, this.#awareness - 1);
       return probe.target;
     }
@@ -245,10 +281,10 @@ export class Prober {
       probe.indirect = true;
       // A second direct try, as memberlist's fallback: on a lossy link it
       // halves the probes that fail, at one datagram only when one went missing.
-      if (this.#host.reachable(probe.target)) {
-        probe.direct = true;
-        this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
-      }
+      if (this.#host.reachable(probe.target)) this.#ping(nowMs, probe);
+    } else if (probe && nowMs >= probe.nextTryMs && nowMs < probe.deadlineMs) {
+      // No ack within a few round trips: the ping or its ack was lost.
+      this.#ping(nowMs, probe);
     }
     if (probe && nowMs >= probe.deadlineMs) {
       this.#probe = undefined;
@@ -262,7 +298,13 @@ export class Prober {
       // the news they carry, slowed ninefold. Its success still counts for
       // this node: the four datagrams came through.
       if (probe.direct) this.worse(probe.helpers > 0 ? probe.helpers - probe.nacks : 1);
-      this.#host.suspect(nowMs, probe.target);
+      // A probe through helpers alone is weak evidence: four lossy hops a
+      // helper. Unless every helper asked answered that it could not reach
+      // the target either (their nacks), it suspects nobody: under 30% loss
+      // such probes of members not yet proven were most of the suspicions
+      // of a fleet of 200, and those proven probe the member directly.
+      const evidence = probe.direct || probe.helpers === 0 || probe.nacks >= probe.helpers;
+      if (evidence) this.#host.suspect(nowMs, probe.target);
     }
     for (const [seq, relay] of this.#relays) {
       if (relay.nackAtMs > nowMs) break;
@@ -270,6 +312,24 @@ export class Prober {
       const { requester, paidBytes } = relay;
       this.#host.send(nowMs, requester.address, { type: "nack", seq: relay.seq }, paidBytes);
     }
+  }
+
+  /**
+   * Pings `probe`'s target directly, and schedules the next try a measured
+   * round trip later, longer than the wait before, while tries remain.
+   */
+  #ping(nowMs: number, probe: Probe): void {
+    if (probe.tries === 0) probe.sentAtMs = nowMs;
+    probe.direct = true;
+    probe.tries++;
+    this.#host.send(nowMs, probe.target.address, { type: "ping", seq: probe.seq });
+    const waitMs = this.#roundTrip.retryMs();
+    probe.nextTryMs = Infinity;
+    if (waitMs === undefined || probe.tries >= MAX_DIRECT_TRIES) return;
+    probe.gapMs = probe.gapMs === 0 ? waitMs : BACKOFF * probe.gapMs;
+    // The try at the indirect probe is one of them: none goes just before it.
+    const nextMs = nowMs + probe.gapMs;
+    if (probe.indirect || nextMs < probe.indirectAtMs) probe.nextTryMs = nextMs;
   }
 
   /** Asks up to `wanted` more helpers, seeds first, to probe `probe`'s target. */
@@ -296,7 +356,7 @@ export class Prober {
       !picked.includes(m) && this.#host.helperRank(m) === rank;
     const seeds = this.#prng.shuffle([...this.#host.seeds()].filter((m) => fit(m, 2)));
     picked.push(...seeds.slice(0, wanted));
-    const order = this.#order;
+    const order = this.#order.members;
     const tries = order.length === 0 ? 0 : PICKS_PER_HELPER * wanted;
     for (let t = 0; picked.length < wanted && t < tries; t++) {
       const m = order[this.#prng.below(order.length)];
@@ -309,19 +369,6 @@ export class Prober {
       picked.push(...this.#prng.shuffle(rest).slice(0, wanted - picked.length));
     }
     return picked;
-  }
-
-  #nextTarget(): Member | undefined {
-    for (let tries = 0; tries <= this.#order.length; tries++) {
-      if (this.#cursor >= this.#order.length) {
-        this.#order = this.#prng.shuffle([...this.#host.live()].filter(isLive));
-        this.#cursor = 0;
-        if (this.#order.length === 0) return undefined;
-      }
-      const member = this.#order[this.#cursor++];
-      if (isLive(member)) return member;
-    }
-    return undefined;
   }
 
   /**
