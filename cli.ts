@@ -196,7 +196,6 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .defaultLimit(config.limit)
     .dryRun(config.dryRun)
     .fleetRules(config.fleetRules)
-    .sharedBurst(config.sharedBurst)
     .hotKeys(config.hotKeys)
     .maxKeyBytes(config.maxKeyBytes)
     .trackedKeys(config.trackedKeys)
@@ -206,6 +205,8 @@ function buildGuard(config: SidecarConfig): GuardBuilder {
     .partitionPolicy(config.partitionPolicy)
     .protocolPeriodMs(config.protocolPeriodMs)
     .maxMembers(config.maxMembers);
+  // Unsaid, the burst follows the fleet's size (GuardOptions.sharedBurst).
+  if (config.sharedBurst !== undefined) builder = builder.sharedBurst(config.sharedBurst);
   for (const [name, limit] of config.classes) builder = builder.class(name, limit);
   // Always said, so that a bound sidecar's mode is the one its flags chose
   // (parseSidecarArgs has refused a bound one that chose none).

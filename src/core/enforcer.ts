@@ -794,12 +794,13 @@ export class Enforcer {
   }
 
   #overflowRule(): Rule {
+    const strictest = this.#book.strictestLimit();
     return ruleOf(
-      this.#book.strictestLimit(),
+      strictest,
       undefined,
       false,
       Math.min(this.#overflowScale, this.#book.scale),
-      this.#book.sharedBurst,
+      this.#book.sharesBurst(strictest),
     );
   }
 }

@@ -61,9 +61,10 @@ export interface FleetNodeOptions {
   readonly relay?: boolean;
   /**
    * Whether each key's burst follows this node's share of its limit, as the
-   * guard's option of that name (`GuardOptions.sharedBurst`).
+   * guard's option of that name (`GuardOptions.sharedBurst`); unset, as
+   * the fleet's size says.
    *
-   * @default {false}
+   * @default {undefined}
    */
   readonly sharedBurst?: boolean;
   /**

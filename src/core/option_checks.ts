@@ -32,8 +32,8 @@ export interface ResolvedGuardOptions {
   readonly dryRun: boolean;
   /** Whether rule changes are shared with the fleet. */
   readonly fleetRules: boolean;
-  /** Whether each instance's burst follows its share. */
-  readonly sharedBurst: boolean;
+  /** Whether each instance's burst follows its share; undefined: as the fleet's size says. */
+  readonly sharedBurst: boolean | undefined;
   /** The numeric options. */
   readonly trackedKeys: number;
   /** See {@link GuardOptions.hotKeys}. */
@@ -119,7 +119,9 @@ export function resolveGuardOptions(options: GuardOptions): ResolvedGuardOptions
     classes,
     dryRun: checkBoolean(options.dryRun ?? false, "dryRun"),
     fleetRules: checkBoolean(options.fleetRules ?? false, "fleetRules"),
-    sharedBurst: checkBoolean(options.sharedBurst ?? false, "sharedBurst"),
+    sharedBurst: options.sharedBurst === undefined
+      ? undefined
+      : checkBoolean(options.sharedBurst, "sharedBurst"),
     partitionPolicy: checkPolicy(options.partitionPolicy ?? DEFAULT_PARTITION_POLICY),
     ...(bind === undefined ? {} : { bind }),
     ...(advertise === undefined ? {} : { advertise }),

@@ -231,7 +231,16 @@ export interface GuardOptions {
    * of it. A standalone guard's share is the whole limit, so its burst is
    * unchanged. See docs/getting-started.md, "A burst shared by the fleet".
    *
-   * @default {false}
+   * Unset, it follows the fleet's size, limit by limit: shared once a burst
+   * on each counted instance would add up to more than half the limit's
+   * second (the headroom the cold fraction leaves: n × burst > (1 − α) ×
+   * rate × 1 s), a burst on each below that. At the default burst (a
+   * twentieth of the count) that is more than ten instances for a limit a
+   * second, and any fleet for a limit a minute. `true` shares it at any
+   * size, `false` gives a burst on each instance at any size (what 0.2
+   * did, and the specification's).
+   *
+   * @default {undefined} (follows the fleet's size)
    */
   readonly sharedBurst?: boolean;
   /**

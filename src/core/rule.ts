@@ -67,3 +67,25 @@ export const MIN_SHARED_BURST = 1.5;
 export function sharedBurstOf(burst: number, scale: number): number {
   return Math.min(burst, Math.max(MIN_SHARED_BURST, burst * scale));
 }
+
+/**
+ * Whether a fleet of `n` shares `limit`'s burst when `sharedBurst` is not
+ * set: when a burst on each instance, n × burst, would be more than the
+ * headroom the cold fraction leaves below the limit for a second,
+ * (1 − α) × the limit's rate × 1 s. A key that has just turned hot runs at
+ * its cold share α·R/N until its peers' reports arrive, and the bursts every
+ * instance spends when traffic starts or jumps fit in that headroom only
+ * while they add up to no more than it: at the default burst (a twentieth of
+ * the count) and α = 0.5, up to ten instances for a limit a second, none for
+ * a limit a minute. Past it, a burst on each instance keeps a big fleet over
+ * the limit for as many seconds as n × burst / R (43 s at 1000 instances).
+ * A standalone guard (n = 1, share 1) has the whole burst either way.
+ *
+ * @param limit The limit.
+ * @param n The counted members, this one included.
+ * @param alpha The cold fraction α.
+ * @returns Whether its burst is shared.
+ */
+export function sharesBurstAt(limit: Limit, n: number, alpha: number): boolean {
+  return n * limit.burstSize() > (1 - alpha) * limit.ratePerSec();
+}

@@ -13,7 +13,8 @@
 
 import { RateguardError } from "./errors.ts";
 import { checkClassName, checkLimit, describe, KeyLimit, Limit } from "./limit.ts";
-import { type Rule, ruleOf } from "./rule.ts";
+import { type Rule, ruleOf, sharesBurstAt } from "./rule.ts";
+import { COLD_FRACTION } from "./options.ts";
 import {
   checkMaxKeyBytes,
   DEFAULT_MAX_KEY_BYTES,
@@ -59,7 +60,9 @@ export class LimitBook {
   #rules = new Map<string, Rule>();
   #unknown: Rule | undefined;
   #scale = 1;
-  #sharedBurst = false;
+  #sharedBurst: boolean | undefined = false;
+  #fleetSize = 1;
+  #alpha = COLD_FRACTION;
   readonly #options: LimitBookOptions;
   readonly #maxKeyBytes: number;
 
@@ -137,21 +140,49 @@ export class LimitBook {
   /**
    * Whether each rule's burst follows its share (`sharedBurstOf`), so
    * that the fleet's bursts add up to one limit's burst rather than one on
-   * every instance; off, every instance admits the whole burst.
+   * every instance; off, every instance admits the whole burst; undefined,
+   * as the fleet's size says for each limit ({@link sharesBurst}).
    */
-  get sharedBurst(): boolean {
+  get sharedBurst(): boolean | undefined {
     return this.#sharedBurst;
   }
 
   /**
    * Sets {@link sharedBurst}; every key's rule follows on its next check.
    *
-   * @param on Whether bursts follow shares.
+   * @param on Whether bursts follow shares; undefined: as the fleet's size says.
    */
-  setSharedBurst(on: boolean): void {
+  setSharedBurst(on: boolean | undefined): void {
     if (on === this.#sharedBurst) return;
     this.#sharedBurst = on;
     this.#changed();
+  }
+
+  /**
+   * Sets the fleet's size that {@link sharesBurst} follows when
+   * {@link sharedBurst} is not set; every key's rule follows on its next check.
+   *
+   * @param n The counted members, this one included, at least 1.
+   * @param alpha The cold fraction α.
+   */
+  setFleetSize(n: number, alpha: number = COLD_FRACTION): void {
+    if (n === this.#fleetSize && alpha === this.#alpha) return;
+    this.#fleetSize = n;
+    this.#alpha = alpha;
+    if (this.#sharedBurst === undefined) this.#changed();
+  }
+
+  /**
+   * Whether `limit`'s burst follows this instance's share: as
+   * {@link sharedBurst} says, or, where it is not set, when a burst on each
+   * of the fleet's instances would be more than the headroom the cold
+   * fraction leaves below the limit for a second (`sharesBurstAt`).
+   *
+   * @param limit The limit.
+   * @returns Whether its burst is shared.
+   */
+  sharesBurst(limit: Limit): boolean {
+    return this.#sharedBurst ?? sharesBurstAt(limit, this.#fleetSize, this.#alpha);
   }
 
   /**
@@ -404,7 +435,9 @@ export class LimitBook {
    */
   resolve(className: string, key: string): Rule {
     const own = this.#keyLimitCount === 0 ? undefined : this.#keyLimits.get(className)?.get(key);
-    if (own instanceof Limit) return ruleOf(own, undefined, false, this.#scale, this.#sharedBurst);
+    if (own instanceof Limit) {
+      return ruleOf(own, undefined, false, this.#scale, this.sharesBurst(own));
+    }
     return this.classRule(own === undefined ? className : own.className);
   }
 
@@ -442,9 +475,9 @@ export class LimitBook {
   #build(className: string, unknown: boolean): Rule {
     const limit = className === "" ? this.#default : this.#classes.get(className)!;
     const shadow = this.#shadows.get(className);
-    const scale = this.#scale, shared = this.#sharedBurst;
-    const shadowRule = shadow && ruleOf(shadow, undefined, false, scale, shared);
-    return ruleOf(limit, shadowRule, unknown, scale, shared);
+    const scale = this.#scale;
+    const shadowRule = shadow && ruleOf(shadow, undefined, false, scale, this.sharesBurst(shadow));
+    return ruleOf(limit, shadowRule, unknown, scale, this.sharesBurst(limit));
   }
 
   #changed(): void {

@@ -156,12 +156,13 @@ export function parseSidecarArgs(
     );
   }
   // A switch given on the command line, on or off, is that; else the environment or the file says.
-  const on = (flag: Switch) => {
+  const said = (flag: Switch): boolean | undefined => {
     if (values[flag] === true) return true;
     if (values[`no-${flag}`] === true) return false;
     const given = get(flag);
-    return given !== undefined && valueOf(given, bool);
+    return given === undefined ? undefined : valueOf(given, bool);
   };
+  const on = (flag: Switch) => said(flag) ?? false;
   const fleetRules = on("fleet-rules");
   if (fleetRules && get("bind") === undefined) {
     throw new UsageError("--fleet-rules shares rules by gossip: it needs --bind");
@@ -174,7 +175,8 @@ export function parseSidecarArgs(
       http: httpFlags(get),
       dryRun: on("dry-run"),
       fleetRules,
-      sharedBurst: on("shared-burst"),
+      // Unsaid, the burst follows the fleet's size (GuardOptions.sharedBurst).
+      sharedBurst: said("shared-burst"),
       ...numbers,
       ...fleetFlags(get),
       ...tokenFlags(get, on("ops-open")),

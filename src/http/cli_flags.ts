@@ -172,7 +172,9 @@ Fleet (leave out --bind to run standalone)
   --fleet-rules                classes, key limits, shadows and dry run set through the admin
                                routes apply on every sidecar with this flag (default off)
   --shared-burst               each sidecar's burst follows its share of the limit, so the
-                               fleet admits the limit plus one burst, not one per sidecar
+                               fleet admits the limit plus one burst, not one per sidecar (default:
+                               shared once the sidecars' bursts would add up to more than half the
+                               limit's second; with --no-shared-burst, a burst on each sidecar)
   --gossip-auth <mode>         off, transitional or required: signed gossip (default: required
                                with a secret file, off standalone); with --bind, give a secret
                                file or say --gossip-auth off (a trusted network), or it exits 2

@@ -837,8 +837,10 @@ export class GuardBuilder {
    * that the fleet admits at most the limit plus one burst (past burst/1.5
    * instances, one and a half requests each). A client bursting against one instance of a
    * big fleet gets a smaller burst there (see `GuardOptions.sharedBurst`).
+   * Not called, the burst follows the fleet's size: shared once a burst on
+   * each instance would add up to more than half the limit's second.
    *
-   * @param on Whether bursts follow shares (default false).
+   * @param on Whether bursts follow shares at any size (default: as the fleet's size says).
    * @returns This builder.
    * @throws {TypeError} when `on` is not a boolean.
    */

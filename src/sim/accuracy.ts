@@ -60,7 +60,7 @@ export interface Scenario {
   readonly endMs?: number;
   /** Whether the nodes share rules (default: no). */
   readonly fleetRules?: boolean;
-  /** Whether every node's burst follows its share (default: no, a burst on each). */
+  /** Whether every node's burst follows its share (default: as the fleet's size says, `sharesBurstAt`). */
   readonly sharedBurst?: boolean;
 }
 

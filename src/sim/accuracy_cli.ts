@@ -4,7 +4,9 @@
  * row's wall time on stderr. `--scenario` runs one row (of the table, or of
  * the rows at 200 and 1000 nodes) and prints its verdict; `--large [--sizes
  * 200,1000]` runs the rows at 200 and 1000 nodes, with `--write` or `--check`
- * on their own tables in docs/accuracy.md.
+ * on their own tables in docs/accuracy.md; `--large --seeds 1,2,3` runs
+ * them on each seed and prints the worst of each row (`deno task
+ * accuracy:seeds`, the 1000-node rows; not in CI).
  * `--write` puts the table into docs/accuracy.md, its one home; `--check` fails
  * (exit 1) when they are out of date or a row breaks its design bound.
  *
@@ -15,7 +17,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { type Outcome, run, type Scenario } from "./accuracy.ts";
-import { LARGE_ROWS, largeTable } from "./accuracy_large_table.ts";
+import { LARGE_ROWS, largeTable, seedsTable } from "./accuracy_large_table.ts";
 import {
   renderTable,
   replaceTable,
@@ -41,6 +43,7 @@ function main(): number {
         relay: { type: "string" },
         large: { type: "boolean" },
         sizes: { type: "string" },
+        seeds: { type: "string" },
       },
     }));
   } catch (e) {
@@ -66,6 +69,17 @@ function main(): number {
       return 2;
     }
     const mode = { write: values.write, check: values.check };
+    if (values.seeds !== undefined) {
+      const seeds = values.seeds.split(",").map(Number);
+      if (!seeds.every((x) => Number.isInteger(x) && x >= 0)) {
+        console.error(`accuracy: --seeds takes whole numbers, got ${values.seeds}`);
+        return 2;
+      }
+      const held = sizes.map((n) =>
+        seedsTable(n, seeds, (s, seed) => verdict(s, seed, relay).outcome, mode)
+      );
+      return held.every((ok) => ok) ? 0 : 1;
+    }
     const held = sizes.map((n) => largeTable(n, (s) => verdict(s, seed, relay).outcome, mode));
     return held.every((ok) => ok) ? 0 : 1;
   }

@@ -1,49 +1,31 @@
 /**
  * The accuracy rows at 200 and 1000 nodes: the faults of the smaller rows
  * where the fleet is large, a scale-up of a hundred nodes at once, and a
- * 60/40 split. Offered load is the same in total at every size (skewed:
- * 1200 on node 0 and 150 on each other; otherwise 2 R spread evenly).
+ * 60/40 split, all under the defaults (a burst shared at these sizes).
+ * Offered load is the same in total at every size (skewed: 1200 on node 0
+ * and 150 on each other; otherwise 2 R spread evenly). The rows of a crash,
+ * a leave, a late join, a hundred joining and a 100× jump keep the bound of
+ * the defaults (`accuracy_defaults.ts`).
  *
  * @module
  */
 
-import {
-  DEFAULT_END_MS,
-  EVENT_AT_MS,
-  LIMIT,
-  type Outcome,
-  R,
-  type Scenario,
-  skewed,
-  TRAFFIC_AT_MS,
-} from "./accuracy.ts";
+import { MIN_SHARED_BURST } from "../core/rule.ts";
+import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, skewed } from "./accuracy.ts";
+import { defaultBursts, defaultsHold, JOIN_SECONDS_OVER, joinsHold } from "./accuracy_defaults.ts";
 import type { Fleet } from "./fleet.ts";
 
-/** The burst each node starts with. */
-const BURST = LIMIT.burstSize();
-
 /**
- * Without a shared burst every node spends its own when traffic starts or
- * jumps: the design bound is R plus a burst on each node, in the peak second.
+ * Under the defaults a fleet this large shares its burst (`sharesBurstAt`):
+ * the design bound of skewed demand is R plus one burst and the least part
+ * of it on each node, in the peak second.
  */
-function perNodeBurst(n: number): { bound: string; holds: (r: Outcome) => boolean } {
+function sharedBursts(n: number): { bound: string; holds: (r: Outcome) => boolean } {
+  const bursts = defaultBursts(n);
   return {
-    bound: `R (+ ${n} bursts)`,
-    holds: (r) => Math.abs(r.steady - 1) <= 0.02 && r.peak <= 1 + (n * BURST) / R + 0.05,
+    bound: `R + 1 burst + ${n} × ${MIN_SHARED_BURST} = ${(1 + bursts / R).toFixed(2)} R`,
+    holds: (r) => Math.abs(r.steady - 1) <= 0.02 && r.peak <= 1 + bursts / R + 0.05,
   };
-}
-
-/**
- * How long a row of even demand runs whose load starts at `loadAtMs` (at
- * the event, for the nodes that join and bring their own bursts): so that
- * its steady window, the last 10 s, starts once every node's burst is spent.
- * Offered 2 R/n against a share of about R/n, a node spends its burst at R/n
- * a second at the slowest, so in B·n/R seconds: 10 at 200 nodes, inside the
- * usual run; 50 at 1000, where a window of 40 to 50 s measured bursts, not
- * allocation.
- */
-function afterBursts(n: number, loadAtMs: number): Pick<Scenario, "endMs"> {
-  return { endMs: Math.max(DEFAULT_END_MS, loadAtMs + (BURST * n * 1_000) / R + 15_000) };
 }
 
 /** The rows of a fleet of `n` nodes, `n` ≥ 200. */
@@ -51,8 +33,9 @@ export function largeRows(n: number): Scenario[] {
   const even = () => (2 * R) / n;
   const last = n - 1;
   const others = (i: number) => i !== last;
-  const within = perNodeBurst(n);
-  const evenFromStart = afterBursts(n, TRAFFIC_AT_MS);
+  const within = sharedBursts(n);
+  const defaults = defaultsHold(n);
+  const joins = defaultsHold(n, JOIN_SECONDS_OVER);
   const splitAt = Math.round(n * 0.6);
   return [
     {
@@ -73,8 +56,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `crash-${n}`,
       label: `${n} nodes: node ${last} crashes for good (the other ${n - 1})`,
-      ...within,
-      ...evenFromStart,
+      ...defaults,
       nodes: n,
       demand: even,
       measured: others,
@@ -84,8 +66,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `leave-${n}`,
       label: `${n} nodes: node ${last} leaves for good (the other ${n - 1})`,
-      ...within,
-      ...evenFromStart,
+      ...defaults,
       nodes: n,
       demand: even,
       measured: others,
@@ -95,8 +76,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `jump-${n}`,
       label: `${n} nodes: traffic jumps 100×, cold to hot`,
-      ...within,
-      ...afterBursts(n, EVENT_AT_MS),
+      ...joins,
       nodes: n,
       demand: () => even() / 100,
       eventAtMs: EVENT_AT_MS,
@@ -105,8 +85,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `late-join-${n}`,
       label: `${n} nodes: a node joins 10 s late`,
-      ...within,
-      ...afterBursts(n, EVENT_AT_MS),
+      ...defaults,
       nodes: n - 1,
       demand: even,
       eventAtMs: EVENT_AT_MS,
@@ -115,8 +94,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `scale-up-${n}`,
       label: `${n} nodes: 100 join at once, 10 s late`,
-      ...within,
-      ...afterBursts(n, EVENT_AT_MS),
+      ...joinsHold(n),
       nodes: n - 100,
       demand: even,
       eventAtMs: EVENT_AT_MS,
@@ -140,6 +118,24 @@ export function largeRows(n: number): Scenario[] {
       ],
     },
   ];
+}
+
+/**
+ * The 100× jump with a burst on each node (`sharedBurst: false`), what the
+ * defaults were before: the bound is R plus a burst on each node in the
+ * peak second, and the fleet spends the bursts for about B·n/R seconds.
+ */
+export function jumpEachBurst(n: number): Scenario {
+  const jump = largeRows(n).find((s) => s.id === `jump-${n}`)!;
+  const burst = LIMIT.burstSize();
+  return {
+    ...jump,
+    id: `jump-each-${n}`,
+    label: `${n} nodes, a burst on each (sharedBurst: false): traffic jumps 100×, cold to hot`,
+    bound: `R (+ ${n} bursts)`,
+    holds: (r) => Math.abs(r.steady - 1) <= 0.02 && r.peak <= 1 + (n * burst) / R + 0.05,
+    sharedBurst: false,
+  };
 }
 
 function everyNode(f: Fleet, act: (i: number) => void): void {

@@ -10,18 +10,21 @@
 
 import { readFileSync, writeFileSync } from "node:fs";
 import type { Outcome, Scenario } from "./accuracy.ts";
-import { SCENARIOS_1000, SCENARIOS_200 } from "./accuracy_large.ts";
-import { sharedRows } from "./accuracy_shared.ts";
+import { jumpEachBurst, SCENARIOS_1000, SCENARIOS_200 } from "./accuracy_large.ts";
 import { regionRows } from "./accuracy_regions.ts";
 import { renderRows, replaceTable, type Row, upToDate } from "./accuracy_table.ts";
+import { holdsOnEvery, renderWorst, runSeeds } from "./accuracy_seeds.ts";
 
 /** The document the large tables are in. */
 export const LARGE_TABLES_FILE = "docs/accuracy.md";
 
-/** The rows of each size, the shared burst's, then (at 200) the regions'. */
+/**
+ * The rows of each size, under the defaults; at 200 the 100× jump with a
+ * burst on each node too, what the defaults gave in 0.2; then the regions'.
+ */
 export const LARGE_ROWS: ReadonlyMap<number, readonly Scenario[]> = new Map([
-  [200, [...SCENARIOS_200, ...sharedRows(200), ...regionRows(200)]],
-  [1_000, [...SCENARIOS_1000, ...sharedRows(1_000)]],
+  [200, [...SCENARIOS_200, jumpEachBurst(200), ...regionRows(200)]],
+  [1_000, SCENARIOS_1000],
 ]);
 
 /**
@@ -56,4 +59,38 @@ export function largeTable(
     }
   }
   return current && rows.every((r) => r.scenario.holds(r.outcome));
+}
+
+/**
+ * Runs the rows of `size` on each of `seeds` and prints the worst of each
+ * row (`accuracy_seeds.ts`); writes that table into docs/accuracy.md
+ * between `<!-- accuracy-<size>-seeds:start -->` and its end (`write`), or
+ * compares it with the one written (`check`).
+ *
+ * @returns Whether every row kept its bound on every seed and, with `check`, the table is up to date.
+ */
+export function seedsTable(
+  size: number,
+  seeds: readonly number[],
+  runRow: (s: Scenario, seed: number) => Outcome,
+  mode: { write?: boolean; check?: boolean },
+): boolean {
+  const scenarios = LARGE_ROWS.get(size);
+  if (scenarios === undefined) throw new RangeError(`no rows at ${size} nodes`);
+  const rows = runSeeds(scenarios, seeds, runRow);
+  const table = renderWorst(rows, seeds);
+  console.log(table);
+  const name = `accuracy-${size}-seeds`;
+  const text = readFileSync(LARGE_TABLES_FILE, "utf8");
+  if (mode.write) {
+    writeFileSync(LARGE_TABLES_FILE, replaceTable(text, table, name));
+    console.error(`accuracy: wrote the ${size}-node table of seeds into ${LARGE_TABLES_FILE}`);
+  }
+  const current = !mode.check || upToDate(text, table, name);
+  if (!current) {
+    console.error(
+      `accuracy: the ${size}-node table of seeds in ${LARGE_TABLES_FILE} is out of date`,
+    );
+  }
+  return current && rows.every(holdsOnEvery);
 }

@@ -6,7 +6,7 @@
  */
 
 import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./accuracy.ts";
-import { ENFORCED_RUN, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
+import { ENFORCED_RUN, SCALE_UP_5, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
 import { SCENARIOS_RULES } from "./accuracy_rules.ts";
 import { SCENARIOS_SHARED } from "./accuracy_shared.ts";
 import { SCENARIOS_REGIONS } from "./accuracy_regions.ts";
@@ -27,6 +27,7 @@ export const TABLE_SCENARIOS: readonly Scenario[] = [
   ...SCENARIOS_5,
   ...SCENARIOS_RULES,
   ...SCENARIOS_50,
+  SCALE_UP_5,
   ...SCENARIOS_SHARED,
   ...SCENARIOS_REGIONS,
 ];

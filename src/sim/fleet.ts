@@ -62,9 +62,10 @@ export interface FleetOptions extends SimOptions {
    */
   readonly relay?: boolean;
   /**
-   * Whether every node's bursts follow its shares (`sharedBurst`).
+   * Whether every node's bursts follow its shares (`sharedBurst`); unset,
+   * as the fleet's size says, as a guard's default.
    *
-   * @default {false}
+   * @default {undefined}
    */
   readonly sharedBurst?: boolean;
   /**

@@ -144,8 +144,10 @@ describe("sidecar flags: --config", () => {
     assert.equal(String(fromEnv.limit), "5/s");
   });
 
-  it("reads --shared-burst from the flag, the environment and the file; off by default", () => {
-    assert.equal(config(["--limit", "5"]).sharedBurst, false);
+  it("reads --shared-burst from the flag, the environment and the file; unset by default", () => {
+    // Unset, the burst follows the fleet's size (GuardOptions.sharedBurst).
+    assert.equal(config(["--limit", "5"]).sharedBurst, undefined);
+    assert.equal(config(["--limit", "5", "--no-shared-burst"]).sharedBurst, false);
     assert.equal(config(["--limit", "5", "--shared-burst"]).sharedBurst, true);
     assert.equal(config(["--limit", "5"], { RATEGUARD_SHARED_BURST: "true" }).sharedBurst, true);
     const file = { limit: "5/s", "shared-burst": true };

@@ -65,9 +65,8 @@ export interface AllocatorOptions {
   readonly relay?: boolean;
   /**
    * Whether each key's burst follows this node's share of it, so that the
-   * fleet's bursts add up to one (`GuardOptions.sharedBurst`).
-   *
-   * @default {false}
+   * fleet's bursts add up to one (`GuardOptions.sharedBurst`); unset, as
+   * the fleet's size says for each limit (`sharesBurstAt`).
    */
   readonly sharedBurst?: boolean;
 }
@@ -264,7 +263,7 @@ export class Allocator implements MembershipExtension {
     // Held until the first tick says otherwise: a check before it knows
     // nothing of the fleet, and must not spend the fleet's limit.
     book.setScale(this.#beta);
-    book.setSharedBurst(options.sharedBurst ?? false);
+    book.setSharedBurst(options.sharedBurst);
     enforcer.setStartLean(true, 0);
     this.#lean = true;
   }
@@ -329,6 +328,7 @@ export class Allocator implements MembershipExtension {
       ? Math.max(this.#view.countedSize, holds.maxMembers)
       : this.#view.countedSize;
     this.#book.setScale((this.#held ? this.#beta : this.#alpha) / n);
+    this.#book.setFleetSize(n, this.#alpha);
     this.#enforcer.setStartLean(this.#lean, nowMs);
     this.#measure(dtMs);
     this.#promote(nowMs, this.#settleMs());
@@ -477,7 +477,8 @@ export class Allocator implements MembershipExtension {
     // Until the peers' reports of a new hot key have had time to arrive, its
     // sums say little (alone in them, it would take nearly all), and it runs
     // at a settling share instead (#settling).
-    if (nowMs < hot.settlingUntilMs) share = this.#settling(hot, share, limitPerSec, n);
+    const shared = this.#book.sharesBurst(resolved.limit);
+    if (nowMs < hot.settlingUntilMs) share = this.#settling(hot, share, limitPerSec, n, shared);
     // Cool everywhere for the cooldown: back to the cold share.
     const threshold = COOL_FRACTION * coldShare;
     if (hot.demand < threshold && others < threshold) hot.coolSinceMs ??= nowMs;
@@ -490,9 +491,14 @@ export class Allocator implements MembershipExtension {
     }
     hot.last = { share, limitPerSec, floor, total, n };
     const scale = share / limitPerSec;
-    const shared = this.#book.sharedBurst;
     const shadow = resolved.shadow &&
-      ruleOf(resolved.shadow.limit, undefined, false, scale, shared);
+      ruleOf(
+        resolved.shadow.limit,
+        undefined,
+        false,
+        scale,
+        this.#book.sharesBurst(resolved.shadow.limit),
+      );
     hot.rule = ruleOf(resolved.limit, shadow, resolved.unknownClass, scale, shared);
     watchPhase(hot.phase, slot);
     this.#enforcer.setSlotRule(slot, hot.rule, nowMs);
@@ -511,8 +517,8 @@ export class Allocator implements MembershipExtension {
    * whose peers hold it hot already and do not all wake at once: held at
    * its cold share, a fleet of 20 fell to 0.55 R after a jump.
    */
-  #settling(hot: HotKey, share: number, limitPerSec: number, n: number): number {
-    if (this.#book.sharedBurst) return limitPerSec / n;
+  #settling(hot: HotKey, share: number, limitPerSec: number, n: number, shared: boolean): number {
+    if (shared) return limitPerSec / n;
     return Math.min(share, (limitPerSec * (hot.woke ? 1 : this.#alpha)) / n);
   }
 
