@@ -420,6 +420,20 @@ describe("the README's sidecar commands, as written, on the packed package", () 
   const dirs: string[] = [];
   after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
+  test("the install table's sidecar column says what each command installs", () => {
+    const table = readFileSync(join(REPO, "README.md"), "utf8").split("\n");
+    const cell = (runtime: string) => {
+      const row = table.find((l) => l.startsWith(`| ${runtime} `));
+      assert.ok(row, `the install table's ${runtime} row`);
+      return row.split("|")[4].trim();
+    };
+    const installs = (line: string) => line.split(" && ")[0].replace(" @rateguard/guard", "");
+    assert.equal(cell("Node.js"), `\`${installs(readme.node)}\``);
+    assert.equal(cell("Bun"), `\`${installs(readme.bun)}\``);
+    assert.ok(!readme.deno.includes(" && "), readme.deno);
+    assert.match(cell("Deno"), /^nothing: `jsr:@rateguard\/guard\/cli` brings its own$/);
+  });
+
   test("Node.js: npm install, then exec node_modules/.bin/rateguard", async () => {
     const dir = freshProject("readme-node");
     dirs.push(dir);
