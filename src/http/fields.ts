@@ -313,11 +313,13 @@ export function writeFields(
   text: PolicyText,
   decision: DecisionLike,
 ): void {
-  const told = !(decision.allowed && decision.failure !== undefined);
+  // An admission by the failure policy (the limiter could not decide)
+  // counted nothing: it sends the policy, no count of what is left.
+  const counted = !(decision.allowed && decision.failure !== undefined);
   const draft = set.draft;
   if (draft === "draft-10") {
     if (text.item !== undefined) sink.append("RateLimit-Policy", text.item);
-    if (told) {
+    if (counted) {
       const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
       sink.append("RateLimit", `${text.quoted};r=${r};t=${t}`);
     }
@@ -325,15 +327,15 @@ export function writeFields(
     sink.append("RateLimit-Policy", text.drafted);
   }
   if (
-    draft === "draft-7" && told &&
+    draft === "draft-7" && counted &&
     fewer(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
   ) {
     const q = text.count === undefined ? "" : `limit=${text.count}, `;
     const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
     sink.set("RateLimit", `${q}remaining=${r}, reset=${t}`);
   }
-  if (draft === "draft-6" && told) writeTrio(sink, "RateLimit", text, decision);
-  if (set.legacy && told) writeTrio(sink, "X-RateLimit", text, decision);
+  if (draft === "draft-6" && counted) writeTrio(sink, "RateLimit", text, decision);
+  if (set.legacy && counted) writeTrio(sink, "X-RateLimit", text, decision);
   if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
     const seconds = retryAfterSeconds(decision.retryAfterMs);
     if (!(Number(sink.get("Retry-After") ?? 0) >= seconds)) {
