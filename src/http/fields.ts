@@ -328,7 +328,7 @@ export function writeFields(
   }
   if (
     draft === "draft-7" && counted &&
-    fewer(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
+    fewerLeftThan(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
   ) {
     const q = text.count === undefined ? "" : `limit=${text.count}, `;
     const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
@@ -350,18 +350,21 @@ export function writeFields(
  * each request: tsx (esbuild's keepNames) names every closure as it is
  * made, a property definition per request.
  */
-function fewer(decision: DecisionLike, now: string | null | undefined): boolean {
-  return !(decision.remaining >= Number(now ?? Infinity));
+function fewerLeftThan(decision: DecisionLike, shown: string | null | undefined): boolean {
+  return !(decision.remaining >= Number(shown ?? Infinity));
 }
 
-/** draft-6's or the legacy `-Limit`, `-Remaining` and `-Reset`, unless another limiter told fewer. */
+/**
+ * draft-6's or the legacy `-Limit`, `-Remaining` and `-Reset`, unless a
+ * decision already written there has fewer left.
+ */
 function writeTrio(
   sink: FieldSink,
   prefix: string,
   text: PolicyText,
   decision: DecisionLike,
 ): void {
-  if (!fewer(decision, sink.get(`${prefix}-Remaining`))) return;
+  if (!fewerLeftThan(decision, sink.get(`${prefix}-Remaining`))) return;
   if (text.count !== undefined) sink.set(`${prefix}-Limit`, text.count);
   sink.set(`${prefix}-Remaining`, sfInteger(decision.remaining));
   sink.set(`${prefix}-Reset`, sfInteger(resetSeconds(decision)));
