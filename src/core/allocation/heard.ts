@@ -18,7 +18,7 @@
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
 import { HeldRows, type ReportRow } from "./held_rows.ts";
-import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
+import { type CountedMembers, type CountedView, lifeIfLive, type PeerStatus } from "./members.ts";
 import {
   groupBytes,
   type GroupReader,
@@ -99,7 +99,7 @@ type StoredReport = { -readonly [K in Exclude<keyof HeardReport, "demands">]: He
   /** Its place in `#inTurn`. */
   turn: number;
   /** Its origin, as the members know it: a report is held only of a member known. */
-  readonly peer: Standing;
+  readonly peer: PeerStatus;
 };
 
 /** What {@link HeardReports.demandOf} finds of a key. */
@@ -500,7 +500,7 @@ export class HeardReports {
   #takes(
     known: HeardReport | undefined,
     key: string,
-    peer: Standing | undefined,
+    peer: PeerStatus | undefined,
     life: number,
     round: number,
     ageMs: number,
