@@ -18,7 +18,7 @@
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
 import { HeldRows, type ReportRow } from "./held_rows.ts";
-import { type CountedMembers, type CountedView, lifeIfLive, type PeerStatus } from "./members.ts";
+import { type CountedMembers, type Headcount, lifeIfLive, type PeerStatus } from "./members.ts";
 import {
   groupBytes,
   type GroupReader,
@@ -298,7 +298,7 @@ export class HeardReports {
    */
   demandOf(
     id: number,
-    view: CountedView,
+    view: Headcount,
     nowMs: number,
     here: Here = NOWHERE,
   ): Heard {

@@ -27,8 +27,8 @@ export function lifeIfLive(p: PeerStatus | undefined): number | undefined {
   return p && (p.state === "alive" || p.state === "suspect") ? p.life : undefined;
 }
 
-/** The counted view of the cluster at one moment. */
-export interface CountedView {
+/** The cluster counted at one moment: N, who is in sight, the quorum, whose demand counts. */
+export interface Headcount {
   /** N: the members the limit is shared over, this node included. */
   readonly countedSize: number;
   /**
@@ -120,7 +120,7 @@ export class CountedMembers {
   }
 
   /** The view at `nowMs`. */
-  view(nowMs: number): CountedView {
+  view(nowMs: number): Headcount {
     const policy = this.#policy;
     const holdDown = policy.kind === "holdDown";
     // Optimistic takes a suspect's share at once; HoldDown and Quorum keep
