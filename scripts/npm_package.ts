@@ -78,6 +78,7 @@ export function npmManifest(deno: Json, root: Json): Json {
     version: deno.version,
     description: root.description,
     license: deno.license,
+    repository: root.repository,
     type: "module",
     engines: root.engines,
     exports: Object.fromEntries(
@@ -87,7 +88,8 @@ export function npmManifest(deno: Json, root: Json): Json {
     ),
     // npm wants a bin path without "./" (and warns when it rewrites one).
     bin: { rateguard: "bin/rateguard.js" },
-    files: ["dist/", "bin/", "mod.ts", "cli.ts", "src/", "CHANGELOG.md"],
+    // docs/ too: the README's links to its pages resolve in the package.
+    files: ["dist/", "bin/", "mod.ts", "cli.ts", "src/", "docs/", "CHANGELOG.md"],
     // Loading a module of the library does nothing else; the command does.
     sideEffects: ["./bin/rateguard.js", "./dist/cli.js"],
     peerDependencies,
@@ -186,8 +188,8 @@ export function buildPackage(out: string = join(REPO, "build/npm")): string {
   mkdirSync(join(pkg, "bin"));
   writeFileSync(join(pkg, "bin/rateguard.js"), BIN, { mode: 0o755 });
   writeFileSync(join(pkg, "package.json"), JSON.stringify(npmManifest(deno, root), null, 2) + "\n");
-  for (const file of ["README.md", "LICENSE", "CHANGELOG.md"]) {
-    cpSync(join(REPO, file), join(pkg, file));
+  for (const file of ["README.md", "LICENSE", "CHANGELOG.md", "docs"]) {
+    cpSync(join(REPO, file), join(pkg, file), { recursive: true });
   }
   return pkg;
 }

@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { createServer } from "node:net";
 import { dirname, join, relative } from "node:path";
 import { currentRuntime, start } from "./support/process.ts";
+import { type Block, blocks } from "./support/markdown.ts";
 import {
   envName,
   type Flag,
@@ -138,28 +139,6 @@ describe("the README's sidecar command", () => {
     }
   });
 });
-
-/** A fenced block of a page: its info string (`ts`, `sh`, `ts ignore`), its text, its line. */
-interface Block {
-  readonly page: string;
-  readonly lang: string;
-  readonly text: string;
-  readonly line: number;
-}
-
-function blocks(page: string): Block[] {
-  const out: Block[] = [];
-  let open: { lang: string; line: number; lines: string[] } | undefined;
-  for (const [i, line] of read(page).split("\n").entries()) {
-    if (open === undefined && line.startsWith("```")) {
-      open = { lang: line.slice(3).trim(), line: i + 1, lines: [] };
-    } else if (open !== undefined && line.startsWith("```")) {
-      out.push({ page, lang: open.lang, text: open.lines.join("\n"), line: open.line });
-      open = undefined;
-    } else open?.lines.push(line);
-  }
-  return out;
-}
 
 /** The text of a page outside its fenced blocks, line by line. */
 function prose(page: string): { line: string; n: number }[] {

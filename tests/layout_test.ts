@@ -4,7 +4,8 @@ import { readFileSync } from "node:fs";
 import { npmManifest, PEERS } from "../scripts/npm_package.ts";
 import { VERSION } from "../src/version.ts";
 
-const json = (path: string) => JSON.parse(readFileSync(path, "utf8"));
+const read = (path: string) => readFileSync(path, "utf8");
+const json = (path: string) => JSON.parse(read(path));
 
 test("jsr.json and deno.json describe the same package", () => {
   // `deno publish` reads deno.json whenever it exists and ignores jsr.json,
@@ -20,18 +21,42 @@ test("jsr.json and deno.json describe the same package", () => {
   assert.deepEqual(npm.exports, deno.exports, "package.json exports the same entry points");
 });
 
+test("every file the README links to ships in both packages, so its links hold on jsr.io and npm", () => {
+  // jsr.io resolves a README's relative link in the package, npm's site in
+  // the manifest's repository: the pages ship rather than the links growing
+  // the repository's address.
+  const deno = json("deno.json");
+  const npm = npmManifest(deno, json("package.json"));
+  assert.ok(npm.repository, "the npm manifest names the repository");
+  // buildPackage copies these beside what "files" lists; npm always packs them.
+  const npmFiles = [...(npm.files as string[]), "README.md", "LICENSE"];
+  const shipped = (list: string[], file: string) =>
+    list.some((entry) => entry.endsWith("/") ? file.startsWith(entry) : entry === file);
+  const links = [...read("README.md").matchAll(/\]\((?![a-z]+:)([^)#\s]+)/g)].map((m) => m[1]);
+  assert.ok(links.some((l) => l.startsWith("docs/")), "the README links to docs/");
+  for (const link of links) {
+    assert.ok(shipped(deno.publish.include, link), `deno.json "publish" includes ${link}`);
+    assert.ok(shipped(npmFiles, link), `the npm package's files include ${link}`);
+  }
+});
+
 test("every manifest, the lock file and the runtime say one version", () => {
   // deno.json is the source the npm build reads; each other place must say the same.
   const version = json("deno.json").version;
   assert.match(version, /^\d+\.\d+\.\d+$/);
   const lock = json("package-lock.json");
-  const said: Record<string, string> = {
+  const said: Record<string, string | undefined> = {
     "jsr.json": json("jsr.json").version,
     "package.json": json("package.json").version,
     "package-lock.json": lock.version,
     'package-lock.json packages[""]': lock.packages[""].version,
     "the npm manifest": npmManifest(json("deno.json"), json("package.json")).version as string,
     "src/version.ts": VERSION,
+    "sdk/python/pyproject.toml": /^version = "([^"]*)"$/m.exec(read("sdk/python/pyproject.toml"))
+      ?.[1],
+    "sdk/python/rateguard_client/__init__.py": /^__version__ = "([^"]*)"$/m.exec(
+      read("sdk/python/rateguard_client/__init__.py"),
+    )?.[1],
   };
   for (const [where, v] of Object.entries(said)) assert.equal(v, version, where);
   // A release's changelog heading carries its version and date (Keep a Changelog).

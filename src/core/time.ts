@@ -13,8 +13,10 @@
  */
 
 // The conversions below run on every check. They read a private copy of
-// US_PER_MS: Deno reads a module's own exported constant at each use (see
-// decision.ts), where a private one is folded into the code.
+// US_PER_MS: on Node 20 a read of an exported constant, the module's own or
+// an imported one, costs about 6 ns in a loop, where a private one is folded
+// into the code (`bench/module_reads.ts`, its constant rows: 8.1 ns own, 8.7
+// ns imported, 1.9 ns private); Deno 2.9.6 and Bun 1.4.5 show no difference.
 const US = 1_000;
 
 /** Microseconds in a millisecond. */

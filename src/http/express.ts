@@ -35,7 +35,12 @@ import {
   type ClientKeyOptions,
 } from "./client_ip.ts";
 import type { FieldSink } from "./fields.ts";
-import { Limiting, type LimitingOptions, problemBody, type RateLimitInfo } from "./limiting.ts";
+import {
+  type LimitingOptions,
+  problemBody,
+  type RateLimitInfo,
+  RequestLimiter,
+} from "./limiting.ts";
 
 export * from "./common.ts";
 
@@ -71,7 +76,7 @@ export interface ExpressRateLimitOptions extends LimitingOptions<[Request, Respo
  * @throws {RangeError} when `headers` is not one of its values.
  */
 export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandler {
-  const limiting = new Limiting<[Request, Response]>(
+  const limiting = new RequestLimiter<[Request, Response]>(
     options,
     "expressRateLimit",
   );

@@ -30,7 +30,12 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
-import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
+import {
+  deniedResponse,
+  type LimitingOptions,
+  type RateLimitInfo,
+  RequestLimiter,
+} from "./limiting.ts";
 
 export * from "./common.ts";
 
@@ -71,7 +76,7 @@ export function withRateLimit<I = unknown>(
     rateLimit: RateLimitInfo | undefined,
   ) => Response | Promise<Response>,
 ): (request: Request, info?: I) => Promise<Response> {
-  const limiting = new Limiting<[Request, I]>(
+  const limiting = new RequestLimiter<[Request, I]>(
     options,
     "withRateLimit",
   );

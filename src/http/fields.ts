@@ -313,11 +313,13 @@ export function writeFields(
   text: PolicyText,
   decision: DecisionLike,
 ): void {
-  const told = !(decision.allowed && decision.failure !== undefined);
+  // An admission by the failure policy (the limiter could not decide)
+  // counted nothing: it sends the policy, no count of what is left.
+  const counted = !(decision.allowed && decision.failure !== undefined);
   const draft = set.draft;
   if (draft === "draft-10") {
     if (text.item !== undefined) sink.append("RateLimit-Policy", text.item);
-    if (told) {
+    if (counted) {
       const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
       sink.append("RateLimit", `${text.quoted};r=${r};t=${t}`);
     }
@@ -325,15 +327,15 @@ export function writeFields(
     sink.append("RateLimit-Policy", text.drafted);
   }
   if (
-    draft === "draft-7" && told &&
-    fewer(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
+    draft === "draft-7" && counted &&
+    fewerLeftThan(decision, sink.get("RateLimit")?.match(/remaining=(\d+)/)?.[1])
   ) {
     const q = text.count === undefined ? "" : `limit=${text.count}, `;
     const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
     sink.set("RateLimit", `${q}remaining=${r}, reset=${t}`);
   }
-  if (draft === "draft-6" && told) writeTrio(sink, "RateLimit", text, decision);
-  if (set.legacy && told) writeTrio(sink, "X-RateLimit", text, decision);
+  if (draft === "draft-6" && counted) writeTrio(sink, "RateLimit", text, decision);
+  if (set.legacy && counted) writeTrio(sink, "X-RateLimit", text, decision);
   if (!decision.allowed && Number.isFinite(decision.retryAfterMs)) {
     const seconds = retryAfterSeconds(decision.retryAfterMs);
     if (!(Number(sink.get("Retry-After") ?? 0) >= seconds)) {
@@ -348,18 +350,21 @@ export function writeFields(
  * each request: tsx (esbuild's keepNames) names every closure as it is
  * made, a property definition per request.
  */
-function fewer(decision: DecisionLike, now: string | null | undefined): boolean {
-  return !(decision.remaining >= Number(now ?? Infinity));
+function fewerLeftThan(decision: DecisionLike, shown: string | null | undefined): boolean {
+  return !(decision.remaining >= Number(shown ?? Infinity));
 }
 
-/** draft-6's or the legacy `-Limit`, `-Remaining` and `-Reset`, unless another limiter told fewer. */
+/**
+ * draft-6's or the legacy `-Limit`, `-Remaining` and `-Reset`, unless a
+ * decision already written there has fewer left.
+ */
 function writeTrio(
   sink: FieldSink,
   prefix: string,
   text: PolicyText,
   decision: DecisionLike,
 ): void {
-  if (!fewer(decision, sink.get(`${prefix}-Remaining`))) return;
+  if (!fewerLeftThan(decision, sink.get(`${prefix}-Remaining`))) return;
   if (text.count !== undefined) sink.set(`${prefix}-Limit`, text.count);
   sink.set(`${prefix}-Remaining`, sfInteger(decision.remaining));
   sink.set(`${prefix}-Reset`, sfInteger(resetSeconds(decision)));

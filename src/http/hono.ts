@@ -43,7 +43,12 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
-import { deniedResponse, Limiting, type LimitingOptions, type RateLimitInfo } from "./limiting.ts";
+import {
+  deniedResponse,
+  type LimitingOptions,
+  type RateLimitInfo,
+  RequestLimiter,
+} from "./limiting.ts";
 
 export * from "./common.ts";
 
@@ -112,7 +117,7 @@ export interface RateLimitEnv {
  * @throws {RangeError} when `headers` is not one of its values.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimitEnv> {
-  const limiting = new Limiting<[Context]>(options, "rateLimit");
+  const limiting = new RequestLimiter<[Context]>(options, "rateLimit");
   return async function rateLimitMiddleware(c, next) {
     // Awaited only when something on the way answered a promise: a
     // synchronous key function and a Guard decide with no turn of the

@@ -45,7 +45,7 @@ export class JoinLog {
   /** When the hold now lasting was first seen; undefined while not held. */
   #sinceMs: number | undefined;
   #lastMs = -Infinity;
-  #told = false;
+  #warned = false;
 
   /**
    * @param options `everyMs`: how often a lasting hold is told again;
@@ -65,15 +65,15 @@ export class JoinLog {
    */
   observe(nowMs: number, reason: string): JoinLine | undefined {
     if (reason === "") {
-      const told = this.#told;
+      const warned = this.#warned;
       this.#sinceMs = undefined;
-      this.#told = false;
-      return told ? { level: "info", message: "joined" } : undefined;
+      this.#warned = false;
+      return warned ? { level: "info", message: "joined" } : undefined;
     }
     this.#sinceMs ??= nowMs;
     if (nowMs - this.#sinceMs < this.#afterMs) return undefined;
-    if (this.#told && nowMs - this.#lastMs < this.#everyMs) return undefined;
-    this.#told = true;
+    if (this.#warned && nowMs - this.#lastMs < this.#everyMs) return undefined;
+    this.#warned = true;
     this.#lastMs = nowMs;
     return { level: "warn", message: reason };
   }

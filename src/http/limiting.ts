@@ -178,8 +178,12 @@ export interface LimitingOptions<A extends unknown[]> {
   readonly limit?: (key: string, options: { readonly class: string }) => Limit | undefined;
 }
 
-/** Options read once, for an adapter's requests. */
-export class Limiting<A extends unknown[]> {
+/**
+ * What limits an adapter's requests, framework aside: its options, checked
+ * once, then for each request the decision (`decide`) and its fields
+ * (`write`).
+ */
+export class RequestLimiter<A extends unknown[]> {
   readonly #options: LimitingOptions<A>;
   readonly #limiter: Limiter;
   readonly #maxKeyBytes: number;
@@ -355,10 +359,10 @@ export class Limiting<A extends unknown[]> {
   }
 }
 
-/** What {@link Limiting.decide} answers: at once when it can, else a promise. */
+/** What {@link RequestLimiter.decide} answers: at once when it can, else a promise. */
 export type Decided = RateLimitInfo | undefined | Promise<RateLimitInfo | undefined>;
 
-/** Policies whose text a {@link Limiting} keeps at most. */
+/** Policies whose text a {@link RequestLimiter} keeps at most. */
 const POLICY_TEXTS_MAX = 256;
 
 /** Whether `value` is a promise or any thenable, as await would take it. */
@@ -399,7 +403,7 @@ export function problemBody(info: RateLimitInfo): string {
  */
 export function deniedResponse<A extends unknown[]>(
   info: RateLimitInfo,
-  limiting: Limiting<A>,
+  limiting: RequestLimiter<A>,
 ): Response {
   const headers = new Headers({ "content-type": "application/problem+json" });
   limiting.write(headers, info);

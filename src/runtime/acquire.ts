@@ -44,7 +44,7 @@ export const DEFAULT_MAX_WAIT_MS = 10_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /** One key's line and its one timer. */
-interface Held {
+interface TimedLine {
   readonly id: string;
   readonly line: WaitLine;
   timer: ReturnType<typeof setTimeout> | undefined;
@@ -55,7 +55,7 @@ interface Held {
 /** The callers waiting in one guard's `acquire`: a line per key, a timer per line. */
 export class Waiters {
   #count = 0;
-  readonly #lines = new Map<string, Held>();
+  readonly #lines = new Map<string, TimedLine>();
   readonly #enforcer: Enforcer;
   readonly #clock: Clock;
 
@@ -84,7 +84,7 @@ export class Waiters {
     const maxWaitMs = checkMaxWaitMs(options?.maxWaitMs);
     const signal = options?.signal;
     signal?.throwIfAborted();
-    const held = this.#held(target.className, target.key);
+    const timed = this.#lineOf(target.className, target.key);
     const nowMs = this.#clock();
     let resolve!: (decision: Decision) => void, reject!: (reason: unknown) => void;
     const answer = new Promise<Decision>((res, rej) => (resolve = res, reject = rej));
@@ -99,56 +99,56 @@ export class Waiters {
       },
     };
     const aborted = () => {
-      if (!held.line.leave(waiter, this.#clock())) return;
+      if (!timed.line.leave(waiter, this.#clock())) return;
       this.#count--;
       reject(signal!.reason);
-      this.#arm(held);
+      this.#arm(timed);
     };
     let now: Decision | undefined;
     try {
-      now = held.line.join(waiter, nowMs);
+      now = timed.line.join(waiter, nowMs);
     } catch (e) {
-      this.#arm(held); // a line made for a key refused: let it go
+      this.#arm(timed); // a line made for a key refused: let it go
       throw e;
     }
     if (now !== undefined) {
-      this.#arm(held);
+      this.#arm(timed);
       return now;
     }
     this.#count++;
     signal?.addEventListener("abort", aborted, { once: true });
-    this.#arm(held);
+    this.#arm(timed);
     return await answer;
   }
 
-  #held(className: string, key: string): Held {
+  #lineOf(className: string, key: string): TimedLine {
     // The class's length first: no two (class, key) pairs make one id.
     const id = `${className.length}:${className}${key}`;
-    let held = this.#lines.get(id);
-    if (held === undefined) {
+    let timed = this.#lines.get(id);
+    if (timed === undefined) {
       const line = new WaitLine(this.#enforcer.lineGate(className, key));
-      held = { id, line, timer: undefined, atMs: NaN };
-      this.#lines.set(id, held);
+      timed = { id, line, timer: undefined, atMs: NaN };
+      this.#lines.set(id, timed);
     }
-    return held;
+    return timed;
   }
 
   /** Sets the line's one timer for when its head is due, or lets the line go when empty. */
-  #arm(held: Held): void {
-    const atMs = held.line.pollTimeout();
-    if (held.timer !== undefined && held.atMs === atMs) return;
-    clearTimeout(held.timer);
-    held.timer = undefined;
+  #arm(timed: TimedLine): void {
+    const atMs = timed.line.pollTimeout();
+    if (timed.timer !== undefined && timed.atMs === atMs) return;
+    clearTimeout(timed.timer);
+    timed.timer = undefined;
     if (atMs === undefined) {
-      if (this.#lines.get(held.id) === held) this.#lines.delete(held.id);
+      if (this.#lines.get(timed.id) === timed) this.#lines.delete(timed.id);
       return;
     }
-    held.atMs = atMs;
+    timed.atMs = atMs;
     const delayMs = Math.min(MAX_TIMER_MS, Math.max(0, Math.ceil(atMs - this.#clock())));
-    held.timer = setTimeout(() => {
-      held.timer = undefined;
-      held.line.handleTimeout(this.#clock());
-      this.#arm(held);
+    timed.timer = setTimeout(() => {
+      timed.timer = undefined;
+      timed.line.handleTimeout(this.#clock());
+      this.#arm(timed);
     }, delayMs);
   }
 }

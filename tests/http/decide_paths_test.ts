@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { ErrorRequestHandler } from "express";
 import { Hono } from "hono";
 import { Guard, Limit } from "../../mod.ts";
-import { type Limiter, Limiting } from "../../src/http/limiting.ts";
+import { type Limiter, RequestLimiter } from "../../src/http/limiting.ts";
 import { rateLimit, type RateLimitEnv } from "../../src/http/hono.ts";
 import { withRateLimit } from "../../src/http/fetch.ts";
 
@@ -150,7 +150,7 @@ describe("deciding at once and through promises", () => {
     const f = functions(false), g = functions(true);
     const h: Header = (n) => n === "x-tenant" ? "7" : null;
     const at = (l: Limiter, fs: ReturnType<typeof functions>) =>
-      new Limiting<[Header]>({ guard: l, key: fs.key, skip: fs.skip, cost: fs.cost }, "test");
+      new RequestLimiter<[Header]>({ guard: l, key: fs.key, skip: fs.skip, cost: fs.cost }, "test");
     const sync = at(now, f).decide(h);
     assert(!(sync instanceof Promise), "a Guard and plain functions decide at once");
     assert.equal(sync?.decision.remaining, 4);

@@ -3,7 +3,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Guard, Limit } from "../../mod.ts";
-import { EMPTY_KEY, type Limiter, Limiting } from "../../src/http/limiting.ts";
+import { EMPTY_KEY, type Limiter, RequestLimiter } from "../../src/http/limiting.ts";
 import { ADAPTERS, type App, type Options } from "./adapters.ts";
 
 /** A guard that also tells its limit, as `Limiter.limitFor` allows. */
@@ -160,7 +160,7 @@ for (const adapter of ADAPTERS) {
 describe("what every adapter shares", () => {
   it("checks a class name too long for the guard by its hash: an unknown class, no 500", async () => {
     const guard = await Guard.builder().limit(10).spawn();
-    const limiting = new Limiting<[string]>({
+    const limiting = new RequestLimiter<[string]>({
       guard,
       key: (plan) => ({ key: "tenant:7", class: plan }),
     }, "test");

@@ -5,7 +5,10 @@
  * loader), on Bun after `bun add`, and on Deno from the project's
  * `node_modules`; the `rateguard` command serves a request and stops on
  * SIGTERM on all three; `tsc` and `deno check` type-check a consumer against
- * the declarations.
+ * the declarations. The README's sidecar commands run as written, read from
+ * README.md: the Node.js and Bun lines with the tarball for the package's
+ * name, the JSR line from a folder of what `deno publish` takes, each asked
+ * the README's `curl` and answering what the README says.
  *
  * Not a `*_test.ts` file: it runs once, under Node, from
  * `scripts/test-all.sh` (JUnit report `package`), since each runtime is a
@@ -42,6 +45,7 @@ import {
   readmeSize,
   REPO,
 } from "../../scripts/npm_package.ts";
+import { blocks } from "../support/markdown.ts";
 
 const tool = (name: string) => join(REPO, "node_modules/.bin", name);
 const TSC = join(REPO, "node_modules/typescript/bin/tsc");
@@ -80,29 +84,50 @@ const smoked = (out: string) =>
   out.trim().split("\n").at(-1)?.replace(/^ok /, "").split(" ").sort();
 
 /**
- * Starts the sidecar with `command`, checks requests against it, sends
- * SIGTERM and expects a clean exit: what `cli.ts` does.
+ * Starts the sidecar with `command` and `args` (in `childEnv`), hands its
+ * URL to `use`, then sends SIGTERM and expects a clean exit: what `cli.ts`
+ * does.
  */
-async function sidecar(cwd: string, command: string, ...args: string[]): Promise<void> {
-  const child: ChildProcess = spawn(
-    command,
-    [...args, "--limit", "1/min", "--http", "127.0.0.1:0"],
-    { cwd, env, stdio: ["ignore", "ignore", "pipe"] },
-  );
+async function withSidecar(
+  cwd: string,
+  childEnv: Record<string, string>,
+  [command, ...args]: string[],
+  use: (url: string) => Promise<void> | void,
+): Promise<void> {
+  const child: ChildProcess = spawn(command, args, {
+    cwd,
+    env: childEnv,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-  const kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
+  const kill = setTimeout(() => child.kill("SIGKILL"), 120_000);
   try {
     const url = await new Promise<string>((resolve, reject) => {
       child.stderr!.on("data", (chunk) => {
         stderr += chunk;
         const found = /listening http=(http:\/\/\S+)/.exec(stderr);
-        if (found) resolve(found[1]);
+        if (found) resolve(found[1].replace(/\/$/, ""));
       });
+      child.on("error", reject);
       void exited.then((code) =>
-        reject(new Error(`exited with ${code} before listening: ${stderr}`))
+        reject(new Error(`${command} exited with ${code} before listening: ${stderr}`))
       );
     });
+    await use(url);
+  } finally {
+    child.kill("SIGTERM");
+    const code = await exited;
+    clearTimeout(kill);
+    assert.equal(code, 0, `${command}: exit status after SIGTERM: ${stderr}`);
+    assert.match(stderr, /stopping signal=SIGTERM[\s\S]*stopped/);
+  }
+}
+
+/** The sidecar of `command` admits, refuses and rejects as it should. */
+function sidecar(cwd: string, ...command: string[]): Promise<void> {
+  const flags = ["--limit", "1/min", "--http", "127.0.0.1:0"];
+  return withSidecar(cwd, env, [...command, ...flags], async (url) => {
     const check = async (body: unknown) => {
       const res = await fetch(`${url}/v1/check`, { method: "POST", body: JSON.stringify(body) });
       return { status: res.status, json: await res.json() };
@@ -115,13 +140,75 @@ async function sidecar(cwd: string, command: string, ...args: string[]): Promise
     const bad = await check({ key: "tenant:42", cost: "two" });
     assert.equal(bad.status, 400);
     assert.equal(bad.json.field, "/cost");
-  } finally {
-    child.kill("SIGTERM");
-    const code = await exited;
-    clearTimeout(kill);
-    assert.equal(code, 0, `exit status after SIGTERM: ${stderr}`);
-    assert.match(stderr, /stopping signal=SIGTERM[\s\S]*stopped/);
+  });
+}
+
+/**
+ * The README's sidecar block, read from README.md: each runtime's command
+ * (an install, then the command that starts the sidecar), the `curl` that
+ * asks it and the answer it documents.
+ */
+function readmeSidecar() {
+  const readme = readFileSync(join(REPO, "README.md"), "utf8");
+  const [block] = blocks("README.md", readme).filter((b) =>
+    b.lang === "sh" && b.text.includes("jsr:@rateguard/guard/cli") && b.text.includes("/v1/check")
+  );
+  assert.ok(block, "the README's sidecar block");
+  const lines = block.text.split("\n");
+  const command = (runtime: RegExp) => {
+    const found = lines.filter((l) => runtime.test(l));
+    assert.equal(found.length, 1, `one command matching ${runtime} in README.md:${block.line}`);
+    return found[0].replace(/\s+#.*$/, "");
+  };
+  const curl = lines.findIndex((l) => l.startsWith("curl "));
+  assert.ok(curl >= 0 && lines[curl + 1]?.startsWith("# "), "a curl and its answer");
+  return {
+    deno: command(/^deno run -A jsr:@rateguard\/guard\/cli /),
+    node: command(/^npm install @rateguard\/guard .* && exec node_modules\/.bin\/rateguard /),
+    bun: command(/^bun add @rateguard\/guard .* && bunx --bun rateguard /),
+    curl: lines[curl],
+    answer: lines[curl + 1].slice(2),
+  };
+}
+
+/**
+ * Runs one of the README's sidecar lines as written in a fresh folder: its
+ * install (`a && b`: the part before `&&`) through the shell, then its start
+ * command spawned directly (`exec`'s meaning: the process named gets the
+ * signal), with the checkout's deno, bun and bunx on the PATH. Only the port
+ * moves: RATEGUARD_HTTP asks for a free one, and the README's curl is sent
+ * there; its answer must be the README's.
+ */
+async function asWritten(cwd: string, line: string, curl: string, answer: string): Promise<void> {
+  const runEnv = {
+    ...env,
+    PATH: `${join(REPO, "node_modules/.bin")}:${env.PATH}`,
+    RATEGUARD_HTTP: "127.0.0.1:0",
+    npm_config_prefer_offline: "true",
+  };
+  const parts = line.split(" && ");
+  assert.ok(parts.length <= 2, line);
+  if (parts.length === 2) {
+    const r = spawnSync("sh", ["-c", parts[0]], {
+      cwd,
+      env: runEnv,
+      encoding: "utf8",
+      timeout: 150_000,
+    });
+    assert.equal(r.status, 0, `${parts[0]}: ${r.stdout}${r.stderr}`);
   }
+  const command = parts.at(-1)!.replace(/^exec /, "").split(/\s+/);
+  await withSidecar(cwd, runEnv, command, (url) => {
+    const sent = curl.replace(/http:\/\/127\.0\.0\.1:7947/, url);
+    assert.notEqual(sent, curl, "the README's curl asks 127.0.0.1:7947");
+    const r = spawnSync("sh", ["-c", sent], {
+      cwd,
+      env: runEnv,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    assert.equal(r.stdout.trim(), answer, `${sent}: ${r.stderr}`);
+  });
 }
 
 const work = mkdtempSync(join(tmpdir(), "rateguard-pack-"));
@@ -319,5 +406,64 @@ describe("bun add of the tarball", () => {
 
   test("bunx --bun rateguard runs the sidecar on Bun: a request, SIGTERM", async () => {
     await sidecar(dir, tool("bun"), "x", "--bun", "rateguard");
+  });
+});
+
+describe("the README's sidecar commands, as written, on the packed package", () => {
+  const readme = readmeSidecar();
+  /** The command with the tarball for the package's name (`@rateguard/guard`), nothing else. */
+  const fromTarball = (line: string) =>
+    line.replace(
+      /^(npm install|bun add) @rateguard\/guard /,
+      (_m, tool) => `${tool} ${packed.tarball} `,
+    );
+  const dirs: string[] = [];
+  after(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+  test("the install table's sidecar column says what each command installs", () => {
+    const table = readFileSync(join(REPO, "README.md"), "utf8").split("\n");
+    const cell = (runtime: string) => {
+      const row = table.find((l) => l.startsWith(`| ${runtime} `));
+      assert.ok(row, `the install table's ${runtime} row`);
+      return row.split("|")[4].trim();
+    };
+    const installs = (line: string) => line.split(" && ")[0].replace(" @rateguard/guard", "");
+    assert.equal(cell("Node.js"), `\`${installs(readme.node)}\``);
+    assert.equal(cell("Bun"), `\`${installs(readme.bun)}\``);
+    assert.ok(!readme.deno.includes(" && "), readme.deno);
+    assert.match(cell("Deno"), /^nothing: `jsr:@rateguard\/guard\/cli` brings its own$/);
+  });
+
+  test("Node.js: npm install, then exec node_modules/.bin/rateguard", async () => {
+    const dir = freshProject("readme-node");
+    dirs.push(dir);
+    await asWritten(dir, fromTarball(readme.node), readme.curl, readme.answer);
+  });
+
+  test("Bun: bun add, then bunx --bun rateguard", async () => {
+    const dir = freshProject("readme-bun");
+    dirs.push(dir);
+    await asWritten(dir, fromTarball(readme.bun), readme.curl, readme.answer);
+  });
+
+  test("Deno: jsr:@rateguard/guard/cli, run from the package as deno publish takes it", async () => {
+    // JSR is out of reach here: the folder holds what deno.json's "publish"
+    // includes, and its "./cli" export stands for jsr:@rateguard/guard/cli.
+    // A JSR user's deno resolves the package's npm: imports itself, so the
+    // folder's deno.json leaves out the checkout's nodeModulesDir.
+    const deno = JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8"));
+    const dir = mkdtempSync(join(tmpdir(), "rateguard-jsr-"));
+    dirs.push(dir);
+    for (const entry of deno.publish.include as string[]) {
+      const top = entry.replace(/\/\*\*\/\*\.ts$/, "");
+      cpSync(join(REPO, top), join(dir, top), {
+        recursive: true,
+        filter: (from) => top === entry || !/\.[a-z]+$/.test(from) || from.endsWith(".ts"),
+      });
+    }
+    delete deno.nodeModulesDir;
+    writeFileSync(join(dir, "deno.json"), JSON.stringify(deno, null, 2));
+    const line = readme.deno.replace("jsr:@rateguard/guard/cli", deno.exports["./cli"]);
+    await asWritten(dir, line, readme.curl, readme.answer);
   });
 });

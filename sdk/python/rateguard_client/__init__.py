@@ -9,4 +9,4 @@ from .client import (
 )
 
 __all__ = ["BatchDecision", "Client", "ClientError", "Decision", "SidecarUnavailable"]
-__version__ = "0.1.0"
+__version__ = "0.2.0"

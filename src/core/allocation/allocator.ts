@@ -27,7 +27,7 @@ import type { PartitionPolicy } from "../partition.ts";
 import type { LimitBook } from "../rules.ts";
 import { type Rule, ruleOf } from "../rule.ts";
 import { demandIn, HeardReports } from "./heard.ts";
-import { CountedMembers, type CountedView } from "./members.ts";
+import { CountedMembers, type Headcount } from "./members.ts";
 import { split } from "./split.ts";
 import { type Phase, phaseOf, spreadPhase, watchPhase } from "./phase.ts";
 import {
@@ -225,7 +225,7 @@ export class Allocator implements MembershipExtension {
   #joinedAtMs: number | undefined;
   #quorumAtMs = -Infinity;
   #failed = false;
-  #view: CountedView;
+  #view: Headcount;
   #held = true;
   #learning = false;
   /** New keys start lean (joining, learning). */

@@ -17,8 +17,8 @@ import { GUARD_BOUNDS } from "../options.ts";
 /** Keys nearing their cold share queued at most between two ticks. */
 export const MAX_CANDIDATES = 256;
 
-// A private copy for nearsColdShare, which runs on checks in a fleet: Deno
-// reads a module's own exported constant at each use (see decision.ts).
+// A private copy for nearsColdShare, which runs on checks in a fleet: Node
+// reads an exported constant at each use (see time.ts).
 const NOMINATE = 0.5;
 
 /**

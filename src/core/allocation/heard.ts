@@ -18,7 +18,7 @@
 import { hashIdOf } from "../hash.ts";
 import { memberIdText } from "../../proto/member_id.ts";
 import { HeldRows, type ReportRow } from "./held_rows.ts";
-import { type CountedMembers, type CountedView, lifeIfLive, type Standing } from "./members.ts";
+import { type CountedMembers, type Headcount, lifeIfLive, type PeerStatus } from "./members.ts";
 import {
   groupBytes,
   type GroupReader,
@@ -93,13 +93,13 @@ interface Demand {
   at: number;
 }
 
-/** A report held: what {@link HeardReport} shows, updated in place. */
-type Held = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardReport[K] } & {
+/** A report as stored here: what {@link HeardReport} shows, updated in place. */
+type StoredReport = { -readonly [K in Exclude<keyof HeardReport, "demands">]: HeardReport[K] } & {
   demands: Demand[];
   /** Its place in `#inTurn`. */
   turn: number;
   /** Its origin, as the members know it: a report is held only of a member known. */
-  readonly peer: Standing;
+  readonly peer: PeerStatus;
 };
 
 /** What {@link HeardReports.demandOf} finds of a key. */
@@ -138,7 +138,7 @@ export interface Here {
 
 /** See the module doc. */
 export class HeardReports {
-  readonly #reports = new Map<string, Held>();
+  readonly #reports = new Map<string, StoredReport>();
   /**
    * The same reports by their origin ID's low half, one each, and what
    * tells a copy, by place in `#inTurn`: a relayed group names its origin
@@ -150,7 +150,7 @@ export class HeardReports {
   /** By place in `#inTurn`, the bytes of the report there, for the relay. */
   readonly #bytesAt: Uint8Array[] = [];
   /** The same reports in the order they were first taken, for the relay's round-robin. */
-  readonly #inTurn: Held[] = [];
+  readonly #inTurn: StoredReport[] = [];
   /**
    * By place in `#inTurn`, from when the report there is too old to pass
    * on, to within a millisecond: the relay's walk past stale reports reads
@@ -238,7 +238,7 @@ export class HeardReports {
     if (known && known.life === life && round <= known.round) {
       this.#spent.set(key, { life: known.life, round: known.round });
     }
-    const report: Held = known ?? {
+    const report: StoredReport = known ?? {
       key,
       originHi: hi,
       originLo: lo,
@@ -298,7 +298,7 @@ export class HeardReports {
    */
   demandOf(
     id: number,
-    view: CountedView,
+    view: Headcount,
     nowMs: number,
     here: Here = NOWHERE,
   ): Heard {
@@ -418,7 +418,7 @@ export class HeardReports {
   }
 
   /** When `o` becomes too old to pass on (see `relayed`), to within rounding. */
-  #staleAt(o: Held): number {
+  #staleAt(o: StoredReport): number {
     return o.ageMs + 1 > this.#freshMs ? -Infinity : o.receivedMs - o.ageMs + this.#freshMs;
   }
 
@@ -427,7 +427,7 @@ export class HeardReports {
    * the group's time): each key's figure and time updated in its total,
    * keys no longer named taken out.
    */
-  #replaceDemands(report: Held, group: GroupReader): void {
+  #replaceDemands(report: StoredReport, group: GroupReader): void {
     const madeMs = madeMsOf(report);
     if (this.#sameKeys(report, group)) {
       // The same keys in the same order, as an origin's rounds mostly are: in place.
@@ -474,7 +474,7 @@ export class HeardReports {
   }
 
   /** Whether `group` names the keys `report` does, in its order. */
-  #sameKeys(report: Held, group: GroupReader): boolean {
+  #sameKeys(report: StoredReport, group: GroupReader): boolean {
     const held = report.demands;
     if (held.length !== group.records) return false;
     for (let i = 0; i < held.length; i++) {
@@ -500,7 +500,7 @@ export class HeardReports {
   #takes(
     known: HeardReport | undefined,
     key: string,
-    peer: Standing | undefined,
+    peer: PeerStatus | undefined,
     life: number,
     round: number,
     ageMs: number,

@@ -19,16 +19,16 @@ interface PeerState {
   life: number;
 }
 
-/** What allocation knows of a peer, read-only. */
-export type Standing = Readonly<PeerState>;
+/** What allocation knows of a peer (its state, since when, which life), read-only. */
+export type PeerStatus = Readonly<PeerState>;
 
 /** The life of `p` while it is alive or suspect (0 when none was named); else undefined. */
-export function lifeIfLive(p: Standing | undefined): number | undefined {
+export function lifeIfLive(p: PeerStatus | undefined): number | undefined {
   return p && (p.state === "alive" || p.state === "suspect") ? p.life : undefined;
 }
 
-/** The counted view of the cluster at one moment. */
-export interface CountedView {
+/** The cluster counted at one moment: N, who is in sight, the quorum, whose demand counts. */
+export interface Headcount {
   /** N: the members the limit is shared over, this node included. */
   readonly countedSize: number;
   /**
@@ -101,7 +101,7 @@ export class CountedMembers {
    * kept up to date, until membership forgets the member; {@link liveLife}
    * reads it.
    */
-  peer(id: string): Standing | undefined {
+  peer(id: string): PeerStatus | undefined {
     return this.#peers.get(id);
   }
 
@@ -120,7 +120,7 @@ export class CountedMembers {
   }
 
   /** The view at `nowMs`. */
-  view(nowMs: number): CountedView {
+  view(nowMs: number): Headcount {
     const policy = this.#policy;
     const holdDown = policy.kind === "holdDown";
     // Optimistic takes a suspect's share at once; HoldDown and Quorum keep
