@@ -66,10 +66,19 @@ describe("sharedBurst on real processes", { timeout: 120_000 }, () => {
     }
   });
 
-  it("without it, every member keeps the whole burst", async () => {
-    const fleet = await startFleet(LIMIT);
+  it("with --no-shared-burst, every member keeps the whole burst", async () => {
+    const fleet = await startFleet([...LIMIT, "--no-shared-burst"]);
     try {
       assert.equal(await remaining(fleet[0], "cold"), 59);
+    } finally {
+      for (const s of fleet) s.process.kill();
+    }
+  });
+
+  it("unset, three bursts of 60 outgrow the cold fraction's 150 of headroom, so it is shared", async () => {
+    const fleet = await startFleet(LIMIT);
+    try {
+      assert.equal(await remaining(fleet[0], "cold"), 9);
     } finally {
       for (const s of fleet) s.process.kill();
     }
