@@ -60,7 +60,9 @@ function unreported(dir, xmlPath) {
 
 function parseCases(xml) {
   const out = [];
-  const re = /<testcase\b([^>]*?)(\/>|>([\s\S]*?)<\/testcase>)/g;
+  // Attributes read as quoted strings: a `>` inside one (legal there, and
+  // Node's reporter leaves it unescaped) does not end the tag.
+  const re = /<testcase\b((?:[^>"]|"[^"]*")*?)(\/>|>([\s\S]*?)<\/testcase>)/g;
   for (const m of xml.matchAll(re)) {
     const name = decode(/\bname="([^"]*)"/.exec(m[1])?.[1] ?? "");
     const body = m[3] ?? "";

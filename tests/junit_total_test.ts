@@ -26,3 +26,29 @@ test("npm test's total counts a file Bun skipped whole and left out of its repor
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("a '>' in a test's name (XML leaves it unescaped in attributes) hides none of the cases after it", () => {
+  const dir = mkdtempSync(join(tmpdir(), "rateguard-junit-"));
+  try {
+    // Node's reporter writes `--no-&lt;switch>`: the `>` is legal in an
+    // attribute, and a reading that stops at it took every case up to the
+    // next `</testcase>` for one case's body.
+    writeFileSync(
+      join(dir, "node.xml"),
+      '<testsuites><testsuite name="t">' +
+        '<testcase name="turns off, with --no-&lt;switch>, a switch" time="0.1" classname="test"/>' +
+        '<testcase name="two" time="0.1" classname="test"/>' +
+        '<testcase name="three" time="0.1" classname="test"/>' +
+        '<testcase name="four" time="0.1" classname="test"><failure message="no">x</failure></testcase>' +
+        "</testsuite></testsuites>",
+    );
+    writeFileSync(join(dir, "node.rc"), "1\n");
+    const run = spawnSync("node", ["scripts/junit-total.mjs", dir, "node"], { encoding: "utf8" });
+    assert.deepEqual(run.stdout.trim().split("\n"), [
+      "node: 3 passed, 1 failed, 0 skipped",
+      "3 passed, 1 failed, 0 skipped",
+    ]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
