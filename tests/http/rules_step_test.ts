@@ -9,6 +9,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Guard } from "../../src/runtime/guard.ts";
 import type { FleetRulesStats, Stats } from "../../src/runtime/stats.ts";
+import { NO_RULES } from "../../src/core/rules_sync/stats.ts";
 import { sidecarApp } from "../../src/http/sidecar.ts";
 import { DashboardFeed } from "../../src/http/dashboard_feed.ts";
 import { RulesWatch } from "../../src/runtime/rules_watch.ts";
@@ -92,34 +93,14 @@ describe("fleet rules out of step", () => {
       lines.push(`${level} ${message} ${fields?.reason ?? fields?.digest ?? ""}`);
     const watch = new RulesWatch({ info: log("info"), warn: log("warn") });
     const base: FleetRulesStats = {
+      ...NO_RULES,
       shared: true,
-      learning: false,
-      version: 0,
       digest: "00000000000000aa",
-      outOfStep: false,
-      apartMs: 0,
-      outOfStepReason: "",
       live: 1,
-      removed: 0,
-      applied: 0,
-      refused: 0,
-      malformed: 0,
-      strangers: 0,
-      skippedParts: 0,
-      unproven: 0,
-      full: 0,
-      unshared: 0,
-      transfers: 0,
-      refusals: 0,
-      lastRefusal: "",
       entries: 1,
       bound: 10,
       reserved: 4,
-      own: 0,
       peers: 1,
-      strangerEntries: 0,
-      tableFull: false,
-      tableFullReason: "",
     };
     const bad = "malformed shadow: bad (from 10.0.0.2:7946)";
     watch.observe(base);

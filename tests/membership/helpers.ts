@@ -9,6 +9,8 @@ import {
   type Transmit,
 } from "../../src/core/membership/mod.ts";
 
+import type { Member } from "../../src/core/membership/table.ts";
+
 export const addr = (i: number): Address => Address.parse(`10.0.0.${i}:7946`);
 
 export function sender(i: number, incarnation = 0): Message["sender"] {
@@ -63,4 +65,21 @@ export function prove(node: Node, i: number, nowMs = 0): void {
   const ack = encode({ type: "ack", seq: ping.message.seq, sender: sender(i), records: [] });
   node.handleDatagram(nowMs, addr(i), ack);
   drain(node);
+}
+
+/** An alive member at 10.0.x.y, admitted i-th (i up to 65,535). */
+export function member(i: number): Member {
+  const address = Address.parse(`10.0.${i >> 8}.${i & 255}:7946`);
+  return {
+    address,
+    id: address.id,
+    key: address.toString(),
+    state: "alive",
+    incarnation: 0,
+    life: 0,
+    changedAtMs: 0,
+    suspicion: undefined,
+    suspectedBy: undefined,
+    admitted: i,
+  };
 }

@@ -1,25 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Address } from "../../src/proto/mod.ts";
 import { ProbeOrder, wantedDegree } from "../../src/core/membership/order.ts";
-import type { Member } from "../../src/core/membership/table.ts";
+import { member } from "./helpers.ts";
 import { Prng } from "../../src/core/prng.ts";
-
-function member(i: number): Member {
-  const address = Address.parse(`10.0.${i >> 8}.${i & 255}:7946`);
-  return {
-    address,
-    id: address.id,
-    key: address.toString(),
-    state: "alive",
-    incarnation: 0,
-    life: 0,
-    changedAtMs: 0,
-    suspicion: undefined,
-    suspectedBy: undefined,
-    admitted: i,
-  };
-}
 
 describe("ProbeOrder", () => {
   it("probes every member in round-robin up to 256 members", () => {

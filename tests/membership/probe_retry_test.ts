@@ -1,27 +1,10 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Address } from "../../src/proto/mod.ts";
 import { resolveConfig } from "../../src/core/membership/config.ts";
 import { Prober, type SendFields } from "../../src/core/membership/prober.ts";
 import { RoundTrip } from "../../src/core/membership/rtt.ts";
-import type { Member } from "../../src/core/membership/table.ts";
+import { member } from "./helpers.ts";
 import { Prng } from "../../src/core/prng.ts";
-
-function member(i: number): Member {
-  const address = Address.parse(`10.0.0.${i}:7946`);
-  return {
-    address,
-    id: address.id,
-    key: address.toString(),
-    state: "alive",
-    incarnation: 0,
-    life: 0,
-    changedAtMs: 0,
-    suspicion: undefined,
-    suspectedBy: undefined,
-    admitted: i,
-  };
-}
 
 describe("RoundTrip", () => {
   it("waits twice the round trip at least, more when it varies, nothing before a sample", () => {
