@@ -72,7 +72,7 @@ const fetchAdapter: Adapter = {
     }, (_request, _info, limited) => new Response(said(limited)));
     return Promise.resolve({
       ask: (path = "/", headers = {}) =>
-        handler(new Request(`http://localhost${path}`, { headers }), undefined),
+        Promise.resolve(handler(new Request(`http://localhost${path}`, { headers }), undefined)),
       close: () => Promise.resolve(),
     });
   },
