@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { rateLimit as honoLimit, type RateLimitEnv } from "../../src/http/hono.ts";
 import { withRateLimit } from "../../src/http/fetch.ts";
 import type { RateLimitInfo } from "../../src/http/limiting.ts";
-import type { HeaderStyle } from "../../src/http/fields.ts";
+import type { HeaderStyle } from "../../src/http/field_style.ts";
 import type { Limiter } from "../../src/http/limiting.ts";
 
 /** The options the suite gives every adapter, over a header reader. */
