@@ -130,9 +130,7 @@ function resetSeconds(decision: DecisionLike): number {
  * @returns The item.
  */
 export function rateLimitItem(name: string, decision: DecisionLike): string {
-  return `${sfString(name)};r=${sfInteger(decision.remaining)};t=${
-    sfInteger(resetSeconds(decision))
-  }`;
+  return rateLimitValue(sfString(name), decision);
 }
 
 /** What {@link appendRateLimitFields} writes. */
@@ -258,10 +256,7 @@ export function writeFields(
   const draft = set.draft;
   if (draft === "draft-10") {
     if (text.item !== undefined) sink.append("RateLimit-Policy", text.item);
-    if (counted) {
-      const r = sfInteger(decision.remaining), t = sfInteger(resetSeconds(decision));
-      sink.append("RateLimit", `${text.quoted};r=${r};t=${t}`);
-    }
+    if (counted) sink.append("RateLimit", rateLimitValue(text.quoted, decision));
   } else if (draft !== undefined && text.drafted !== undefined) {
     sink.append("RateLimit-Policy", text.drafted);
   }
@@ -281,6 +276,28 @@ export function writeFields(
       sink.set("Retry-After", String(seconds));
     }
   }
+}
+
+/**
+ * The last draft-10 `RateLimit` value made, by what it was made of: a hot
+ * key's (and, with a limit no key nears, every key's) is the same text on
+ * request after request, so it is made once, and the server is handed the
+ * same flat string rather than a new concatenation to flatten each time.
+ */
+const lastRateLimit = { quoted: "", remaining: NaN, reset: NaN, value: "" };
+
+/** draft-10's `RateLimit` item for a policy's quoted name and a decision: {@link lastRateLimit} when it is that one. */
+function rateLimitValue(quoted: string, decision: DecisionLike): string {
+  const remaining = decision.remaining, reset = resetSeconds(decision);
+  const last = lastRateLimit;
+  if (last.remaining === remaining && last.reset === reset && last.quoted === quoted) {
+    return last.value;
+  }
+  last.value = `${quoted};r=${sfInteger(remaining)};t=${sfInteger(reset)}`;
+  last.quoted = quoted;
+  last.remaining = remaining;
+  last.reset = reset;
+  return last.value;
 }
 
 /**
