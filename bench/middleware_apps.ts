@@ -17,17 +17,19 @@ import { withRateLimit } from "../src/http/fetch.ts";
 export const LIMITERS = ["bare", "ours", "peer"] as const;
 /**
  * Hono's routes past {@link LIMITERS}: an empty middleware (what any
- * middleware costs, Hono's composition), and the floor of a limiter that
+ * middleware costs, Hono's composition), the floor of a limiter that
  * sends fields: an empty middleware that checks and appends two fixed
- * fields after the handler, as rateguard does.
+ * fields after the handler, as rateguard does, and rateguard sending no
+ * fields (`headers: "none"`: what deciding costs without them).
  */
-export const HONO_FLOORS = ["empty", "floor"] as const;
+export const HONO_FLOORS = ["empty", "floor", "silent"] as const;
 /**
  * The fetch stack's routes: bare, bare with two fixed fields of the size
- * rateguard sends (what any two fields cost on the runtime's server), and
- * behind withRateLimit (no peer: none is as common).
+ * rateguard sends (what any two fields cost on the runtime's server),
+ * behind withRateLimit sending no fields (`headers: "none"`), and behind
+ * withRateLimit (no peer: none is as common).
  */
-export const FETCH_ROUTES = ["bare", "fields", "ours"] as const;
+export const FETCH_ROUTES = ["bare", "fields", "silent", "ours"] as const;
 /** One of {@link LIMITERS}. */
 export type LimiterName =
   | typeof LIMITERS[number]
@@ -71,7 +73,9 @@ export function honoApp(guard: Guard, { rateLimit }: Adapters = OURS): Hono {
     c.res.headers.append("RateLimit-Policy", '"default";q=1000000000;w=60');
     c.res.headers.append("RateLimit", '"default";r=16666666;t=1');
   }, hello);
-  app.get(pathOf("ours"), rateLimit({ guard, key: (c) => c.req.header("x-key") }), hello);
+  const key = (c: Context) => c.req.header("x-key");
+  app.get(pathOf("silent"), rateLimit({ guard, key, headers: "none" }), hello);
+  app.get(pathOf("ours"), rateLimit({ guard, key }), hello);
   app.get(
     pathOf("peer"),
     honoRateLimiterPeer({
@@ -91,10 +95,9 @@ export function fetchHandler(
   { withRateLimit }: Adapters = OURS,
 ): (request: Request, info?: unknown) => Promise<Response> | Response {
   const hello = () => new Response("hello\n", { headers: { "content-type": "text/plain" } });
-  const ours = withRateLimit(
-    { guard, key: (request) => request.headers.get("x-key") ?? undefined },
-    hello,
-  );
+  const key = (request: Request) => request.headers.get("x-key") ?? undefined;
+  const ours = withRateLimit({ guard, key }, hello);
+  const silent = withRateLimit({ guard, key, headers: "none" }, hello);
   const fields = () =>
     new Response("hello\n", {
       headers: {
@@ -103,13 +106,15 @@ export function fetchHandler(
         "RateLimit": '"default";r=16666666;t=1',
       },
     });
-  const oursPath = pathOf("ours"), fieldsPath = pathOf("fields");
+  const oursPath = pathOf("ours"), fieldsPath = pathOf("fields"), silentPath = pathOf("silent");
   return (request, info) => {
     const url = request.url;
     return url.endsWith(oursPath)
       ? ours(request, info)
       : url.endsWith(fieldsPath)
       ? fields()
+      : url.endsWith(silentPath)
+      ? silent(request, info)
       : hello();
   };
 }

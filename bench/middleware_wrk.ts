@@ -114,14 +114,14 @@ console.log(
   `wrk -t1 -c${CONNECTIONS} -d${SECONDS}s, GET of a short text, the median of ${ROUNDS} interleaved rounds:\n`,
 );
 console.log(
-  `| runtime | stack | keys | bare req/s | empty middleware | check + two fixed fields | two fixed fields | rateguard |${
+  `| runtime | stack | keys | bare req/s | empty middleware | check + two fixed fields | two fixed fields | rateguard, no fields | rateguard |${
     AGAINST ? " rateguard (--against) |" : ""
   } peer | rateguard µs over bare |${
     AGAINST ? " --against µs over bare |" : ""
   } peer µs over bare |`,
 );
 console.log(
-  `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${
+  `| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${
     AGAINST ? " ---: | ---: |" : ""
   }`,
 );
@@ -143,7 +143,7 @@ for (const runtime of runtimes) {
       console.log(
         `| ${runtime} | ${name} | ${keys} | ${Math.round(bare)} | ${vs(rps("empty"))} | ${
           vs(rps("floor"))
-        } | ${vs(rps("fields"))} | ${vs(rps("ours"))} |${
+        } | ${vs(rps("fields"))} | ${vs(rps("silent"))} | ${vs(rps("ours"))} |${
           AGAINST ? ` ${vs(rps("against"))} |` : ""
         } ${vs(rps("peer"))} | ${over(rps("ours"))} |${
           AGAINST ? ` ${over(rps("against"))} |` : ""
