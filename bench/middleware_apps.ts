@@ -36,15 +36,6 @@ export type LimiterName =
   | typeof FETCH_ROUTES[number]
   | typeof HONO_FLOORS[number];
 
-/** rateguard's adapters: this tree's, or an earlier tree's to compare with. */
-export interface Adapters {
-  readonly rateLimit: typeof rateLimit;
-  readonly withRateLimit: typeof withRateLimit;
-}
-
-/** This tree's adapters. */
-export const OURS: Adapters = { rateLimit, withRateLimit };
-
 /** A limit no benchmark reaches, for rateguard and the peers alike. */
 const PER_MINUTE = 1_000_000_000;
 
@@ -61,7 +52,7 @@ export const pathOf = (limiter: LimiterName): string => `/${limiter}`;
  * handler alone (Hono's path with no middleware at all), the others a
  * middleware before the same handler.
  */
-export function honoApp(guard: Guard, { rateLimit }: Adapters = OURS): Hono {
+export function honoApp(guard: Guard): Hono {
   const app = new Hono();
   const hello = (c: Context) => c.text("hello\n");
   app.get(pathOf("bare"), hello);
@@ -92,7 +83,6 @@ export function honoApp(guard: Guard, { rateLimit }: Adapters = OURS): Hono {
 /** A `fetch` handler with the routes of {@link FETCH_ROUTES}. */
 export function fetchHandler(
   guard: Guard,
-  { withRateLimit }: Adapters = OURS,
 ): (request: Request, info?: unknown) => Promise<Response> | Response {
   const hello = () => new Response("hello\n", { headers: { "content-type": "text/plain" } });
   const key = (request: Request) => request.headers.get("x-key") ?? undefined;

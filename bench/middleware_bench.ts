@@ -13,21 +13,15 @@
 // it over every case alike. Through a real server and for Express, see
 // bench/middleware_wrk.ts.
 //
-// `--against DIR` adds another tree's adapters (an earlier commit's
+// `--against DIR` adds another tree's apps (an earlier commit's
 // checkout, sharing this node_modules) to the same rounds: before and after
 // in one process, as the machine's load drifts over both alike.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
 import { resolve } from "node:path";
-import {
-  type Adapters,
-  benchGuard,
-  fetchHandler,
-  honoApp,
-  type LimiterName,
-  pathOf,
-} from "./middleware_apps.ts";
+import type { Guard } from "../mod.ts";
+import { benchGuard, fetchHandler, honoApp, type LimiterName, pathOf } from "./middleware_apps.ts";
 import { runtimeName } from "./runtime.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
@@ -68,13 +62,16 @@ const guard = await benchGuard();
 const hono = honoApp(guard);
 const handler = fetchHandler(guard);
 let earlier: { hono: ReturnType<typeof honoApp>; handler: typeof handler } | undefined;
+let earlierGuard: Guard | undefined;
 if (values.against !== undefined) {
-  const from = (path: string) => import(pathToFileURL(resolve(values.against!, path)).href);
-  const adapters: Adapters = {
-    rateLimit: (await from("src/http/hono.ts")).rateLimit,
-    withRateLimit: (await from("src/http/fetch.ts")).withRateLimit,
-  };
-  earlier = { hono: honoApp(guard, adapters), handler: fetchHandler(guard, adapters) };
+  // The other tree's apps on its own guard: its adapters know its own
+  // Limit class (a Limit of this tree's is not an instance of it, and a
+  // policy's text would be made anew on each request).
+  const apps: typeof import("./middleware_apps.ts") = await import(
+    pathToFileURL(resolve(values.against, "bench/middleware_apps.ts")).href
+  );
+  earlierGuard = await apps.benchGuard();
+  earlier = { hono: apps.honoApp(earlierGuard), handler: apps.fetchHandler(earlierGuard) };
 }
 const cases: Case[] = [];
 for (const keys of [1, 10_000]) {
@@ -123,3 +120,4 @@ for (const c of cases) {
   );
 }
 await guard.leave();
+await earlierGuard?.leave();
