@@ -37,7 +37,7 @@
 
 import { KeyLimit, Limit } from "../limit.ts";
 import { utf8Bytes, utf8Decode } from "../hash.ts";
-import { Reader } from "../../proto/codec.ts";
+import { Reader } from "../../proto/cursor.ts";
 import {
   BlockedUntil,
   keyed,
