@@ -12,7 +12,9 @@
  */
 
 import { RateguardError } from "./errors.ts";
-import { checkClassName, checkLimit, describe, KeyLimit, Limit } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { checkClassName, KeyLimit } from "./key_limit.ts";
+import { checkLimit, Limit } from "./limit.ts";
 import { type Rule, ruleOf, sharesBurstAt } from "./rule.ts";
 import { COLD_FRACTION } from "./options.ts";
 import {
