@@ -3,7 +3,7 @@
 // as "bare Hono") beside the sidecar's app (`sidecarApp`), each called
 // through its `fetch` on prepared `POST /v1/check` requests, with one key
 // and with 10,000 keys, and the sidecar again inside the native servers'
-// wrapper (serve.ts's `Answering`: the request timeout and the drain), as
+// wrapper (serve_native.ts's `Answering`: the request timeout and the drain), as
 // `Deno.serve` and `Bun.serve` call it.
 //
 //   npx deno run -A bench/sidecar_bench.ts
@@ -26,7 +26,7 @@ import { resolve } from "node:path";
 import { Hono } from "hono";
 import { Guard, Limit } from "../mod.ts";
 import { sidecarApp } from "../src/http/sidecar.ts";
-import { Answering } from "../src/http/serve.ts";
+import { Answering } from "../src/http/serve_native.ts";
 import { HTTP_BOUNDS } from "../src/core/options.ts";
 import { bareCheck } from "./http_apps.ts";
 import { runtimeName } from "./runtime.ts";
