@@ -4,34 +4,37 @@
  * in bytes of UTF-8 (the check every method taking a key runs, through
  * `LimitBook.checkKey`: the guard's public contract), a key limit that is
  * neither a limit nor a class's, and the book's bounds and unknown classes.
- * The length bound itself, and its message, are `key_bytes.ts`'s.
+ * The length bound itself, its message and its error ({@link KeyBytesError},
+ * which the sidecar maps to the field at fault) are `key_bytes.ts`'s.
  *
  * @module
  */
 
 import { RateguardError } from "./errors.ts";
 import { checkClassName, describe, KeyLimit, Limit } from "./limit.ts";
-import { fitsKeyBytes, tooLongMessage } from "./key_bytes.ts";
+import { fitsKeyBytes, KeyBytesError } from "./key_bytes.ts";
 
 /**
  * A class name and a key as every method taking them wants them: a string
- * and a non-empty string, each at most `maxKeyBytes` bytes of UTF-8.
+ * and a non-empty string, each at most `maxKeyBytes` bytes of UTF-8; `item`
+ * is where the pair is in a list the caller was given, if in one.
  *
  * @throws {TypeError} when the class is not a string or the key not a non-empty string.
- * @throws {RangeError} when either is longer than `maxKeyBytes` bytes of UTF-8.
+ * @throws {KeyBytesError} (a `RangeError`) when either is longer than `maxKeyBytes` bytes of UTF-8.
  */
 export function checkClassAndKey(
   className: unknown,
   key: unknown,
   what: string,
   maxKeyBytes: number,
+  item?: number,
 ): void {
   checkClassName(className, what);
   checkKeyType(key, what);
   if (!fitsKeyBytes(key as string, maxKeyBytes)) {
-    throw new RangeError(`${what}: ${tooLongMessage("key", key as string, maxKeyBytes)}`);
+    throw new KeyBytesError(what, "key", key as string, maxKeyBytes, item);
   }
-  checkNameBytes(className as string, what, maxKeyBytes);
+  checkNameBytes(className as string, what, maxKeyBytes, item);
 }
 
 /** Validates a key's type: a non-empty string; its length is the book's to check. */
@@ -43,9 +46,14 @@ function checkKeyType(key: unknown, what: string): string {
 }
 
 /** The one bound of a class name, wherever it is given: what a check would refuse is refused here too. */
-export function checkNameBytes(name: string, what: string, maxKeyBytes: number): void {
+export function checkNameBytes(
+  name: string,
+  what: string,
+  maxKeyBytes: number,
+  item?: number,
+): void {
   if (!fitsKeyBytes(name, maxKeyBytes)) {
-    throw new RangeError(`${what}: ${tooLongMessage("class name", name, maxKeyBytes)}`);
+    throw new KeyBytesError(what, "class", name, maxKeyBytes, item);
   }
 }
 
