@@ -10,7 +10,8 @@
 import { admitDebt, allowedDecision, deniedDecision } from "./gcra.ts";
 import { Decision } from "./decision.ts";
 import type { Slot } from "./keytable.ts";
-import { describe, isCost, MAX_COST } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { isCost, MAX_COST } from "./limit.ts";
 import type { BatchItem } from "./options.ts";
 import type { LimitBook } from "./rules.ts";
 

@@ -11,7 +11,9 @@
  */
 
 import { RateguardError } from "./errors.ts";
-import { checkClassName, describe, KeyLimit, Limit } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { checkClassName, KeyLimit } from "./key_limit.ts";
+import { Limit } from "./limit.ts";
 import { fitsKeyBytes, KeyBytesError } from "./key_bytes.ts";
 
 /**

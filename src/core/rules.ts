@@ -22,7 +22,8 @@
  * @module
  */
 
-import { checkClassName, checkLimit, type KeyLimit, Limit } from "./limit.ts";
+import { checkClassName, type KeyLimit } from "./key_limit.ts";
+import { checkLimit, Limit } from "./limit.ts";
 import { type Rule, ruleOf, sharesBurstAt } from "./rule.ts";
 import { COLD_FRACTION } from "./options.ts";
 import { checkMaxKeyBytes, DEFAULT_MAX_KEY_BYTES } from "./key_bytes.ts";

@@ -11,7 +11,8 @@ import type { Hono } from "hono";
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "../metrics/prometheus.ts";
 import type { Guard } from "../runtime/guard.ts";
 import type { KeyStats } from "../runtime/keystats.ts";
-import { KeyLimit, type Limit } from "../core/limit.ts";
+import { KeyLimit } from "../core/key_limit.ts";
+import type { Limit } from "../core/limit.ts";
 import type { KeyLimitEntry } from "../core/rules.ts";
 import { RateguardError } from "../core/errors.ts";
 import {

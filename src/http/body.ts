@@ -12,7 +12,8 @@
  */
 
 import type { BatchItem } from "../core/enforcer.ts";
-import { isCost, KeyLimit, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
+import { KeyLimit } from "../core/key_limit.ts";
+import { isCost, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
 import { KeyBytesError } from "../core/key_bytes.ts";
 import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";

@@ -30,7 +30,7 @@
  */
 
 import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
-import { Reader } from "../../proto/codec.ts";
+import { Reader } from "../../proto/cursor.ts";
 import type { RuleEntry } from "./entry.ts";
 import { ByteWriter, entrySize, readEntry, writeEntry } from "./entry_wire.ts";
 
