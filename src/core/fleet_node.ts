@@ -9,10 +9,10 @@
  * are made and share membership's extension, `fleet_parts.ts`'s.
  *
  * Why this file is over 400 lines: it is one class, the face of one state
- * machine, whose thirty-odd public members (its I/O, the request path, rule
- * sharing, observation) are each a line or two that pass to a part, with
- * the JSDoc `deno doc --lint` asks of every public member; its logic lives
- * in the parts.
+ * machine, whose 28 public members (its I/O and timers, the request path,
+ * rule sharing, observation) each pass to a part in a few lines, under the
+ * JSDoc `deno doc --lint` asks of every public member; what they pass to
+ * lives in the parts.
  *
  * @module
  */
