@@ -50,7 +50,10 @@ const STRANGER_EVERY = 4;
  * the start (2.0 s at the median, 3.0 s at the 90th percentile), which is
  * the relay's pace, not the order's (`allocation/heard.ts`). The rows of
  * 200 instances hold their bounds with it (the jump: 3 s over 1.01 R where
- * it was 5).
+ * it was 5); those of a hundred joining 5 and 50 (105 and 150 members)
+ * spend 7 and 6 s a hair over 1.01 R where they spent 4 and 2, within their
+ * bound of 8, at the same peaks (with a stranger every 1 or 2 times
+ * `wantedDegree` periods: 2 and 7, 5 and 2 s; noise, not a trend).
  */
 const ROUND_ROBIN_MEMBERS = 64;
 
