@@ -53,10 +53,7 @@ describe("settling at a request a second an instance (shared burst)", () => {
     // kept for reports older than that, too high while demand rose: where
     // reports are old (1000 instances, each origin's news every 2 to 3 s; or
     // here, without relay) the shares after a jump added up to 1.33 R.
-    // Without relay a node hears only the members it probes or is probed
-    // by: at 64, every one in each round; beyond, a few dozen (the probe
-    // order, `order.ts`), and the others count for nothing.
-    const fleet = jumped({ relay: false }, 64);
+    const fleet = jumped({ relay: false });
     fleet.runUntil(24_000);
     const sums = sharesUntil(fleet, 24_000, 30_000);
     const shown = sums.map((x) => x.toFixed(3)).join(" ");
@@ -81,13 +78,13 @@ describe("settling at a request a second an instance (shared burst)", () => {
  * A fleet whose key is offered 1% of the fair share from 5 s and twice the
  * fair share from 20 s, run to the jump.
  */
-function jumped(options: { relay?: boolean }, n = N): Fleet {
-  const fleet = new Fleet({ seed: 1, size: n, limit: LOW, sharedBurst: true, ...options });
-  const even = (2 * RATE) / n;
+function jumped(options: { relay?: boolean }): Fleet {
+  const fleet = new Fleet({ seed: 1, size: N, limit: LOW, sharedBurst: true, ...options });
+  const even = (2 * RATE) / N;
   fleet.runUntil(5_000);
-  for (let i = 0; i < n; i++) fleet.setDemand(i, even / 100);
+  for (let i = 0; i < N; i++) fleet.setDemand(i, even / 100);
   fleet.runUntil(20_000);
-  for (let i = 0; i < n; i++) fleet.setDemand(i, even);
+  for (let i = 0; i < N; i++) fleet.setDemand(i, even);
   return fleet;
 }
 
@@ -97,7 +94,7 @@ function sharesUntil(fleet: Fleet, fromMs: number, toMs: number): number[] {
   for (let t = fromMs; t <= toMs; t += 250) {
     fleet.runUntil(t);
     let sum = 0;
-    for (let i = 0; i < fleet.size; i++) sum += fleet.share(i, KEY);
+    for (let i = 0; i < N; i++) sum += fleet.share(i, KEY);
     sums.push(sum / RATE);
   }
   return sums;

@@ -60,10 +60,7 @@ export interface AllocatorOptions {
   /**
    * Whether to pass on other nodes' fresh reports (default true). Without
    * relay, news of a node reaches only the peers it probes or is probed by:
-   * O(N) rounds to reach all, and beyond 64 members, where a node probes
-   * the few dozen it has proven (`membership/order.ts`), never all: the
-   * others count for nothing, and at 100 the shares added up to 2.5 R.
-   * Kept as an option to measure the difference.
+   * O(N) rounds to reach all. Kept as an option to measure the difference.
    */
   readonly relay?: boolean;
   /**
