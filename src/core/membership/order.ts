@@ -51,9 +51,10 @@ const STRANGER_EVERY = 4;
  * pings for others carry every report a hop from its origin. What breaks
  * at 64 is two region rows at 200: the follow-the-sun shift
  * (`regions-sun-200`) settled in 10 s against its bound of 3, with 2 false
- * deaths against none; and region C cut off under Optimistic
- * (`region-cut-optimistic-200`) held 1.20 R once healed, against R + 3%
- * (1.02 R at 256): the members of C, dead to the others during the cut,
+ * deaths against none; and region C cut off, under each policy
+ * (`region-cut-optimistic-200` and the others), held 1.20, 1.19 and
+ * 0.81 R once healed, against R + 3% (1.02, 1.00, 1.00 R at 256): the
+ * members of C, dead to the others during the cut,
  * are strangers to them after it, and a node with its proven members left
  * probes a stranger only every `STRANGER_EVERY · wantedDegree` periods
  * (18 s at 200). Open.
