@@ -110,7 +110,7 @@ export interface FleetNodeOptions {
    * call back into the node.
    *
    * @default {none}
-   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
+   * @internal For the simulator's count of false deaths (`src/sim/faces/fleet.ts`).
    */
   readonly memberChanged?: (change: MemberChange) => void;
 }
@@ -507,7 +507,7 @@ export class FleetNode {
    *
    * @returns The life.
    *
-   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
+   * @internal For the simulator's count of false deaths (`src/sim/faces/fleet.ts`).
    */
   get life(): number {
     return this.#node.life;

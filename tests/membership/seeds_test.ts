@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Node, parseSeed } from "../../src/core/membership/mod.ts";
-import { Cluster } from "../../src/sim/cluster.ts";
-import { seedName } from "../../src/sim/names.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { Cluster } from "../../src/sim/faces/cluster.ts";
+import { seedName } from "../../src/sim/driver/names.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { addr, sent } from "./helpers.ts";
 

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TOMBSTONE_MS } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
 import { GUARD_BOUNDS } from "../../src/core/options.ts";
 
 const SETTLE_MS = 10_000;

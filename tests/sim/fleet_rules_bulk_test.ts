@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Limit } from "../../src/core/limit.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
 
 /** Virtual ms from `count` key limits set at once on node 0 of a settled fleet of five until all agree. */
 function spreadMs(count: number): number | undefined {

@@ -11,8 +11,8 @@ import { authConfig, Secret } from "../../src/core/auth.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { encode } from "../../src/proto/mod.ts";
 import { type RuleEntry, SectionWriter, TOMBSTONE_MS } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const SETTLE_MS = 10_000;
 

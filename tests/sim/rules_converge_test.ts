@@ -18,9 +18,9 @@ import {
   RulesSync,
   SectionWriter,
 } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
 import { bookParts, changesBetween } from "../../src/runtime/guard_rules.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const SETTLE_MS = 10_000;
 

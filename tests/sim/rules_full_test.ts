@@ -11,8 +11,8 @@ import { Limit } from "../../src/core/limit.ts";
 import { RateguardError } from "../../src/core/errors.ts";
 import { encode } from "../../src/proto/mod.ts";
 import { type RuleEntry, SectionWriter } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const SETTLE_MS = 10_000;
 const FORGER = 40;

@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { Limit } from "../../src/core/limit.ts";
 import { encode } from "../../src/proto/mod.ts";
 import { RULES_DATAGRAM_BYTES, SectionWriter } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const RULES = 2_000;
 const REQUESTS = 40;

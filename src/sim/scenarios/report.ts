@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { Cluster } from "./cluster.ts";
+import type { Cluster } from "../faces/cluster.ts";
 
 /** The outcome of one run of a scenario. */
 export interface ScenarioResult {

@@ -8,18 +8,18 @@
  * @module
  */
 
-import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/auth.ts";
-import { Enforcer } from "../core/enforcer.ts";
-import { FleetNode, type FleetStats, type RuleChange } from "../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../core/hash.ts";
-import { Limit } from "../core/limit.ts";
-import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/options.ts";
-import { LimitBook } from "../core/rules.ts";
-import { applyRule, decodeRules } from "../core/rules_sync/mod.ts";
-import { type Address, decode } from "../proto/mod.ts";
-import { Driver } from "./driver.ts";
-import type { Decision } from "../core/decision.ts";
-import type { SimOptions } from "./face.ts";
+import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../../core/auth.ts";
+import { Enforcer } from "../../core/enforcer.ts";
+import { FleetNode, type FleetStats, type RuleChange } from "../../core/fleet_node.ts";
+import { PUBLIC_HASH_KEY } from "../../core/hash.ts";
+import { Limit } from "../../core/limit.ts";
+import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../../core/options.ts";
+import { LimitBook } from "../../core/rules.ts";
+import { applyRule, decodeRules } from "../../core/rules_sync/mod.ts";
+import { type Address, decode } from "../../proto/mod.ts";
+import { Driver } from "../driver/driver.ts";
+import type { Decision } from "../../core/decision.ts";
+import type { SimOptions } from "../driver/face.ts";
 import { syncMac } from "./hmac.ts";
 
 /** How a rules fleet is set up. */

@@ -1,13 +1,13 @@
 /**
  * False deaths: a member declared dead by another while it runs, counted
  * once per (observer, member) pair. The one count of them, for the
- * membership figures (`figures_large.ts`) and the fleet runs of the
+ * membership figures (`figures/membership_large.ts`) and the fleet runs of the
  * accuracy tables (`Fleet.falseDeaths`).
  *
  * @module
  */
 
-import type { MemberChange } from "../core/membership/mod.ts";
+import type { MemberChange } from "../../core/membership/mod.ts";
 
 /** The (observer, member) pairs that saw a living member declared dead. */
 export class FalseDeaths {

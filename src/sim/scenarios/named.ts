@@ -5,10 +5,10 @@
  * @module
  */
 
-import { GUARD_BOUNDS } from "../core/options.ts";
-import { Address, encode, type MemberRecord } from "../core/membership/mod.ts";
-import { resolveConfig, suspicionBoundsMs } from "../core/membership/config.ts";
-import { Cluster, type Observed } from "./cluster.ts";
+import { GUARD_BOUNDS } from "../../core/options.ts";
+import { Address, encode, type MemberRecord } from "../../core/membership/mod.ts";
+import { resolveConfig, suspicionBoundsMs } from "../../core/membership/config.ts";
+import { Cluster, type Observed } from "../faces/cluster.ts";
 import { Report, type ScenarioResult, waitFor } from "./report.ts";
 
 /** A named scenario. */

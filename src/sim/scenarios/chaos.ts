@@ -7,8 +7,8 @@
  * @module
  */
 
-import { Prng } from "../core/prng.ts";
-import { Cluster } from "./cluster.ts";
+import { Prng } from "../../core/prng.ts";
+import { Cluster } from "../faces/cluster.ts";
 import { Report, type ScenarioResult, waitFor } from "./report.ts";
 
 const FAULT_PHASE_MS = 60_000;

@@ -10,10 +10,10 @@
  * @module
  */
 
-import { Limit } from "../core/limit.ts";
-import { PartitionPolicy } from "../core/partition.ts";
-import { Fleet } from "./fleet.ts";
-import type { NetworkFaults } from "./network.ts";
+import { Limit } from "../../core/limit.ts";
+import { PartitionPolicy } from "../../core/partition.ts";
+import { Fleet } from "../faces/fleet.ts";
+import type { NetworkFaults } from "../driver/network.ts";
 
 /** The limit R of every scenario, per second. */
 export const R = 1_000;

@@ -5,11 +5,11 @@
  * @module
  */
 
-import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./accuracy.ts";
-import { ENFORCED_RUN, SCALE_UP_5, SCENARIOS_50, SHADOW_RUN } from "./accuracy_more.ts";
-import { SCENARIOS_RULES } from "./accuracy_rules.ts";
-import { SCENARIOS_SHARED } from "./accuracy_shared.ts";
-import { SCENARIOS_REGIONS } from "./accuracy_regions.ts";
+import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./run.ts";
+import { ENFORCED_RUN, SCALE_UP_5, SCENARIOS_50, SHADOW_RUN } from "./more.ts";
+import { SCENARIOS_RULES } from "./rules.ts";
+import { SCENARIOS_SHARED } from "./shared.ts";
+import { SCENARIOS_REGIONS } from "./regions.ts";
 
 /** The seed of the published table. */
 export const TABLE_SEED = 1;

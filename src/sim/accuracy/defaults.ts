@@ -12,9 +12,9 @@
  * @module
  */
 
-import { COLD_FRACTION } from "../core/options.ts";
-import { MIN_SHARED_BURST, sharesBurstAt } from "../core/rule.ts";
-import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario } from "./accuracy.ts";
+import { COLD_FRACTION } from "../../core/options.ts";
+import { MIN_SHARED_BURST, sharesBurstAt } from "../../core/rule.ts";
+import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario } from "./run.ts";
 
 /** Seconds over 1.01 R a row of the defaults may spend, from the start of traffic. */
 export const DEFAULT_SECONDS_OVER = 3;

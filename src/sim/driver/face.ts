@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Address, ResolveRequest, Transmit } from "../core/membership/mod.ts";
+import type { Address, ResolveRequest, Transmit } from "../../core/membership/mod.ts";
 import type { SeedLookup } from "./names.ts";
 import type { NetworkFaults } from "./network.ts";
 

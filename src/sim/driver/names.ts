@@ -7,7 +7,7 @@
  * @module
  */
 
-import { Address } from "../proto/mod.ts";
+import { Address } from "../../proto/mod.ts";
 
 /** How the lookups of a node's seed names are answered. */
 export interface SeedLookup {

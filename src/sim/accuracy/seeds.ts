@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { Outcome, Scenario } from "./accuracy.ts";
+import type { Outcome, Scenario } from "./run.ts";
 
 /** A row's outcomes, one a seed. */
 export interface SeededRow {

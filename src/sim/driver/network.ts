@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Prng } from "../core/prng.ts";
+import type { Prng } from "../../core/prng.ts";
 
 /** Faults of the whole network; each defaults to none. */
 export interface NetworkFaults {

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { GUARD_BOUNDS } from "../core/options.ts";
-import { Cluster } from "./cluster.ts";
-import { Report, waitFor } from "./report.ts";
-import { detect, settled } from "./scenarios.ts";
+import { GUARD_BOUNDS } from "../../core/options.ts";
+import { Cluster } from "../faces/cluster.ts";
+import { Report, waitFor } from "../scenarios/report.ts";
+import { detect, settled } from "../scenarios/named.ts";
 
 const PERIOD_MS = GUARD_BOUNDS.protocolPeriodMs.default;
 const MEASURE_MS = 60_000;

@@ -7,11 +7,11 @@
  * @module
  */
 
-import { Cluster } from "./cluster.ts";
-import { FalseDeaths } from "./deaths.ts";
-import { crashDetection, healthyTraffic, table } from "./figures.ts";
-import { Report, waitFor } from "./report.ts";
-import { settled } from "./scenarios.ts";
+import { Cluster } from "../faces/cluster.ts";
+import { FalseDeaths } from "../faces/deaths.ts";
+import { crashDetection, healthyTraffic, table } from "./membership.ts";
+import { Report, waitFor } from "../scenarios/report.ts";
+import { settled } from "../scenarios/named.ts";
 
 /** The sizes measured. */
 export const LARGE_SIZES: readonly number[] = [200, 1_000];

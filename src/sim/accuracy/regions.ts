@@ -16,13 +16,13 @@
  * @module
  */
 
-import { MIN_SHARED_BURST } from "../core/rule.ts";
-import { PartitionPolicy } from "../core/partition.ts";
-import { resolveConfig } from "../core/membership/config.ts";
-import { FLOOR_FRACTION as BETA } from "../core/options.ts";
-import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, TRAFFIC_AT_MS } from "./accuracy.ts";
-import type { Fleet } from "./fleet.ts";
-import { type Regions, symmetricRegions } from "./network.ts";
+import { MIN_SHARED_BURST } from "../../core/rule.ts";
+import { PartitionPolicy } from "../../core/partition.ts";
+import { resolveConfig } from "../../core/membership/config.ts";
+import { FLOOR_FRACTION as BETA } from "../../core/options.ts";
+import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, TRAFFIC_AT_MS } from "./run.ts";
+import type { Fleet } from "../faces/fleet.ts";
+import { type Regions, symmetricRegions } from "../driver/network.ts";
 
 /** One-way delays between the three regions, ms; the diagonal is inside one. */
 export const REGION_DELAYS_MS: readonly (readonly number[])[] = [

@@ -16,7 +16,7 @@ import {
   Prng,
   type ResolveRequest,
   type Transmit,
-} from "../core/membership/mod.ts";
+} from "../../core/membership/mod.ts";
 import type { DriverHooks, SimNode, SimOptions } from "./face.ts";
 import { EventHeap } from "./heap.ts";
 import { addressOf, answer, type SeedLookup, seedName } from "./names.ts";

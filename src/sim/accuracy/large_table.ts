@@ -9,11 +9,11 @@
  */
 
 import { readFileSync, writeFileSync } from "node:fs";
-import type { Outcome, Scenario } from "./accuracy.ts";
-import { jumpEachBurst, SCENARIOS_1000, SCENARIOS_200 } from "./accuracy_large.ts";
-import { regionRows } from "./accuracy_regions.ts";
-import { renderRows, replaceTable, type Row, upToDate } from "./accuracy_table.ts";
-import { holdsOnEvery, renderWorst, runSeeds } from "./accuracy_seeds.ts";
+import type { Outcome, Scenario } from "./run.ts";
+import { jumpEachBurst, SCENARIOS_1000, SCENARIOS_200 } from "./large.ts";
+import { regionRows } from "./regions.ts";
+import { renderRows, replaceTable, type Row, upToDate } from "./table.ts";
+import { holdsOnEvery, renderWorst, runSeeds } from "./seeds.ts";
 
 /** The document the large tables are in. */
 export const LARGE_TABLES_FILE = "docs/accuracy.md";
@@ -63,7 +63,7 @@ export function largeTable(
 
 /**
  * Runs the rows of `size` on each of `seeds` and prints the worst of each
- * row (`accuracy_seeds.ts`); writes that table into docs/accuracy.md
+ * row (`seeds.ts`); writes that table into docs/accuracy.md
  * between `<!-- accuracy-<size>-seeds:start -->` and its end (`write`), or
  * compares it with the one written (`check`).
  *

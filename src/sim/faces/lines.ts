@@ -8,9 +8,9 @@
  * @module
  */
 
-import type { Decision } from "../core/decision.ts";
-import type { LineGate } from "../core/wait_line.ts";
-import { WaitLine } from "../core/wait_line.ts";
+import type { Decision } from "../../core/decision.ts";
+import type { LineGate } from "../../core/wait_line.ts";
+import { WaitLine } from "../../core/wait_line.ts";
 
 /** How a simulated caller waits (`Fleet.acquire`), as `guard.acquire` does. */
 export interface FleetWaitOptions {

@@ -10,11 +10,11 @@
  * @module
  */
 
-import { Prng } from "../core/prng.ts";
-import { KeyLimit, Limit } from "../core/limit.ts";
-import type { RuleChange } from "../core/fleet_node.ts";
-import { OUT_OF_STEP_MS } from "../core/rules_sync/mod.ts";
-import { RulesFleet } from "./rules_fleet.ts";
+import { Prng } from "../../core/prng.ts";
+import { KeyLimit, Limit } from "../../core/limit.ts";
+import type { RuleChange } from "../../core/fleet_node.ts";
+import { OUT_OF_STEP_MS } from "../../core/rules_sync/mod.ts";
+import { RulesFleet } from "../faces/rules_fleet.ts";
 
 /** Virtual time the faults run for. */
 const FAULT_PHASE_MS = 60_000;

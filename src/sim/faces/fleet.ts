@@ -10,29 +10,29 @@
  * @module
  */
 
-import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../core/auth.ts";
-import { Enforcer } from "../core/enforcer.ts";
+import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../../core/auth.ts";
+import { Enforcer } from "../../core/enforcer.ts";
 import { syncMac } from "./hmac.ts";
-import { FleetNode, type FleetStats } from "../core/fleet_node.ts";
-import type { HotKeyView } from "../core/allocation/allocator.ts";
-import { type HashKey, PUBLIC_HASH_KEY } from "../core/hash.ts";
-import type { Limit } from "../core/limit.ts";
-import type { PartitionPolicy } from "../core/partition.ts";
-import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../core/options.ts";
-import type { Prng } from "../core/prng.ts";
-import { LimitBook } from "../core/rules.ts";
-import type { Address } from "../proto/mod.ts";
-import type { MemberChange } from "../core/membership/mod.ts";
-import { Driver } from "./driver.ts";
+import { FleetNode, type FleetStats } from "../../core/fleet_node.ts";
+import type { HotKeyView } from "../../core/allocation/allocator.ts";
+import { type HashKey, PUBLIC_HASH_KEY } from "../../core/hash.ts";
+import type { Limit } from "../../core/limit.ts";
+import type { PartitionPolicy } from "../../core/partition.ts";
+import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../../core/options.ts";
+import type { Prng } from "../../core/prng.ts";
+import { LimitBook } from "../../core/rules.ts";
+import type { Address } from "../../proto/mod.ts";
+import type { MemberChange } from "../../core/membership/mod.ts";
+import { Driver } from "../driver/driver.ts";
 import { FalseDeaths } from "./deaths.ts";
-import type { SimOptions } from "./face.ts";
+import type { SimOptions } from "../driver/face.ts";
 import { Offered, type Served } from "./offered.ts";
 import { type FleetWaitOptions, Lines } from "./lines.ts";
-import type { Decision } from "../core/decision.ts";
-import type { SeedLookup } from "./names.ts";
-import type { NetworkFaults, Topology } from "./network.ts";
+import type { Decision } from "../../core/decision.ts";
+import type { SeedLookup } from "../driver/names.ts";
+import type { NetworkFaults, Topology } from "../driver/network.ts";
 
-export { addressOf } from "./names.ts";
+export { addressOf } from "../driver/names.ts";
 
 /** How a fleet is set up. */
 export interface FleetOptions extends SimOptions {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Secret } from "../core/auth.ts";
+import type { Secret } from "../../core/auth.ts";
 
 const K = new Uint32Array([
   0x428a2f98,

@@ -5,8 +5,8 @@
  * @module
  */
 
-import { Limit } from "../core/limit.ts";
-import { EVENT_AT_MS, R, type Scenario } from "./accuracy.ts";
+import { Limit } from "../../core/limit.ts";
+import { EVENT_AT_MS, R, type Scenario } from "./run.ts";
 
 const half = Limit.perSecond(R / 2).burst(50);
 const most = Limit.perSecond((R * 4) / 5).burst(50);

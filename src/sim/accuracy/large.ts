@@ -5,15 +5,15 @@
  * Offered load is the same in total at every size (skewed: 1200 on node 0
  * and 150 on each other; otherwise 2 R spread evenly). The rows of a crash,
  * a leave, a late join, a hundred joining and a 100× jump keep the bound of
- * the defaults (`accuracy_defaults.ts`).
+ * the defaults (`defaults.ts`).
  *
  * @module
  */
 
-import { MIN_SHARED_BURST } from "../core/rule.ts";
-import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, skewed } from "./accuracy.ts";
-import { defaultBursts, defaultsHold, JOIN_SECONDS_OVER, joinsHold } from "./accuracy_defaults.ts";
-import type { Fleet } from "./fleet.ts";
+import { MIN_SHARED_BURST } from "../../core/rule.ts";
+import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, skewed } from "./run.ts";
+import { defaultBursts, defaultsHold, JOIN_SECONDS_OVER, joinsHold } from "./defaults.ts";
+import type { Fleet } from "../faces/fleet.ts";
 
 /**
  * Under the defaults a fleet this large shares its burst (`sharesBurstAt`):

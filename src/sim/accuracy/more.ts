@@ -5,9 +5,9 @@
  * @module
  */
 
-import { Limit } from "../core/limit.ts";
-import { defaultsHold, hundredJoin } from "./accuracy_defaults.ts";
-import { EVENT_AT_MS, R, type Scenario, SCENARIOS_5, skewed, TRAFFIC_AT_MS } from "./accuracy.ts";
+import { Limit } from "../../core/limit.ts";
+import { defaultsHold, hundredJoin } from "./defaults.ts";
+import { EVENT_AT_MS, R, type Scenario, SCENARIOS_5, skewed, TRAFFIC_AT_MS } from "./run.ts";
 
 /** The shadow row's two runs: a shadow at R/5 beside the real limit, and R/5 enforced. */
 const SHADOW_LIMIT: Limit = Limit.perSecond(R / 5).burst(50);
@@ -34,7 +34,7 @@ export const ENFORCED_RUN: Scenario = {
 /**
  * At fifty nodes the defaults share the burst (`sharesBurstAt`): a burst on
  * each node would add up to 2.5 R back to back when traffic starts or jumps.
- * Every row keeps the bound of the defaults (`accuracy_defaults.ts`).
+ * Every row keeps the bound of the defaults (`defaults.ts`).
  */
 const { bound: BOUND_50, holds: about50 } = defaultsHold(50);
 

@@ -3,7 +3,7 @@
  * made on one node takes to reach every node, and a newcomer to learn the
  * table, and the bytes both cost, at 5 and 50 nodes, on virtual time.
  *
- *     deno run -A --v8-flags=--expose-gc src/sim/rules_figures.ts \
+ *     deno run -A --v8-flags=--expose-gc src/sim/figures/rules.ts \
  *       [--sizes 10,10000,1000000] [--nodes 5,50] [--max-entries 5000000] [--write]
  *
  * `--write` puts the rows into the table of docs/fleet-rules.md between
@@ -20,8 +20,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { Limit } from "../core/limit.ts";
-import { RulesFleet } from "./rules_fleet.ts";
+import { Limit } from "../../core/limit.ts";
+import { RulesFleet } from "../faces/rules_fleet.ts";
 
 /** One measured row. */
 export interface RulesFigure {

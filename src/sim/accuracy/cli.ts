@@ -16,8 +16,8 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { type Outcome, run, type Scenario } from "./accuracy.ts";
-import { LARGE_ROWS, largeTable, seedsTable } from "./accuracy_large_table.ts";
+import { type Outcome, run, type Scenario } from "./run.ts";
+import { LARGE_ROWS, largeTable, seedsTable } from "./large_table.ts";
 import {
   renderTable,
   replaceTable,
@@ -25,8 +25,8 @@ import {
   TABLE_SCENARIOS,
   TABLE_SEED,
   upToDate,
-} from "./accuracy_table.ts";
-import { messageOf } from "../core/errors.ts";
+} from "./table.ts";
+import { messageOf } from "../../core/errors.ts";
 
 const FILES = ["docs/accuracy.md"];
 
@@ -62,7 +62,7 @@ function main(): number {
   }
   const relay = values.relay !== "off";
   if (values.large) {
-    // Minutes of CPU: a task and a table of their own (accuracy_large_table.ts).
+    // Minutes of CPU: a task and a table of their own (large_table.ts).
     const sizes = values.sizes?.split(",").map(Number) ?? [...LARGE_ROWS.keys()];
     if (!sizes.every((n) => LARGE_ROWS.has(n))) {
       console.error(`accuracy: --sizes takes ${[...LARGE_ROWS.keys()].join(", ")}`);

@@ -14,11 +14,11 @@ import {
   type MembershipOptions,
   type MemberState,
   Node,
-} from "../core/membership/mod.ts";
-import { Driver } from "./driver.ts";
-import type { SimOptions } from "./face.ts";
-import { addressOf, type SeedLookup } from "./names.ts";
-import type { NetworkFaults, Topology, Traffic } from "./network.ts";
+} from "../../core/membership/mod.ts";
+import { Driver } from "../driver/driver.ts";
+import type { SimOptions } from "../driver/face.ts";
+import { addressOf, type SeedLookup } from "../driver/names.ts";
+import type { NetworkFaults, Topology, Traffic } from "../driver/network.ts";
 
 /** How a cluster starts. */
 export interface ClusterOptions extends SimOptions {

@@ -12,7 +12,7 @@
  * @module
  */
 
-import { MIN_SHARED_BURST } from "../core/rule.ts";
+import { MIN_SHARED_BURST } from "../../core/rule.ts";
 import {
   EVENT_AT_MS,
   LIMIT,
@@ -21,7 +21,7 @@ import {
   type Scenario,
   skewed,
   TRAFFIC_AT_MS,
-} from "./accuracy.ts";
+} from "./run.ts";
 
 /** Seconds after the event within which a shared-burst row must settle. */
 export const SETTLE_WITHIN_S = 3;
