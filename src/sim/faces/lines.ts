@@ -42,7 +42,8 @@ export interface LinesHooks {
   flush(): void;
 }
 
-interface Held {
+/** A key's wait line with its one timer on the event heap. */
+interface TimedLine {
   readonly line: WaitLine;
   /** The one timer's instant, on the node's clock; a stale event carries another. */
   atLocalMs: number | undefined;
@@ -54,7 +55,7 @@ const PAUSED_RETRY_MS = 1;
 /** The wait lines of one life of a node. */
 export class Lines {
   readonly #hooks: LinesHooks;
-  readonly #lines = new Map<string, Held>();
+  readonly #lines = new Map<string, TimedLine>();
 
   /**
    * No one waiting yet.
@@ -73,10 +74,10 @@ export class Lines {
    * @returns The decision when answered at once; undefined when it waits.
    */
   acquire(key: string, options: FleetWaitOptions): Decision | undefined {
-    let held = this.#lines.get(key);
-    if (held === undefined) {
-      held = { line: new WaitLine(this.#hooks.gate(key)), atLocalMs: undefined };
-      this.#lines.set(key, held);
+    let timed = this.#lines.get(key);
+    if (timed === undefined) {
+      timed = { line: new WaitLine(this.#hooks.gate(key)), atLocalMs: undefined };
+      this.#lines.set(key, timed);
     }
     const nowMs = this.#hooks.localMs();
     const waiter = {
@@ -84,16 +85,16 @@ export class Lines {
       deadlineMs: nowMs + options.maxWaitMs,
       settle: options.settle,
     };
-    const answer = held.line.join(waiter, nowMs);
+    const answer = timed.line.join(waiter, nowMs);
     this.#hooks.flush();
-    this.#arm(key, held);
+    this.#arm(key, timed);
     return answer;
   }
 
-  #arm(key: string, held: Held): void {
-    const atLocalMs = held.line.pollTimeout();
-    if (atLocalMs === held.atLocalMs) return;
-    held.atLocalMs = atLocalMs;
+  #arm(key: string, timed: TimedLine): void {
+    const atLocalMs = timed.line.pollTimeout();
+    if (atLocalMs === timed.atLocalMs) return;
+    timed.atLocalMs = atLocalMs;
     if (atLocalMs === undefined) {
       this.#lines.delete(key);
       return;
@@ -101,14 +102,14 @@ export class Lines {
     // Virtual time runs no faster than the node's clock (drift only speeds
     // it up), so waiting the clock's difference in virtual time is never early.
     const fire = () => {
-      if (held.atLocalMs !== atLocalMs || this.#lines.get(key) !== held) return; // stale
+      if (timed.atLocalMs !== atLocalMs || this.#lines.get(key) !== timed) return; // stale
       const awake = this.#hooks.awake();
       if (awake === "gone") return;
       if (awake === "paused") return this.#hooks.at(this.#hooks.nowMs() + PAUSED_RETRY_MS, fire);
-      held.atLocalMs = undefined;
-      held.line.handleTimeout(this.#hooks.localMs());
+      timed.atLocalMs = undefined;
+      timed.line.handleTimeout(this.#hooks.localMs());
       this.#hooks.flush();
-      this.#arm(key, held);
+      this.#arm(key, timed);
     };
     this.#hooks.at(this.#hooks.nowMs() + Math.max(0, atLocalMs - this.#hooks.localMs()), fire);
   }
