@@ -121,7 +121,7 @@ function checkCluster(size: number, attacks: readonly { kind: Kind; victim: numb
   assert.ok(attacked.converged(), "the fleet stays whole");
   // Amid the same forgeries, a real newcomer joins through the seed.
   sprayed(attacks, size, (to, from, bytes) => attacked.inject(to, from, bytes));
-  attacked.addNode({ seeds: [SEED] });
+  attacked.add({ seeds: [SEED] });
   assert.notEqual(
     waitFor(attacked, () => attacked.converged(), 10_000),
     undefined,

@@ -34,7 +34,7 @@ describe("a fleet on the simulator's driver", () => {
     fleet.setDemand(1, 100);
     fleet.runUntil(6_000);
     fleet.take(1);
-    fleet.pause(1, 8_000);
+    fleet.pause(1, 2_000); // until 8 s
     fleet.runUntil(7_999);
     const during = fleet.take(1);
     assert.equal(during.admitted + during.denied, 0, "a paused node decides nothing");

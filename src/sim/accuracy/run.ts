@@ -332,7 +332,7 @@ export const SCENARIOS_5: readonly Scenario[] = [
     measured: (i) => i !== 4,
     eventAtMs: EVENT_AT_MS,
     steady: [40_000, 50_000],
-    script: [[EVENT_AT_MS, (f) => f.pause(4, EVENT_AT_MS + 5_000)]],
+    script: [[EVENT_AT_MS, (f) => f.pause(4, 5_000)]],
   },
   {
     id: "rolling",

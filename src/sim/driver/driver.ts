@@ -1,11 +1,12 @@
 /**
  * The simulator's one driver: virtual time, the event heap, the in-memory
  * network and its faults, each node's own clock (which may drift), crashes,
- * restarts, pauses, leaves, late joins, injected datagrams and the lookups
- * of seed names, for any node with the core's sans-I/O face (`SimNode`). `Cluster`
- * drives membership nodes with it, `Fleet` whole fleet nodes and their
- * traffic: both are thin layers that say how a node starts and what it
- * does beside the protocol. The same seed gives the same run.
+ * restarts, pauses, leaves, late joins, datagrams handed in from outside and
+ * the lookups of seed names, for any node with the core's sans-I/O face
+ * (`SimNode`). Its one face is `Simulation` (src/sim/faces/simulation.ts),
+ * which `Cluster` (membership nodes), `Fleet` (fleet nodes and their
+ * traffic) and `RulesFleet` extend, each saying only how a node starts and
+ * what it does beside the protocol. The same seed gives the same run.
  *
  * @module
  */
@@ -250,12 +251,6 @@ export class Driver<N extends SimNode> {
       this.#hooks.resumed?.(index);
       this.flush(index);
     });
-  }
-
-  /** A datagram from `from` (a stranger, say) reaches node `index` now, as from the network. */
-  inject(index: number, from: Address, bytes: Uint8Array): void {
-    this.#slot(index);
-    this.#events.push({ atMs: this.#nowMs, kind: "deliver", to: index, from, bytes });
   }
 
   /**

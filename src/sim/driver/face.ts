@@ -1,8 +1,8 @@
 /**
  * What the simulator's driver drives and takes: the core's sans-I/O face,
- * the hooks by which a layer over it (`Cluster`, `Fleet`) says how its
- * nodes start and what they do beside the protocol, and the options every
- * simulated run has.
+ * the hooks by which its face (`Simulation`, and so `Cluster`, `Fleet` and
+ * `RulesFleet`) says how its nodes start and what they do beside the
+ * protocol, and the options every simulated run has.
  *
  * @module
  */
@@ -43,7 +43,7 @@ export interface DriverHooks<N extends SimNode> {
   resumed?(index: number): void;
 }
 
-/** What every simulated run takes: a `Cluster`'s and a `Fleet`'s options both extend it. */
+/** What every simulated run takes: the options of each face extend it. */
 export interface SimOptions {
   /** Decides the whole run. */
   readonly seed: number;

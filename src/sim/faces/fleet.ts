@@ -2,35 +2,32 @@
  * A fleet of rateguard instances on virtual time: membership, allocation
  * and enforcement of every node, an in-memory network with named faults,
  * and traffic offered to one key at a rate per node. Deterministic from one
- * seed. The accuracy table is made from its runs. A layer over the
- * simulator's driver, which owns time, the network, the faults and each
- * node's clock; the fleet starts fleet nodes, signs their gossip and offers
- * them traffic.
+ * seed. The accuracy table is made from its runs. A face over the
+ * simulator's driver ({@link Simulation}, which owns time, the network, the
+ * faults, each node's clock and its lives); the fleet starts fleet nodes,
+ * signs their gossip and offers them traffic.
  *
  * @module
  */
 
-import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../../core/auth.ts";
-import { Enforcer } from "../../core/enforcer.ts";
-import { syncMac } from "./hmac.ts";
-import { FleetNode, type FleetStats } from "../../core/fleet_node.ts";
+import type { AuthConfig, Verdict } from "../../core/auth.ts";
+import type { FleetNode, FleetStats } from "../../core/fleet_node.ts";
 import type { HotKeyView } from "../../core/allocation/allocator.ts";
-import { type HashKey, PUBLIC_HASH_KEY } from "../../core/hash.ts";
+import type { HashKey } from "../../core/hash.ts";
 import type { Limit } from "../../core/limit.ts";
 import type { PartitionPolicy } from "../../core/partition.ts";
-import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../../core/options.ts";
+import { GUARD_BOUNDS } from "../../core/options.ts";
 import type { Prng } from "../../core/prng.ts";
-import { LimitBook } from "../../core/rules.ts";
+import type { LimitBook } from "../../core/rules.ts";
 import type { Address } from "../../proto/mod.ts";
 import type { MemberChange } from "../../core/membership/mod.ts";
-import { Driver } from "../driver/driver.ts";
 import { FalseDeaths } from "./deaths.ts";
 import type { SimOptions } from "../driver/face.ts";
 import { Offered, type Served } from "./offered.ts";
-import { type FleetWaitOptions, Lines } from "./lines.ts";
+import { type FleetWaitOptions, type Lines, linesOn } from "./lines.ts";
 import type { Decision } from "../../core/decision.ts";
-import type { SeedLookup } from "../driver/names.ts";
-import type { NetworkFaults, Topology } from "../driver/network.ts";
+import { guardNode, type Rejected, Signing } from "./parts.ts";
+import { type AddOptions, Simulation } from "./simulation.ts";
 
 export { addressOf } from "../driver/names.ts";
 
@@ -93,10 +90,8 @@ export interface FleetOptions extends SimOptions {
 /** The key every node's traffic goes to. */
 export const KEY = "api:tenant-42";
 
-/** A node's signing, what it refused, its limits, and its traffic. */
+/** A node's limits and its traffic, of its current life. */
 interface Member {
-  auth: AuthConfig;
-  readonly rejected: { unsigned: number; badTag: number };
   /** The limits of its current life. */
   book: LimitBook | undefined;
   readonly offered: Offered;
@@ -104,10 +99,20 @@ interface Member {
   lines: Lines | undefined;
 }
 
+/** How a node added to a running fleet joins and signs ({@link Fleet.add}). */
+export interface FleetAddOptions extends AddOptions {
+  /**
+   * How it signs its gossip.
+   *
+   * @default {the fleet's `auth`}
+   */
+  readonly auth?: AuthConfig;
+}
+
 /** Nodes of a fleet, the network between them, and their traffic, on virtual time. */
-export class Fleet {
-  readonly #driver: Driver<FleetNode>;
+export class Fleet extends Simulation<FleetNode> {
   readonly #members: Member[] = [];
+  readonly #signing: Signing;
   /** The requests' phases: a stream of their own, so that they do not move the nodes' seeds. */
   readonly #phases: Prng;
   readonly #options: FleetOptions;
@@ -123,27 +128,11 @@ export class Fleet {
    * @param options The seed, the size, the limit, the policy and the faults.
    */
   constructor(options: FleetOptions) {
+    super(options);
     this.#options = options;
-    this.#driver = new Driver<FleetNode>(options, {
-      start: (index, address, seeds, seed) => this.#start(index, address, seeds, seed),
-      send: (index, bytes, to) => {
-        const sealed = seal(this.#members[index].auth, bytes, syncMac) as Uint8Array;
-        this.onSend?.(index, sealed, to);
-        return sealed;
-      },
-      receive: (index, _from, bytes) => {
-        const verdict = this.#open(index, bytes);
-        return verdict.accept ? verdict.bytes : undefined;
-      },
-      resumed: (index) => this.#members[index].offered.drain(),
-    });
-    this.#phases = this.#driver.fork();
-    this.#driver.populate(options.size);
-  }
-
-  /** Virtual time, ms. */
-  get nowMs(): number {
-    return this.#driver.nowMs;
+    this.#signing = new Signing(options.auth);
+    this.#phases = this.driver.fork();
+    this.driver.populate(options.size);
   }
 
   /** The key every node's traffic goes to: the one to ask {@link Fleet.share} about. */
@@ -151,36 +140,17 @@ export class Fleet {
     return KEY;
   }
 
-  /** How many nodes were ever added. */
-  get size(): number {
-    return this.#driver.size;
-  }
-
-  /** Which node reaches which: cut and heal links here. */
-  get topology(): Topology {
-    return this.#driver.topology;
-  }
-
-  /** The network's faults now; change them at any time. */
-  get faults(): NetworkFaults {
-    return this.#driver.faults;
-  }
-
-  set faults(faults: NetworkFaults) {
-    this.#driver.faults = faults;
-  }
-
   /**
-   * Adds a node (started now, joining through node 0), signing as `auth`
-   * and looking its seed up as `seedLookup` (defaults: the fleet's), and
-   * returns its index.
+   * Adds a node as {@link Simulation.add} does, signing as `auth`.
    *
-   * @param options `auth`: how it signs; `seedLookup`: how its seed's name is answered.
+   * @throws {RangeError} past 60000 nodes.
+   *
+   * @param options The nodes it joins through, how their names are answered, and how it signs.
    * @returns Its index.
    */
-  add(options: { auth?: AuthConfig; seedLookup?: SeedLookup } = {}): number {
-    this.#members[this.size] = this.#member(this.size, options.auth);
-    return this.#driver.add({ seedLookup: options.seedLookup });
+  override add(options: FleetAddOptions = {}): number {
+    if (options.auth) this.#signing.set(this.size, options.auth);
+    return super.add(options);
   }
 
   /**
@@ -202,11 +172,11 @@ export class Fleet {
    * @param limit The new limit.
    */
   setLimit(index: number, limit: Limit): void {
-    const node = this.#driver.node(index);
+    const node = this.node(index);
     if (!node) return;
     this.#of(index).book?.setLimit(limit);
     const change = { kind: "defaultLimit", className: "", key: "", value: limit } as const;
-    node.shareRule(this.#driver.localMs(index), change);
+    node.shareRule(this.driver.localMs(index), change);
   }
 
   /**
@@ -215,7 +185,7 @@ export class Fleet {
    * @param limit The shadow, or `null` to remove it.
    */
   setShadow(limit: Limit | null): void {
-    this.#members.forEach((m, i) => this.#driver.node(i) && m.book?.setShadow("", limit));
+    this.#members.forEach((m, i) => this.node(i) && m.book?.setShadow("", limit));
   }
 
   /**
@@ -225,7 +195,8 @@ export class Fleet {
    * @param auth Its new signing configuration.
    */
   setAuth(index: number, auth: AuthConfig): void {
-    this.#of(index).auth = auth;
+    this.#of(index);
+    this.#signing.set(index, auth);
   }
 
   /**
@@ -234,74 +205,13 @@ export class Fleet {
    * @param index The node's index.
    * @returns Datagrams refused unsigned, and with a bad tag.
    */
-  rejected(index: number): { unsigned: number; badTag: number } {
-    return { ...this.#of(index).rejected };
-  }
-
-  /**
-   * Hands node `index` a datagram as if `from` had sent it, now: through
-   * its signature check, then to its node (when its pause ends, if it is
-   * paused). Returns what became of it.
-   *
-   * @param index The receiving node's index.
-   * @param from The source address it sees.
-   * @param bytes The datagram, any bytes.
-   * @returns What the node made of it.
-   */
-  inject(
-    index: number,
-    from: Address,
-    bytes: Uint8Array,
-  ): "accepted" | "unsigned" | "badTag" | "down" {
-    if (!this.#driver.node(index)) return "down";
-    const verdict = this.#open(index, bytes);
-    if (!verdict.accept) return verdict.reason;
-    this.#driver.hand(index, from, verdict.bytes);
-    return "accepted";
+  rejected(index: number): Rejected {
+    this.#of(index);
+    return this.#signing.rejected(index);
   }
 
   /** Hears every datagram sent, after signing, and where it goes: for captures to mutate. */
   onSend: ((from: number, bytes: Uint8Array, to: Address) => void) | undefined;
-
-  /**
-   * Stops node `index` from processing anything until `untilMs`: what it
-   * hears and the requests it is offered queue meanwhile.
-   *
-   * @param index The node's index.
-   * @param untilMs The virtual time it resumes at, ms.
-   */
-  pause(index: number, untilMs: number): void {
-    this.#driver.pause(index, untilMs - this.nowMs);
-  }
-
-  /**
-   * Kills node `index` at once: no goodbye, state lost.
-   *
-   * @param index The node's index.
-   */
-  crash(index: number): void {
-    this.#driver.crash(index);
-  }
-
-  /**
-   * Starts node `index` again at the same address with fresh state.
-   *
-   * @throws {RangeError} if node `index` runs.
-   *
-   * @param index The node's index.
-   */
-  restart(index: number): void {
-    this.#driver.restart(index);
-  }
-
-  /**
-   * Node `index` leaves gracefully and stops.
-   *
-   * @param index The node's index.
-   */
-  leave(index: number): void {
-    this.#driver.leave(index);
-  }
 
   /**
    * The rate node `index` admits `key` at now, per second.
@@ -313,9 +223,7 @@ export class Fleet {
    * @returns Requests a second.
    */
   share(index: number, key: string): number {
-    const node = this.#driver.node(index);
-    if (!node) throw new RangeError(`node ${index} does not run`);
-    return node.share("", key);
+    return this.running(index).share("", key);
   }
 
   /**
@@ -326,10 +234,10 @@ export class Fleet {
    * @returns Whether it was admitted; `undefined` if the node is down.
    */
   check(index: number, key: string): boolean | undefined {
-    const node = this.#driver.node(index);
+    const node = this.node(index);
     if (!node) return undefined;
-    const allowed = node.check("", key, 1, this.#driver.localMs(index)).allowed;
-    this.#driver.flush(index);
+    const allowed = node.check("", key, 1, this.driver.localMs(index)).allowed;
+    this.driver.flush(index);
     return allowed;
   }
 
@@ -347,7 +255,7 @@ export class Fleet {
    * @returns The decision when answered at once; undefined when it waits.
    */
   acquire(index: number, key: string, options: FleetWaitOptions): Decision | undefined {
-    const lines = this.#driver.node(index) && this.#of(index).lines;
+    const lines = this.node(index) && this.#of(index).lines;
     if (!lines) throw new RangeError(`node ${index} does not run`);
     return lines.acquire(key, options);
   }
@@ -359,7 +267,7 @@ export class Fleet {
    * @returns One view per hot key, or `undefined` when the node does not run.
    */
   hotKeys(index: number): HotKeyView[] | undefined {
-    return this.#driver.node(index)?.hotKeys();
+    return this.node(index)?.hotKeys();
   }
 
   /**
@@ -369,7 +277,7 @@ export class Fleet {
    * @returns Its stats, or `undefined` when it does not run.
    */
   stats(index: number): FleetStats | undefined {
-    return this.#driver.node(index)?.stats(this.#driver.localMs(index));
+    return this.node(index)?.stats(this.driver.localMs(index));
   }
 
   /**
@@ -394,76 +302,54 @@ export class Fleet {
   }
 
   /**
-   * Runs the fleet until `untilMs`: everything due by then happens.
+   * Signed as node `index` signs, then heard by `onSend`.
    *
-   * @param untilMs The virtual time to stop at, ms.
+   * @internal For the face, not its callers.
    */
-  runUntil(untilMs: number): void {
-    this.#driver.runUntil(untilMs);
+  protected override seal(index: number, bytes: Uint8Array, to: Address): Uint8Array {
+    const sealed = this.#signing.seal(index, bytes);
+    this.onSend?.(index, sealed, to);
+    return sealed;
   }
 
-  /** Whether the member `change` is about runs, in the life it names. */
-  #runs(change: MemberChange): boolean {
-    const index = this.#indexOf.get(change.member.address.toString());
-    const node = index === undefined ? undefined : this.#driver.node(index);
-    return node !== undefined && (change.member.life ?? node.life) === node.life;
+  /**
+   * Node `index`'s signature check, counted when it refuses.
+   *
+   * @internal For the face, not its callers.
+   */
+  protected override open(index: number, bytes: Uint8Array): Verdict {
+    return this.#signing.open(index, bytes);
   }
 
-  /** Node `index`'s record; a `RangeError` for a node that was never added. */
-  #of(index: number): Member {
-    this.#driver.node(index);
-    return this.#members[index];
+  /**
+   * The requests node `index` was offered during its pause are served now.
+   *
+   * @internal For the face, not its callers.
+   */
+  protected override resumed(index: number): void {
+    this.#members[index].offered.drain();
   }
 
-  /** One request of the offered traffic reaches node `index`. */
-  #serve(index: number): Served {
-    const node = this.#driver.node(index);
-    if (!node) return "down";
-    if (this.#driver.isPaused(index)) return "paused";
-    const { decision, shadow } = node.checkTraced("", KEY, 1, this.#driver.localMs(index));
-    this.#driver.flush(index);
-    return { allowed: decision.allowed, shadowDenied: shadow !== undefined && !shadow.allowed };
-  }
-
-  /** Node `index`'s signature check of a datagram, counted when it refuses. */
-  #open(index: number, bytes: Uint8Array): Verdict {
-    const m = this.#members[index];
-    const verdict = judge(m.auth, bytes, syncMac) as Verdict;
-    if (!verdict.accept) m.rejected[verdict.reason]++;
-    return verdict;
-  }
-
-  /** Node `index` before it first starts, signing as `auth` (default: the fleet's). */
-  #member(index: number, auth?: AuthConfig): Member {
-    return {
-      auth: auth ?? this.#options.auth ?? authConfig("off"),
-      rejected: { unsigned: 0, badTag: 0 },
-      book: undefined,
-      lines: undefined,
-      offered: new Offered((atMs, run) => this.#driver.at(atMs, run), () => this.#serve(index)),
-    };
-  }
-
-  #start(index: number, address: Address, seeds: string[], seed: number): FleetNode {
+  /**
+   * A fleet node with its limits and its wait lines, as a guard has them.
+   *
+   * @internal For the face, not its callers.
+   */
+  protected override startNode(
+    index: number,
+    address: Address,
+    seeds: string[],
+    seed: number,
+  ): FleetNode {
     const options = this.#options;
-    this.#members[index] ??= this.#member(index);
+    const member = this.#members[index] ??= this.#member(index);
     this.#indexOf.set(address.toString(), index);
-    const book = new LimitBook(options.limit, {
-      maxClasses: GUARD_BOUNDS.maxClasses.default,
-      maxKeyLimits: GUARD_BOUNDS.maxKeyLimits.default,
-    });
-    const enforcer = new Enforcer(book, {
-      capacity: 2 * GUARD_BOUNDS.trackedKeys.default,
-      overflowScale: COLD_FRACTION,
-      fleet: { hashKey: options.hashKey ?? PUBLIC_HASH_KEY },
-    });
-    this.#members[index].book = book;
-    const node: FleetNode = new FleetNode({
+    const { node, book, enforcer } = guardNode({
+      limit: options.limit,
+      hashKey: options.hashKey,
       address,
       seeds,
-      book,
-      enforcer,
-      policy: options.policy ?? DEFAULT_PARTITION_POLICY,
+      policy: options.policy,
       relay: options.relay,
       sharedBurst: options.sharedBurst,
       fleetRules: options.fleetRules,
@@ -473,16 +359,40 @@ export class Fleet {
         protocolPeriodMs: options.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default,
       },
     });
-    const driver = this.#driver;
-    this.#members[index].lines = new Lines({
-      at: (atMs, run) => driver.at(atMs, run),
-      nowMs: () => driver.nowMs,
-      localMs: () => driver.localMs(index),
-      gate: (key) => enforcer.lineGate("", key),
-      awake: () =>
-        driver.node(index) !== node ? "gone" : driver.isPaused(index) ? "paused" : "awake",
-      flush: () => driver.flush(index),
-    });
+    member.book = book;
+    member.lines = linesOn(this.driver, index, node, enforcer);
     return node;
+  }
+
+  /** Whether the member `change` is about runs, in the life it names. */
+  #runs(change: MemberChange): boolean {
+    const index = this.#indexOf.get(change.member.address.toString());
+    const node = index === undefined ? undefined : this.node(index);
+    return node !== undefined && (change.member.life ?? node.life) === node.life;
+  }
+
+  /** Node `index`'s record; a `RangeError` for a node that was never added. */
+  #of(index: number): Member {
+    this.node(index);
+    return this.#members[index];
+  }
+
+  /** One request of the offered traffic reaches node `index`. */
+  #serve(index: number): Served {
+    const node = this.node(index);
+    if (!node) return "down";
+    if (this.driver.isPaused(index)) return "paused";
+    const { decision, shadow } = node.checkTraced("", KEY, 1, this.driver.localMs(index));
+    this.driver.flush(index);
+    return { allowed: decision.allowed, shadowDenied: shadow !== undefined && !shadow.allowed };
+  }
+
+  /** Node `index` before it first starts. */
+  #member(index: number): Member {
+    return {
+      book: undefined,
+      lines: undefined,
+      offered: new Offered((atMs, run) => this.at(atMs, run), () => this.#serve(index)),
+    };
   }
 }

@@ -9,8 +9,11 @@
  */
 
 import type { Decision } from "../../core/decision.ts";
+import type { Enforcer } from "../../core/enforcer.ts";
+import type { FleetNode } from "../../core/fleet_node.ts";
 import type { LineGate } from "../../core/wait_line.ts";
 import { WaitLine } from "../../core/wait_line.ts";
+import type { Driver } from "../driver/driver.ts";
 
 /** How a simulated caller waits (`Fleet.acquire`), as `guard.acquire` does. */
 export interface FleetWaitOptions {
@@ -113,4 +116,31 @@ export class Lines {
     };
     this.#hooks.at(this.#hooks.nowMs() + Math.max(0, atLocalMs - this.#hooks.localMs()), fire);
   }
+}
+
+/**
+ * The wait lines of `node`, the life of node `index` that `driver` runs:
+ * on the driver's event heap and the node's clock, at the gates of
+ * `enforcer`'s default class.
+ *
+ * @param driver The driver that runs the node.
+ * @param index The node's index.
+ * @param node This life of the node: its lines end with it.
+ * @param enforcer The node's enforcer.
+ * @returns No one waiting yet.
+ */
+export function linesOn(
+  driver: Driver<FleetNode>,
+  index: number,
+  node: FleetNode,
+  enforcer: Enforcer,
+): Lines {
+  return new Lines({
+    at: (atMs, run) => driver.at(atMs, run),
+    nowMs: () => driver.nowMs,
+    localMs: () => driver.localMs(index),
+    gate: (key) => enforcer.lineGate("", key),
+    awake: () => driver.node(index) !== node ? "gone" : driver.isPaused(index) ? "paused" : "awake",
+    flush: () => driver.flush(index),
+  });
 }

@@ -8,19 +8,17 @@
  * @module
  */
 
-import { type AuthConfig, authConfig, judge, seal, type Verdict } from "../../core/auth.ts";
-import { Enforcer } from "../../core/enforcer.ts";
-import { FleetNode, type FleetStats, type RuleChange } from "../../core/fleet_node.ts";
-import { PUBLIC_HASH_KEY } from "../../core/hash.ts";
+import type { AuthConfig, Verdict } from "../../core/auth.ts";
+import type { Enforcer } from "../../core/enforcer.ts";
+import type { FleetNode, FleetStats, RuleChange } from "../../core/fleet_node.ts";
 import { Limit } from "../../core/limit.ts";
-import { COLD_FRACTION, DEFAULT_PARTITION_POLICY, GUARD_BOUNDS } from "../../core/options.ts";
-import { LimitBook } from "../../core/rules.ts";
+import type { LimitBook } from "../../core/rules.ts";
 import { applyRule, decodeRules } from "../../core/rules_sync/mod.ts";
 import { type Address, decode } from "../../proto/mod.ts";
-import { Driver } from "../driver/driver.ts";
 import type { Decision } from "../../core/decision.ts";
 import type { SimOptions } from "../driver/face.ts";
-import { syncMac } from "./hmac.ts";
+import { guardNode, type Rejected, Signing } from "./parts.ts";
+import { Simulation } from "./simulation.ts";
 
 /** How a rules fleet is set up. */
 export interface RulesFleetOptions extends SimOptions {
@@ -42,38 +40,19 @@ export interface RulesFleetOptions extends SimOptions {
 export const START_LIMIT: Limit = Limit.perSecond(1_000);
 
 /** See the module doc. */
-export class RulesFleet {
-  readonly driver: Driver<FleetNode>;
+export class RulesFleet extends Simulation<FleetNode> {
   readonly #options: RulesFleetOptions;
+  readonly #signing: Signing;
   readonly #books: LimitBook[] = [];
   readonly #enforcers: Enforcer[] = [];
-  readonly #refused: { badTag: number; unsigned: number }[] = [];
   #pages = { datagrams: 0, bytes: 0 };
 
   /** @param options The seed, size, signing, bounds and faults. */
   constructor(options: RulesFleetOptions) {
+    super(options);
     this.#options = options;
-    const auth = options.auth ?? authConfig("off");
-    this.driver = new Driver<FleetNode>(options, {
-      start: (index, address, seeds, seed) => this.#start(index, address, seeds, seed),
-      send: (_index, bytes) => {
-        if (options.countPages) this.#countPage(bytes);
-        return seal(auth, bytes, syncMac) as Uint8Array;
-      },
-      receive: (index, _from, bytes) => {
-        const verdict = judge(auth, bytes, syncMac) as Verdict;
-        if (verdict.accept) return verdict.bytes as Uint8Array;
-        this.#refused[index] ??= { badTag: 0, unsigned: 0 };
-        this.#refused[index][verdict.reason]++;
-        return undefined;
-      },
-    });
+    this.#signing = new Signing(options.auth);
     this.driver.populate(options.size);
-  }
-
-  /** Nodes ever added. */
-  get size(): number {
-    return this.driver.size;
   }
 
   /** Node `index`'s book. */
@@ -86,14 +65,14 @@ export class RulesFleet {
     return this.#enforcers[index].dryRun;
   }
 
-  /** Datagrams node `index` refused for their signature. */
-  refused(index: number): { badTag: number; unsigned: number } {
-    return this.#refused[index] ?? { badTag: 0, unsigned: 0 };
+  /** Datagrams node `index` refused for their signature, by reason. */
+  rejected(index: number): Rejected {
+    return this.#signing.rejected(index);
   }
 
   /** Node `index`'s figures, if it runs. */
   stats(index: number): FleetStats | undefined {
-    return this.driver.node(index)?.stats(this.driver.localMs(index));
+    return this.node(index)?.stats(this.driver.localMs(index));
   }
 
   /**
@@ -101,8 +80,7 @@ export class RulesFleet {
    * to the fleet.
    */
   change(index: number, change: RuleChange): void {
-    const node = this.driver.node(index);
-    if (!node) throw new RangeError(`node ${index} is not running`);
+    const node = this.running(index);
     node.admitRule(change); // as the guard does: refused before it is made here
     const book = this.#books[index];
     applyRule({
@@ -121,27 +99,21 @@ export class RulesFleet {
 
   /** A check of `key` (default class, cost 1) on node `index`, now. */
   check(index: number, key: string): Decision {
-    return this.#running(index).check("", key, 1, this.driver.localMs(index));
+    return this.running(index).check("", key, 1, this.driver.localMs(index));
   }
 
   /** Blocks `key` (default class) for `ms` on node `index`, as its `guard.block` does. */
   block(index: number, key: string, ms: number): boolean {
-    const blocked = this.#running(index).block("", key, ms, this.driver.localMs(index));
+    const blocked = this.running(index).block("", key, ms, this.driver.localMs(index));
     this.driver.flush(index);
     return blocked;
   }
 
   /** Resets `key` (default class) on node `index`, as its `guard.reset` does. */
   reset(index: number, key: string): boolean {
-    const had = this.#running(index).reset("", key, this.driver.localMs(index));
+    const had = this.running(index).reset("", key, this.driver.localMs(index));
     this.driver.flush(index);
     return had;
-  }
-
-  #running(index: number): FleetNode {
-    const node = this.driver.node(index);
-    if (!node) throw new RangeError(`node ${index} is not running`);
-    return node;
   }
 
   /** Sets a key limit on node `index`. */
@@ -167,23 +139,12 @@ export class RulesFleet {
    * @returns Virtual ms it took, or undefined when it did not converge.
    */
   runUntilConverged(maxMs: number, stepMs = 50): number | undefined {
-    const startMs = this.driver.nowMs;
+    const startMs = this.nowMs;
     for (let t = startMs; t <= startMs + maxMs; t += stepMs) {
-      this.driver.runUntil(t);
+      this.runUntil(t);
       if (this.converged()) return t - startMs;
     }
     return undefined;
-  }
-
-  /** Bytes and datagrams all nodes sent since the last `driver.resetTraffic()`. */
-  traffic(): { datagrams: number; bytes: number } {
-    let datagrams = 0, bytes = 0;
-    for (let i = 0; i < this.size; i++) {
-      const t = this.driver.traffic(i);
-      datagrams += t.datagrams;
-      bytes += t.bytes;
-    }
-    return { datagrams, bytes };
   }
 
   /**
@@ -208,30 +169,50 @@ export class RulesFleet {
     this.#pages.bytes += bytes.length;
   }
 
-  #start(index: number, address: Address, seeds: string[], seed: number): FleetNode {
-    const maxKeyLimits = this.#options.maxKeyLimits ?? GUARD_BOUNDS.maxKeyLimits.default;
-    const book = new LimitBook(START_LIMIT, {
-      maxClasses: GUARD_BOUNDS.maxClasses.default,
-      maxKeyLimits,
-    });
-    const enforcer = new Enforcer(book, {
-      capacity: 2 * GUARD_BOUNDS.trackedKeys.default,
-      overflowScale: COLD_FRACTION,
-      fleet: { hashKey: PUBLIC_HASH_KEY },
+  /**
+   * Counted as a page when it carries one (`countPages`), then signed.
+   *
+   * @internal For the face, not its callers.
+   */
+  protected override seal(index: number, bytes: Uint8Array): Uint8Array {
+    if (this.#options.countPages) this.#countPage(bytes);
+    return this.#signing.seal(index, bytes);
+  }
+
+  /**
+   * Node `index`'s signature check, counted when it refuses.
+   *
+   * @internal For the face, not its callers.
+   */
+  protected override open(index: number, bytes: Uint8Array): Verdict {
+    return this.#signing.open(index, bytes);
+  }
+
+  /**
+   * A fleet node at `START_LIMIT` with the fleet's bounds, sharing rules as set.
+   *
+   * @internal For the face, not its callers.
+   */
+  protected override startNode(
+    index: number,
+    address: Address,
+    seeds: string[],
+    seed: number,
+  ): FleetNode {
+    const options = this.#options;
+    const { node, book, enforcer } = guardNode({
+      limit: START_LIMIT,
+      maxKeyLimits: options.maxKeyLimits,
+      address,
+      seeds,
+      fleetRules: typeof options.fleetRules === "function"
+        ? options.fleetRules(index)
+        : options.fleetRules ?? true,
+      wallOffsetMs: options.wallSkewMs?.(index) ?? 0,
+      membership: { seed },
     });
     this.#books[index] = book;
     this.#enforcers[index] = enforcer;
-    return new FleetNode({
-      address,
-      seeds,
-      book,
-      enforcer,
-      policy: DEFAULT_PARTITION_POLICY,
-      fleetRules: typeof this.#options.fleetRules === "function"
-        ? this.#options.fleetRules(index)
-        : this.#options.fleetRules ?? true,
-      wallOffsetMs: this.#options.wallSkewMs?.(index) ?? 0,
-      membership: { seed },
-    });
+    return node;
   }
 }

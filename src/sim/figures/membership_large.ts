@@ -38,7 +38,7 @@ export function falseDeaths(
 ): number {
   const cluster = new Cluster({ seed: options.seed ?? 1, size });
   waitFor(cluster, () => cluster.converged(), 20_000);
-  cluster.setFaults({ lossRate });
+  cluster.faults = { lossRate };
   const dead = new FalseDeaths();
   // Nobody crashes here: every death is a false one.
   cluster.onChange(({ observer, change }) => dead.record(observer, change, () => true));
@@ -53,7 +53,7 @@ export function falseDeaths(
 export function newcomerLearns(size: number, seed = 1): number {
   const cluster = settled(seed, size, new Report("figures", seed));
   const startMs = cluster.nowMs;
-  const newcomer = cluster.addNode({ seeds: [0] });
+  const newcomer = cluster.add({ seeds: [0] });
   const learned = waitFor(cluster, () => cluster.view(newcomer).size === size + 1, 10_000, 10);
   return (learned ?? Infinity) - startMs;
 }

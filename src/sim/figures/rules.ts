@@ -51,34 +51,34 @@ const LIMIT_MS = 600_000;
 export function measure(nodes: number, keyLimits: number): RulesFigure {
   const fleet = new RulesFleet({ seed: SEED, size: nodes, maxKeyLimits: Math.max(keyLimits, 1) });
   fleet.runUntilConverged(60_000);
-  fleet.driver.runUntil(fleet.driver.nowMs + 10_000);
+  fleet.runUntil(fleet.nowMs + 10_000);
   const quietPerMs = quietBytesPerMs(fleet);
-  fleet.driver.resetTraffic();
-  let startMs = fleet.driver.nowMs;
+  fleet.resetTraffic();
+  let startMs = fleet.nowMs;
   const heapBefore = heapUsed();
   for (let i = 0; i < keyLimits; i++) {
     fleet.setKeyLimit(0, "", `user:${i}`, Limit.perSecond(1 + (i % 1_000)));
   }
   const spreadMs = fleet.runUntilConverged(LIMIT_MS);
-  const spreadBytes = extra(fleet, quietPerMs, fleet.driver.nowMs - startMs);
+  const spreadBytes = extra(fleet, quietPerMs, fleet.nowMs - startMs);
   const heapAfter = heapUsed();
   const heapBytes = heapBefore === undefined || heapAfter === undefined
     ? undefined
     : (heapAfter - heapBefore) / (keyLimits * nodes);
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
-  fleet.driver.resetTraffic();
-  startMs = fleet.driver.nowMs;
-  const late = fleet.driver.add({ seeds: [1] });
+  fleet.runUntil(fleet.nowMs + 5_000);
+  fleet.resetTraffic();
+  startMs = fleet.nowMs;
+  const late = fleet.add({ seeds: [1] });
   let learnMs: number | undefined;
   for (let t = 0; t <= LIMIT_MS; t += 50) {
-    fleet.driver.runUntil(startMs + t);
+    fleet.runUntil(startMs + t);
     const s = fleet.stats(late);
     if (s?.rules.learning === false && s.rules.live === keyLimits) {
       learnMs = t;
       break;
     }
   }
-  const learnBytes = extra(fleet, quietPerMs, fleet.driver.nowMs - startMs);
+  const learnBytes = extra(fleet, quietPerMs, fleet.nowMs - startMs);
   if (learnMs !== undefined && fleet.book(late).keyLimits().length !== keyLimits) {
     throw new Error(`the newcomer's table holds ${keyLimits} key limits, its book not`);
   }
@@ -99,14 +99,14 @@ function heapUsed(): number | undefined {
 }
 
 function quietBytesPerMs(fleet: RulesFleet): number {
-  fleet.driver.resetTraffic();
+  fleet.resetTraffic();
   const windowMs = 10_000;
-  fleet.driver.runUntil(fleet.driver.nowMs + windowMs);
-  return fleet.traffic().bytes / windowMs;
+  fleet.runUntil(fleet.nowMs + windowMs);
+  return fleet.totalTraffic().bytes / windowMs;
 }
 
 function extra(fleet: RulesFleet, quietPerMs: number, ms: number): number {
-  return Math.max(0, Math.round(fleet.traffic().bytes - quietPerMs * ms));
+  return Math.max(0, Math.round(fleet.totalTraffic().bytes - quietPerMs * ms));
 }
 
 const HEADER = [

@@ -63,7 +63,7 @@ const FAULTS: readonly Fault[] = [
     return `${node} leaves`;
   },
   function lateJoin(cluster) {
-    const node = cluster.addNode({ seeds: SEEDS });
+    const node = cluster.add({ seeds: SEEDS });
     return `${node} joins`;
   },
 ];
@@ -82,7 +82,7 @@ export function chaos(seed: number, log: (line: string) => void = () => {}): Sce
   };
   log(`${size} nodes, faults ${JSON.stringify(faults)}, clock drift up to 2%`);
   const cluster = new Cluster({ seed, faults, clockDrift: 0.02 });
-  for (let i = 0; i < size; i++) cluster.addNode({ seeds: SEEDS });
+  for (let i = 0; i < size; i++) cluster.add({ seeds: SEEDS });
   const events = 2 + prng.below(6);
   for (let i = 0; i < events; i++) {
     const atMs = 5_000 + prng.below(FAULT_PHASE_MS - 10_000);
@@ -93,7 +93,7 @@ export function chaos(seed: number, log: (line: string) => void = () => {}): Sce
   try {
     cluster.runUntil(FAULT_PHASE_MS);
     cluster.topology.heal();
-    cluster.setFaults({});
+    cluster.faults = {};
     log(`${FAULT_PHASE_MS} ms: the network heals`);
     const settledAt = waitFor(cluster, () => cluster.converged(), SETTLE_LIMIT_MS);
     report.metric("settledAfterMs", (settledAt ?? NaN) - FAULT_PHASE_MS);

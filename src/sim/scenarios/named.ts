@@ -125,7 +125,7 @@ function noFalseDeaths(options: {
       report.metric("suspicions", suspicions);
       report.metric("deaths", deaths);
       report.expect(deaths === 0, `${deaths} false deaths`);
-      cluster.setFaults({});
+      cluster.faults = {};
       cluster.topology.heal();
       const agreed = waitFor(cluster, () => cluster.converged(), 10_000);
       report.expect(agreed !== undefined, "no agreement once the fault was over");
@@ -139,7 +139,9 @@ const lossNoFalseDeaths = noFalseDeaths({
   description: "10 nodes, 30% of datagrams lost for 10 minutes: suspicions, but no death",
   size: 10,
   durationMs: 600_000,
-  fault: (cluster) => cluster.setFaults({ lossRate: 0.3 }),
+  fault: (cluster) => {
+    cluster.faults = { lossRate: 0.3 };
+  },
 });
 
 const oneWay = noFalseDeaths({
@@ -155,8 +157,9 @@ const duplicateDelay = noFalseDeaths({
   description: "10 nodes, 20% of datagrams twice and half delayed up to 6 periods, for 2 minutes",
   size: 10,
   durationMs: 120_000,
-  fault: (cluster) =>
-    cluster.setFaults({ duplicateRate: 0.2, delayRate: 0.5, delayMaxMs: 6 * PERIOD_MS }),
+  fault: (cluster) => {
+    cluster.faults = { duplicateRate: 0.2, delayRate: 0.5, delayMaxMs: 6 * PERIOD_MS };
+  },
 });
 
 const pause: Scenario = {
@@ -255,7 +258,7 @@ const lateJoin: Scenario = {
     const report = new Report(this.name, seed);
     const cluster = settled(seed, 50, report);
     const startMs = cluster.nowMs;
-    const newcomer = cluster.addNode({ seeds: [17] });
+    const newcomer = cluster.add({ seeds: [17] });
     const learned = waitFor(cluster, () => cluster.view(newcomer).size === 51, 3 * PERIOD_MS, 10);
     report.expect(learned !== undefined, "the newcomer did not learn the membership in 3 periods");
     const known = waitFor(cluster, () => cluster.converged(), 5_000, 10);

@@ -51,16 +51,16 @@ export function runRulesSwarm(seed: number): SwarmResult {
   const size = 3 + prng.below(4);
   const log: string[] = [`seed ${seed}: ${size} members`];
   const fleet = new RulesFleet({ seed, size, faults: { lossRate: prng.below(3) * 0.02 } });
-  fleet.driver.runUntil(5_000);
-  const endMs = fleet.driver.nowMs + FAULT_PHASE_MS;
-  for (let t = fleet.driver.nowMs; t < endMs; t += 200 + prng.below(1_800)) {
-    fleet.driver.runUntil(t);
+  fleet.runUntil(5_000);
+  const endMs = fleet.nowMs + FAULT_PHASE_MS;
+  for (let t = fleet.nowMs; t < endMs; t += 200 + prng.below(1_800)) {
+    fleet.runUntil(t);
     log.push(`${t} ms: ${step(fleet, prng)}`);
   }
-  fleet.driver.runUntil(endMs);
-  fleet.driver.topology.heal();
-  fleet.driver.faults = {};
-  for (let i = 0; i < fleet.size; i++) if (!fleet.driver.node(i)) fleet.driver.restart(i);
+  fleet.runUntil(endMs);
+  fleet.topology.heal();
+  fleet.faults = {};
+  for (let i = 0; i < fleet.size; i++) if (!fleet.node(i)) fleet.restart(i);
   log.push(`${endMs} ms: the faults end`);
   const settledMs = fleet.runUntilConverged(OUT_OF_STEP_MS, 200);
   const books = settledMs === undefined ? undefined : disagreeingBooks(fleet);
@@ -74,7 +74,7 @@ export function runRulesSwarm(seed: number): SwarmResult {
 /** One random step: a change on a running member, a restart, a join, or a partition. */
 function step(fleet: RulesFleet, prng: Prng): string {
   const running = Array.from({ length: fleet.size }, (_, i) => i).filter((i) =>
-    fleet.driver.node(i) !== undefined
+    fleet.node(i) !== undefined
   );
   const roll = prng.below(20);
   if (roll < 14 && running.length > 0) {
@@ -83,22 +83,22 @@ function step(fleet: RulesFleet, prng: Prng): string {
   if (roll < 16 && running.length > 1) {
     const i = running[prng.below(running.length)];
     const afterMs = prng.below(5_000);
-    fleet.driver.crash(i);
-    fleet.driver.at(fleet.driver.nowMs + afterMs, () => {
-      if (!fleet.driver.node(i)) fleet.driver.restart(i);
+    fleet.crash(i);
+    fleet.at(fleet.nowMs + afterMs, () => {
+      if (!fleet.node(i)) fleet.restart(i);
     });
     return `restart ${i} after ${afterMs} ms`;
   }
   if (roll < 18 && fleet.size < 9) {
     const through = SEEDS.concat(running)[prng.below(SEEDS.length + running.length)];
-    const i = fleet.driver.add({ seeds: [through] });
+    const i = fleet.add({ seeds: [through] });
     return `${i} joins through ${through}`;
   }
   const sides: number[][] = [[], []];
   for (let i = 0; i < fleet.size; i++) sides[prng.below(2)].push(i);
   const forMs = 2_000 + prng.below(15_000);
-  fleet.driver.topology.partition(sides);
-  fleet.driver.at(fleet.driver.nowMs + forMs, () => fleet.driver.topology.heal());
+  fleet.topology.partition(sides);
+  fleet.at(fleet.nowMs + forMs, () => fleet.topology.heal());
   return `partition ${JSON.stringify(sides)} for ${forMs} ms`;
 }
 
@@ -173,7 +173,7 @@ function disagreeingBooks(fleet: RulesFleet): string | undefined {
   let first: string | undefined;
   const apart: string[] = [];
   for (let i = 0; i < fleet.size; i++) {
-    if (!fleet.driver.node(i)) continue;
+    if (!fleet.node(i)) continue;
     const b = fleet.book(i);
     const text = JSON.stringify({
       // Sorted: each member adds them in the order it heard them.
