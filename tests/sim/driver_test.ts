@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { addressOf, Fleet } from "../../src/sim/faces/fleet.ts";
-import { R, run, type Scenario, SCENARIOS_5 } from "../../src/sim/accuracy/run.ts";
+import { SCENARIOS_5 } from "../../src/sim/accuracy/five.ts";
+import { R, run, type Scenario } from "../../src/sim/accuracy/run.ts";
 import { Limit } from "../../src/core/limit.ts";
 
 const SKEWED: Scenario = { ...SCENARIOS_5.find((s) => s.id === "skewed")!, endMs: 30_000 };

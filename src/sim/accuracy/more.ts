@@ -7,7 +7,8 @@
 
 import { Limit } from "../../core/limit.ts";
 import { defaultsHold, hundredJoin } from "./defaults.ts";
-import { EVENT_AT_MS, R, type Scenario, SCENARIOS_5, skewed, TRAFFIC_AT_MS } from "./run.ts";
+import { SCENARIOS_5 } from "./five.ts";
+import { EVENT_AT_MS, R, type Scenario, skewed, TRAFFIC_AT_MS } from "./run.ts";
 
 /** The shadow row's two runs: a shadow at R/5 beside the real limit, and R/5 enforced. */
 const SHADOW_LIMIT: Limit = Limit.perSecond(R / 5).burst(50);

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { type Outcome, run, type Scenario, SCENARIOS_5 } from "./run.ts";
+import { SCENARIOS_5 } from "./five.ts";
+import { type Outcome, run, type Scenario } from "./run.ts";
 import { ENFORCED_RUN, SCALE_UP_5, SCENARIOS_50, SHADOW_RUN } from "./more.ts";
 import { SCENARIOS_RULES } from "./rules.ts";
 import { SCENARIOS_SHARED } from "./shared.ts";
