@@ -50,14 +50,15 @@ export function checkBatch(items: readonly BatchItem[], book: LimitBook): void {
     );
   }
   const seen = new Set<string>();
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     if (item === null || typeof item !== "object") {
       throw new TypeError(
         `checkAll: each item must be { key, class?, cost? }, got ${describe(item)}`,
       );
     }
     const className = item.class ?? "";
-    book.checkKey(className, item.key, "checkAll");
+    book.checkKey(className, item.key, "checkAll", i);
     if (item.cost !== undefined) checkCost(item.cost);
     const id = `${className.length}:${className}${item.key}`;
     if (seen.has(id)) {
