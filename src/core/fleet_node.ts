@@ -377,7 +377,7 @@ export class FleetNode {
    *
    * @returns The life.
    *
-   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
+   * @internal For the simulator's count of false deaths (`src/sim/faces/fleet.ts`).
    */
   get life(): number {
     return this.#node.life;

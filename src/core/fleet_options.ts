@@ -88,7 +88,7 @@ export interface FleetNodeOptions {
    * call back into the node.
    *
    * @default {none}
-   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
+   * @internal For the simulator's count of false deaths (`src/sim/faces/fleet.ts`).
    */
   readonly memberChanged?: (change: MemberChange) => void;
 }
