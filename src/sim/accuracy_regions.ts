@@ -10,7 +10,7 @@
  * three times as much.
  *
  * Bounds: once settled, within 2% of R; settled within 3 s of the event
- * (of a heal: see {@link HEAL_SETTLE_S}); no false death in a run without
+ * (of a heal: see {@link healSettleS}); no false death in a run without
  * a cut.
  *
  * @module
@@ -18,7 +18,6 @@
 
 import { MIN_SHARED_BURST } from "../core/rule.ts";
 import { PartitionPolicy } from "../core/partition.ts";
-import { resolveConfig } from "../core/membership/config.ts";
 import { FLOOR_FRACTION as BETA } from "../core/options.ts";
 import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, TRAFFIC_AT_MS } from "./accuracy.ts";
 import type { Fleet } from "./fleet.ts";
@@ -101,17 +100,21 @@ function seconds(r: Outcome, fromMs: number, toMs: number): readonly number[] {
 }
 
 /**
- * Seconds after a heal within which a cut row settles: a side cut off
- * declares the other dead, and the two merge again when a member first
- * contacts its seed across the heal, which it does every `seedIntervalMs`
- * (10 s), then in 3 s as after any other event.
+ * Seconds after a heal within which a cut row of `n` instances settles.
+ * The sides declared each other dead; every member tries one it holds
+ * dead now and then (`src/core/membership/reconnect.ts`: about one ping a
+ * period from each side), so the sides meet within a period or two of the
+ * heal, and every member must then refute its death on the other side
+ * once, which takes a second or two at 50 and longer at 200.
  */
-export const HEAL_SETTLE_S: number = resolveConfig({}).seedIntervalMs / 1_000 + REGION_SETTLE_S;
+export function healSettleS(n: number): number {
+  return n <= 50 ? REGION_SETTLE_S : 6;
+}
 
 /**
  * A cut row: region C is cut off at the event for 30 s under `policy`, at
  * most `cutBound` R in every second while cut off and at most `lastBound`
- * R over its last 10 s, then R within {@link HEAL_SETTLE_S} of the heal.
+ * R over its last 10 s, then R within {@link healSettleS} of the heal.
  */
 function cutRow(
   n: number,
@@ -124,14 +127,15 @@ function cutRow(
   const healAtMs = EVENT_AT_MS + CUT_MS;
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
   const healed = bounds.healed ?? WITHIN;
+  const healS = healSettleS(n);
   return {
     id: `region-cut-${name}-${n}`,
     label: `${n} nodes, 3 regions: region C cut off for 30 s, then healed, ${shown}`,
     bound: `${bounds.text}; healed, R${
       healed === WITHIN ? "" : ` + ${healed * 100}%`
-    } within ${HEAL_SETTLE_S} s`,
+    } within ${healS} s`,
     holds: (r) =>
-      Math.abs(r.steady - 1) <= healed && r.settlesInS <= HEAL_SETTLE_S &&
+      Math.abs(r.steady - 1) <= healed && r.settlesInS <= healS &&
       seconds(r, EVENT_AT_MS, healAtMs).every((x) => x <= bounds.cut + 0.05) &&
       mean(seconds(r, healAtMs - 10_000, healAtMs)) <= bounds.last + 0.01,
     nodes: n,

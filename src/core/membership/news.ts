@@ -5,7 +5,8 @@
  * A probe that failed raises this node's own suspicion, but not of a
  * newcomer nobody could reach yet, and the suspect hears it first
  * (Lifeguard's buddy system). A member's change is handed to the parts that
- * follow it: the reflection gate forgets the dead, the news queue spreads
+ * follow it: the reflection gate forgets the dead, a member that died
+ * proven is one to reconnect to (`reconnect.ts`), the news queue spreads
  * the change, the probe order takes a member back, the join is over, the
  * extension hears of it. Also the members proven, as the prober reads them.
  *
@@ -21,6 +22,7 @@ import type { Gate } from "./gate.ts";
 import type { Join } from "./join.ts";
 import type { Outbox } from "./outbox.ts";
 import type { Prober } from "./prober.ts";
+import type { Reconnect } from "./reconnect.ts";
 import type { SelfRecord } from "./self.ts";
 import type { Applied, Member, MemberTable } from "./table.ts";
 
@@ -35,6 +37,7 @@ export interface NewsParts {
   readonly outbox: Outbox;
   readonly prober: Prober;
   readonly join: Join;
+  readonly reconnect: Reconnect;
   readonly extension: MembershipExtension | undefined;
 }
 
@@ -53,13 +56,15 @@ export class MemberNews {
 
   /** Takes news of a member; "refuted" when it was news of this node that it had to refute. */
   apply(record: MemberRecord, nowMs: number, direct = false): Applied | "refuted" {
-    const { address, self, table, broadcasts } = this.#parts;
+    const { address, self, table, broadcasts, reconnect } = this.#parts;
     if (record.address.equals(address)) return self.hear(record) ? "refuted" : "stale";
+    const key = record.address.toString();
+    const wasDead = direct && table.get(key)?.state === "dead";
     const applied = table.apply(record, nowMs, direct);
     if (applied === "confirmed") {
       // Others count independent suspicions too, so a new witness is news.
-      broadcasts.push(record.address.toString(), record);
-    }
+      broadcasts.push(key, record);
+    } else if (wasDead && applied === "changed") reconnect.cameBack();
     return applied;
   }
 
@@ -90,9 +95,14 @@ export class MemberNews {
 
   /** The table changed `member`: tells the parts that follow it. */
   changed(change: MemberChange, member: Member): void {
-    const { gate, broadcasts, prober, join, extension } = this.#parts;
+    const { gate, broadcasts, prober, join, reconnect, extension } = this.#parts;
     this.#tableChanges++;
     const state = change.member.state;
+    if (state === "dead") {
+      // Tried again now and then while its record lasts, if its address
+      // was proven when it died: a stranger never proven is never tried.
+      if (gate.isProven(member.key) || join.isSeed(member.address)) reconnect.add(member);
+    } else reconnect.drop(member.key);
     if (state === "dead" || state === "left" || state === "forgotten") {
       gate.forget(member.key);
     }

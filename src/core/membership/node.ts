@@ -34,6 +34,7 @@ import { Outbox, type Transmit } from "./outbox.ts";
 import { Join } from "./join.ts";
 import { goodbyes } from "./leave.ts";
 import { Receiver } from "./receive.ts";
+import { Reconnect } from "./reconnect.ts";
 import { SelfRecord } from "./self.ts";
 import type { ResolveRequest } from "./seeds.ts";
 import type { MembershipStats } from "./stats.ts";
@@ -64,10 +65,10 @@ export type { Transmit } from "./outbox.ts";
  */
 export class Node {
   readonly #self: Address;
-  readonly #selfKey: string;
   readonly #own: SelfRecord;
   readonly #receiver: Receiver;
   readonly #news: MemberNews;
+  readonly #reconnect: Reconnect;
   readonly #config: MembershipConfig;
   readonly #extension: MembershipExtension | undefined;
   readonly #prng: Prng;
@@ -91,7 +92,7 @@ export class Node {
    */
   constructor(address: Address, options: MembershipOptions) {
     this.#self = address;
-    this.#selfKey = address.toString();
+    const selfKey = address.toString();
     this.#config = resolveConfig(options);
     this.#join = new Join(address, options.seeds ?? [], this.#config, {
       send: (nowMs, to, fields) => this.#outbox.send(nowMs, to, fields),
@@ -111,7 +112,7 @@ export class Node {
         members: () => this.#table.values(),
         reachable: (member) => this.#outbox.reachable(member),
         suspected: () => this.#prober.worse(1),
-        announce: (record) => this.#broadcasts.push(this.#selfKey, record),
+        announce: (record) => this.#broadcasts.push(selfKey, record),
       },
     });
     this.#table = new MemberTable(
@@ -153,6 +154,11 @@ export class Node {
       probeTimeoutMs: this.#config.probeTimeoutMs,
       newsPending: () => this.#broadcasts.size > 0,
     });
+    this.#reconnect = new Reconnect(seed, {
+      live: () => this.#table.live,
+      ping: (nowMs, member, prng) =>
+        this.#outbox.reconnect(nowMs, member.address, this.#prober.nextSeq(prng)),
+    });
     this.#news = new MemberNews({
       address,
       config: this.#config,
@@ -163,6 +169,7 @@ export class Node {
       outbox: this.#outbox,
       prober: this.#prober,
       join: this.#join,
+      reconnect: this.#reconnect,
       extension: this.#extension,
     });
     this.#receiver = new Receiver({
@@ -281,11 +288,9 @@ export class Node {
     for (const dead of this.#table.expire(nowMs)) this.#prober.forget(dead);
     if (nowMs < this.#nextTickMs) return;
     this.#nextTickMs = nowMs + this.#config.protocolPeriodMs * (this.#prober.awareness + 1);
-    if (this.#table.live === 0) {
-      this.#join.alone(nowMs);
-      return;
-    }
-    this.#join.tick(nowMs, () => this.#prober.probeNext(nowMs, this.#nextTickMs));
+    if (this.#table.live === 0) this.#join.alone(nowMs);
+    else this.#join.tick(nowMs, () => this.#prober.probeNext(nowMs, this.#nextTickMs));
+    this.#reconnect.tick(nowMs);
   }
 
   /**
@@ -332,14 +337,8 @@ export class Node {
    */
   pollTimeout(): number | undefined {
     if (this.#left) return undefined;
-    let next = Math.min(
-      this.#nextTickMs,
-      this.#prober.nextDeadlineMs(),
-      this.#join.nextDeadlineMs(),
-    );
-    const suspicion = this.#table.nextDeadlineMs();
-    if (suspicion !== undefined && suspicion < next) next = suspicion;
-    return next;
+    const next = Math.min(this.#nextTickMs, this.#prober.nextDeadlineMs());
+    return Math.min(next, this.#join.nextDeadlineMs(), this.#table.nextDeadlineMs() ?? Infinity);
   }
 
   /**
