@@ -52,7 +52,8 @@ export type {
   NamedDeniedKey,
 } from "./src/runtime/fleet_view.ts";
 export type { GossipCounters } from "./src/runtime/gossip.ts";
-export { KeyLimit, Limit, MAX_BURST } from "./src/core/limit.ts";
+export { KeyLimit } from "./src/core/key_limit.ts";
+export { Limit, MAX_BURST } from "./src/core/limit.ts";
 export { Decision } from "./src/core/decision.ts";
 export type { BatchDecision, Traced } from "./src/core/enforcer.ts";
 export type { ClassEntry, KeyLimitEntry, KeyLimitSpec, ShadowEntry } from "./src/core/rules.ts";

@@ -34,7 +34,8 @@ import {
 import { decodeReports, type DemandGroup, encodeReports } from "../src/core/allocation/report.ts";
 import { decodeRules, type Page, SectionWriter } from "../src/core/rules_sync/wire.ts";
 import { BlockedUntil, type RuleEntry, type RuleValue } from "../src/core/rules_sync/entry.ts";
-import { KeyLimit, Limit } from "../src/core/limit.ts";
+import { KeyLimit } from "../src/core/key_limit.ts";
+import { Limit } from "../src/core/limit.ts";
 import { authConfig, judge, seal, Secret } from "../src/core/auth.ts";
 import { webCryptoMac } from "../src/runtime/hmac.ts";
 

@@ -4,6 +4,15 @@
  * admin calls with a longer one. The exchange itself is `transport.ts`'s;
  * the shapes it takes and gives are `types.ts`'s, its errors `errors.ts`'s.
  *
+ * Why this file is over 400 lines: it is one class, whose public methods
+ * are the sidecar's routes one for one (check, batch, peek, the three
+ * operations, acquire, readiness, and the admin routes of classes, key
+ * limits, shadows and the dry run), each a few lines over the transport
+ * with its documentation (what it sends, returns and throws: half the
+ * file). A service holds one client; spreading its methods over modules
+ * would take a second class and methods that forward to it, documented
+ * twice.
+ *
  * @module
  */
 

@@ -8,7 +8,7 @@
  */
 
 import { FLAG_SIGNED, prepareSigned, splitSigned, TAG_BYTES } from "../proto/mod.ts";
-import { describe } from "./limit.ts";
+import { describe } from "./describe.ts";
 
 /** The least length of a gossip secret. */
 export const MIN_SECRET_BYTES = 32;

@@ -10,7 +10,8 @@
 import { admitDebt, allowedDecision, deniedDecision } from "./gcra.ts";
 import { Decision } from "./decision.ts";
 import type { Slot } from "./keytable.ts";
-import { describe, isCost, MAX_COST } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { isCost, MAX_COST } from "./limit.ts";
 import type { BatchItem } from "./options.ts";
 import type { LimitBook } from "./rules.ts";
 
@@ -50,14 +51,15 @@ export function checkBatch(items: readonly BatchItem[], book: LimitBook): void {
     );
   }
   const seen = new Set<string>();
-  for (const item of items) {
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i];
     if (item === null || typeof item !== "object") {
       throw new TypeError(
         `checkAll: each item must be { key, class?, cost? }, got ${describe(item)}`,
       );
     }
     const className = item.class ?? "";
-    book.checkKey(className, item.key, "checkAll");
+    book.checkKey(className, item.key, "checkAll", i);
     if (item.cost !== undefined) checkCost(item.cost);
     const id = `${className.length}:${className}${item.key}`;
     if (seen.has(id)) {

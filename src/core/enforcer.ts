@@ -12,11 +12,13 @@
  * brought into the core's time base (whole microseconds since the
  * enforcer's origin, see `time.ts`) once per check.
  *
- * Why this file is over 400 lines: the enforcer is the one writer of its key
- * slots' state, so every call that moves a slot is its method (the checks,
- * the lines' reads for `acquire`, and refund, reset and block, whose
- * arithmetic is in `operations.ts`), each with its documentation; the GCRA
- * is in `gcra.ts`, the table in `keytable.ts`, the blocks in `blocks.ts`.
+ * Why this file is over 400 lines: it is one class over one private state
+ * (its counters, key table, block set and overflow allowance), and every
+ * change of a slot's GCRA state starts in one of its methods: the checks,
+ * `acquire`'s forecasts and give-ups, refund, reset and block. Split up,
+ * the parts would reach that state through accessors again. What stands
+ * alone is elsewhere: the GCRA in `gcra.ts`, the operations' arithmetic in
+ * `operations.ts`, batches in `batch.ts`, the table in `keytable.ts`.
  *
  * @module
  */

@@ -1,9 +1,10 @@
 /**
  * How long a key or a class name may be, in bytes of UTF-8: the default
- * and the most `maxKeyBytes` may be, and the test of a text against it.
- * The book checks every key it is given against it, and the sidecar's body
- * parser checks keys before they reach a guard; what one tracked key can
- * cost in memory for its name is bounded by it.
+ * and the most `maxKeyBytes` may be, the test of a text against it, and
+ * the error of one too long. The book checks every key it is given against
+ * it, and it alone: the sidecar reads which field was too long off the
+ * error ({@link KeyBytesError}) rather than measuring the key again. What
+ * one tracked key can cost in memory for its name is bounded by it.
  *
  * @module
  */
@@ -29,6 +30,45 @@ export function fitsKeyBytes(text: string, max: number): boolean {
 /** Why a key or class name is refused for its length, naming the limit. */
 export function tooLongMessage(noun: "key" | "class name", text: string, max: number): string {
   return `a ${noun} is at most ${max} bytes of UTF-8 (maxKeyBytes), got ${utf8Length(text)}`;
+}
+
+/**
+ * A key or a class name longer than `maxKeyBytes`: a `RangeError` (its
+ * name and message are a RangeError's, `what: a key is at most ...`) that
+ * also says which of the two it was and, in a list of them, at which
+ * item, so that a caller who reads them from a request (the sidecar) names
+ * the field at fault without measuring either again.
+ */
+export class KeyBytesError extends RangeError {
+  /** Which was too long: the key, or the class name. */
+  readonly part: "key" | "class";
+  /** Where in the list given (a batch, a table of key limits) it was; undefined for one. */
+  readonly item: number | undefined;
+  /** Why, without the method's name: {@link tooLongMessage}'s text. */
+  readonly detail: string;
+
+  /**
+   * The refusal of `text` by `what`, at `item` of a list.
+   *
+   * @param what The method refusing it, named first in the message.
+   * @param part Which was too long.
+   * @param text The key or class name.
+   * @param max The bound, `maxKeyBytes`.
+   * @param item Where in a list it was, if in one.
+   */
+  constructor(
+    what: string,
+    part: "key" | "class",
+    text: string,
+    max: number,
+    item: number | undefined,
+  ) {
+    const detail = tooLongMessage(part === "key" ? "key" : "class name", text, max);
+    super(`${what}: ${detail}`);
+    this.part = part;
+    this.item = item;
+    this.detail = detail;
+  }
 }
 
 /** Validates a value for `maxKeyBytes`: the one place its bounds are checked. */

@@ -1,16 +1,16 @@
 /**
- * Limits: a count per period plus a burst, and the rules for reading them
- * from the strings a command line or a config file gives.
+ * A limit: a count per period plus a burst, the bounds it must keep (the
+ * largest count, period and burst, and the rate the time base can hold),
+ * and its forms as text and JSON. The units and the grammar of the text
+ * are in `limit_text.ts`; a key's limit that follows a class is a
+ * `KeyLimit` (`key_limit.ts`).
  *
  * @module
  */
 
+import { describe } from "./describe.ts";
+import { DAY_MS, HOUR_MS, MINUTE_MS, periodText, readRate, SECOND_MS } from "./limit_text.ts";
 import { US_PER_MS } from "./time.ts";
-
-const SECOND_MS = 1_000;
-const MINUTE_MS = 60 * SECOND_MS;
-const HOUR_MS = 60 * MINUTE_MS;
-const DAY_MS = 24 * HOUR_MS;
 
 /**
  * The longest period a limit may have: 366 days, in milliseconds (a yearly
@@ -37,33 +37,6 @@ export const MAX_COST: number = MAX_COUNT;
 export function isCost(cost: unknown): cost is number {
   return typeof cost === "number" && Number.isInteger(cost) && cost >= 1 && cost <= MAX_COST;
 }
-
-const UNITS: Readonly<Record<string, number>> = {
-  ms: 1,
-  s: SECOND_MS,
-  sec: SECOND_MS,
-  second: SECOND_MS,
-  seconds: SECOND_MS,
-  min: MINUTE_MS,
-  m: MINUTE_MS,
-  minute: MINUTE_MS,
-  minutes: MINUTE_MS,
-  h: HOUR_MS,
-  hour: HOUR_MS,
-  hours: HOUR_MS,
-  d: DAY_MS,
-  day: DAY_MS,
-  days: DAY_MS,
-};
-
-/** The units a limit's text is written in, longest first: the first that divides a period names it. */
-const TEXT_UNITS: readonly (readonly [string, number])[] = [
-  ["d", DAY_MS],
-  ["h", HOUR_MS],
-  ["min", MINUTE_MS],
-  ["s", SECOND_MS],
-  ["ms", 1],
-];
 
 /**
  * A rate limit: `count` requests per period, smoothed (GCRA, not a window
@@ -182,20 +155,10 @@ export class Limit {
    * @returns The limit, with the default burst.
    */
   static parse(text: string): Limit {
-    if (typeof text !== "string") {
-      throw new TypeError(`a limit must be a string like "1000/min", got ${describe(text)}`);
-    }
-    const match = /^\s*(\d+)\s*(?:\/\s*(\d+)?\s*([a-z]+))?\s*$/i.exec(text);
-    const unitMs = match ? UNITS[(match[3] ?? "s").toLowerCase()] : undefined;
-    if (!match || unitMs === undefined) {
-      throw new TypeError(
-        `invalid limit ${JSON.stringify(text)}: expected a count with an optional period, ` +
-          `like "1000", "1000/s", "1000/min", "5000/h", "10000/d" or "100/15min"`,
-      );
-    }
+    const rate = readRate(text);
     const what = `limit ${JSON.stringify(text)}`;
-    const periodMs = checkPeriod(Number(match[2] ?? 1) * unitMs, what);
-    return new Limit(checkCount(Number(match[1]), what), periodMs, undefined, what);
+    const periodMs = checkPeriod(rate.periodMs, what);
+    return new Limit(checkCount(rate.count, what), periodMs, undefined, what);
   }
 
   /**
@@ -331,81 +294,14 @@ export class Limit {
   }
 }
 
-/**
- * A limit for one key: its own {@link Limit}, or "as in that class", so a key
- * follows a class's limit (and its shadow) as the class changes.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { KeyLimit } from "@rateguard/guard";
- * const followsPro = KeyLimit.class("pro");
- * assert(followsPro.className === "pro");
- * ```
- */
-export class KeyLimit {
-  /** The class whose limit the key follows. */
-  readonly className: string;
-
-  private constructor(className: string) {
-    this.className = className;
-  }
-
-  /**
-   * The key is held to the limit of class `name`, whatever it is then.
-   *
-   * @param name The class (`""`: the default class).
-   * @returns The key limit.
-   * @throws {TypeError} when `name` is not a string.
-   */
-  static class(name: string): KeyLimit {
-    return new KeyLimit(checkClassName(name, "KeyLimit.class"));
-  }
-
-  /**
-   * `class:pro`.
-   *
-   * @returns `class:` and the class's name.
-   */
-  toString(): string {
-    return `class:${this.className}`;
-  }
-
-  /**
-   * What Node's and Bun's inspectors print.
-   *
-   * @returns `KeyLimit(class "pro")`.
-   */
-  [Symbol.for("nodejs.util.inspect.custom")](): string {
-    return shown(this);
-  }
-
-  /**
-   * What Deno's inspector prints: as Node's.
-   *
-   * @returns `KeyLimit(class "pro")`.
-   */
-  [Symbol.for("Deno.customInspect")](): string {
-    return shown(this);
-  }
-}
-
 /** How the inspectors print a limit: the one form for Deno's and Node's alike. */
-function shown(limit: Limit | KeyLimit): string {
-  return limit instanceof Limit
-    ? `Limit(${rateText(limit)}, burst ${limit.burstSize()})`
-    : `KeyLimit(class ${JSON.stringify(limit.className)})`;
+function shown(limit: Limit): string {
+  return `Limit(${rateText(limit)}, burst ${limit.burstSize()})`;
 }
 
 /** `1000/min`: a limit's count and period as `Limit.parse` reads them, without the burst. */
 export function rateText(limit: Limit): string {
   return `${limit.count()}/${periodText(limit.periodMs())}`;
-}
-
-/** `min`, `15min`, `d`, `1500ms`: a period in the longest unit that divides it, the 1 left out. */
-function periodText(periodMs: number): string {
-  const [unit, ms] = TEXT_UNITS.find(([, ms]) => periodMs % ms === 0)!;
-  return periodMs === ms ? unit : `${periodMs / ms}${unit}`;
 }
 
 /** A twentieth of the count, at least 1, at most {@link MAX_BURST}. */
@@ -429,14 +325,6 @@ export function checkLimit(limit: unknown, what: string): Limit {
     );
   }
   return limit;
-}
-
-/** Validates a class name: a string (`""` is the default class). */
-export function checkClassName(name: unknown, what: string): string {
-  if (typeof name !== "string") {
-    throw new TypeError(`${what}: a class name must be a string, got ${describe(name)}`);
-  }
-  return name;
 }
 
 /** Refuses a limit that pays back more than its burst in a microsecond: the time base cannot hold it. */
@@ -485,16 +373,4 @@ function checkBurst(size: number): number {
     );
   }
   return size === 0 ? 1 : size;
-}
-
-/** A short, safe description of an unexpected value for an error message. */
-export function describe(value: unknown): string {
-  if (typeof value === "string") {
-    return JSON.stringify(value.length > 64 ? value.slice(0, 64) + "…" : value);
-  }
-  if (typeof value === "number" || typeof value === "boolean" || value == null) {
-    return String(value);
-  }
-  if (typeof value === "bigint") return `${value}n`;
-  return Array.isArray(value) ? "an array" : `a value of type ${typeof value}`;
 }

@@ -59,7 +59,8 @@ export { Enforcer, type EnforcerOptions } from "./enforcer.ts";
 /** The limits the enforcer reads, changed live. */
 export { LimitBook, type LimitBookOptions } from "./rules.ts";
 /** The limits themselves. */
-export { KeyLimit, Limit } from "./limit.ts";
+export { KeyLimit } from "./key_limit.ts";
+export { Limit } from "./limit.ts";
 /** What a partition does to the shares: a node's option. */
 export { PartitionPolicy } from "./partition.ts";
 /** Every option's default and bounds, and the enforcer's overflow scale. */

@@ -9,7 +9,8 @@
  * @module
  */
 
-import { hasCooled, ratesAt, type Slot } from "./keytable.ts";
+import { hasCooled, ratesAt } from "./key_rates.ts";
+import type { Slot } from "./keytable.ts";
 import { usToMs } from "./time.ts";
 
 /** Denied keys remembered for `mostDenied` at most, unless the options say otherwise. */

@@ -28,7 +28,8 @@
 
 import { owedAt } from "./gcra.ts";
 import type { Slot } from "./keytable.ts";
-import { describe, MAX_COST } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { MAX_COST } from "./limit.ts";
 
 /** The longest block, ms: a year. */
 export const MAX_BLOCK_MS = 365 * 86_400_000;

@@ -10,7 +10,8 @@
  */
 
 import { type AuthConfig, authConfig, MIN_SALT_BYTES } from "./auth.ts";
-import { checkLimit, describe, type Limit } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { checkLimit, type Limit } from "./limit.ts";
 import { PartitionPolicy } from "./partition.ts";
 import { Address } from "../proto/mod.ts";
 import { parseSeed } from "./membership/seeds.ts";

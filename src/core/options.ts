@@ -11,7 +11,8 @@
  */
 
 import type { GossipAuthMode, Secret } from "./auth.ts";
-import { describe, type Limit } from "./limit.ts";
+import { describe } from "./describe.ts";
+import type { Limit } from "./limit.ts";
 import { PartitionPolicy } from "./partition.ts";
 
 /** Which class a key is in: the options of the calls that read one key. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { describe } from "./limit.ts";
+import { describe } from "./describe.ts";
 import { parseDurationMs } from "./duration.ts";
 
 /** The three policies by name. */

@@ -12,14 +12,16 @@
  */
 
 import { RateguardError } from "./errors.ts";
-import { checkClassName, checkLimit, describe, KeyLimit, Limit } from "./limit.ts";
+import { describe } from "./describe.ts";
+import { checkClassName, KeyLimit } from "./key_limit.ts";
+import { checkLimit, Limit } from "./limit.ts";
 import { type Rule, ruleOf, sharesBurstAt } from "./rule.ts";
 import { COLD_FRACTION } from "./options.ts";
 import {
   checkMaxKeyBytes,
   DEFAULT_MAX_KEY_BYTES,
   fitsKeyBytes,
-  tooLongMessage,
+  KeyBytesError,
 } from "./key_bytes.ts";
 
 // The enforcer, the allocator and the simulator's figures take these from
@@ -97,22 +99,26 @@ export class LimitBook {
   /**
    * Validates a class name and a key as every method taking them does: a
    * string and a non-empty string, each at most {@link maxKeyBytes} bytes
-   * of UTF-8. Throws a `TypeError` or a `RangeError` naming `what`.
+   * of UTF-8. Throws a `TypeError` or a `RangeError` naming `what`; the
+   * `RangeError` also says which was too long, and `item` (see
+   * `KeyBytesError` in `key_bytes.ts`: the one check of their length,
+   * which the sidecar maps to the field at fault).
    *
    * @param className The class name to check.
    * @param key The key to check.
    * @param what The method, named in the error.
+   * @param item Where the pair is in a list the method was given, if in one.
    * @throws {TypeError} when the class is not a string or the key not a non-empty string.
    * @throws {RangeError} when either is longer than `maxKeyBytes` bytes of UTF-8.
    */
-  checkKey(className: unknown, key: unknown, what: string): void {
+  checkKey(className: unknown, key: unknown, what: string, item?: number): void {
     checkClassName(className, what);
     checkKeyType(key, what);
     const max = this.#maxKeyBytes;
     if (!fitsKeyBytes(key as string, max)) {
-      throw new RangeError(`${what}: ${tooLongMessage("key", key as string, max)}`);
+      throw new KeyBytesError(what, "key", key as string, max, item);
     }
-    checkNameBytes(className as string, what, max);
+    checkNameBytes(className as string, what, max, item);
   }
 
   /**
@@ -345,8 +351,9 @@ export class LimitBook {
   setKeyLimits(entries: Iterable<KeyLimitEntry>): void {
     const next = new Map<string, Map<string, KeyLimitSpec>>();
     let count = 0;
+    let item = 0;
     for (const [className, key, limit] of entries) {
-      this.checkKey(className, key, "setKeyLimits");
+      this.checkKey(className, key, "setKeyLimits", item++);
       checkSpec(limit, "setKeyLimits");
       let perClass = next.get(className);
       if (!perClass) next.set(className, perClass = new Map());
@@ -505,9 +512,9 @@ function checkNamed(name: string, what: string, maxKeyBytes: number): void {
 }
 
 /** The one bound of a class name, wherever it is given: what a check would refuse is refused here too. */
-function checkNameBytes(name: string, what: string, maxKeyBytes: number): void {
+function checkNameBytes(name: string, what: string, maxKeyBytes: number, item?: number): void {
   if (!fitsKeyBytes(name, maxKeyBytes)) {
-    throw new RangeError(`${what}: ${tooLongMessage("class name", name, maxKeyBytes)}`);
+    throw new KeyBytesError(what, "class", name, maxKeyBytes, item);
   }
 }
 

@@ -10,11 +10,14 @@
 import type { Hono } from "hono";
 import { PROMETHEUS_CONTENT_TYPE, prometheusText } from "../metrics/prometheus.ts";
 import type { Guard } from "../runtime/guard.ts";
-import { KeyLimit, type Limit } from "../core/limit.ts";
+import type { KeyStats } from "../runtime/keystats.ts";
+import { KeyLimit } from "../core/key_limit.ts";
+import type { Limit } from "../core/limit.ts";
 import type { KeyLimitEntry } from "../core/rules.ts";
 import { RateguardError } from "../core/errors.ts";
 import {
   checkKeyField,
+  keyFault,
   object,
   parseKeyLimit,
   parseLimit,
@@ -61,9 +64,14 @@ export function adminRoutes(app: Hono, guard: Guard, state: AdminState, log: Log
 function observeRoutes(app: Hono, { guard }: Admin): void {
   app.get("/v1/keys", (c) => {
     const url = requestUrl(c.req.url);
-    const key = checkKeyField(url.searchParams.get("key") ?? "", "/query/key", guard.maxKeyBytes());
+    const key = checkKeyField(url.searchParams.get("key") ?? "", "/query/key");
     const className = url.searchParams.get("class") ?? "";
-    const k = guard.keyStats(key, { class: className });
+    let k: KeyStats | undefined;
+    try {
+      k = guard.keyStats(key, { class: className });
+    } catch (e) {
+      throw keyFault(e, "/query");
+    }
     if (k === undefined) {
       return problemResponse(
         404,
@@ -172,19 +180,27 @@ function keyLimitRoutes(app: Hono, { guard, log }: Admin): void {
       const entries = wholeTable(body, "keyLimits", shape).map((e, i): KeyLimitEntry => {
         const at = `/keyLimits/${i}`;
         const o = object(e, shape, at);
-        const key = checkKeyField(stringField(o, "key", at), `${at}/key`, guard.maxKeyBytes());
+        const key = checkKeyField(stringField(o, "key", at), `${at}/key`);
         const className = o.class === undefined ? "" : stringField(o, "class", at);
         once(seen, JSON.stringify([className, key]), "this class and key", at);
         return [knownClass(guard, className, `${at}/class`), key, followed(guard, o, at)];
       });
-      guard.setKeyLimits(entries);
+      try {
+        guard.setKeyLimits(entries);
+      } catch (e) {
+        throw keyFault(e, "/keyLimits");
+      }
       log.info("key limits replaced", { keyLimits: entries.length });
       return c.json({ keyLimits: guard.keyLimits().map(keyLimitJson) });
     }
     const className = knownClass(guard, queryParam(url, "class", ""), "/query/class");
-    const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
+    const key = checkKeyField(queryParam(url, "key"), "/query/key");
     const limit = followed(guard, body, "");
-    guard.setKeyLimit(key, limit, { class: className });
+    try {
+      guard.setKeyLimit(key, limit, { class: className });
+    } catch (e) {
+      throw keyFault(e, "/query");
+    }
     log.info("key limit set", { class: className, key, limit: String(limit) });
     return c.json(keyLimitJson([className, key, limit]));
   });

@@ -3,12 +3,18 @@
  * the whole request before anything acts on it, and names the field at
  * fault as a JSON pointer, so nothing malformed can change state.
  *
+ * The shape is checked here, the length of a key or class name by the
+ * guard, once: it validates before it changes anything, and its refusal
+ * says which was too long (`KeyBytesError`), which {@link keyFault} turns
+ * into the pointer a reader here would have named.
+ *
  * @module
  */
 
 import type { BatchItem } from "../core/enforcer.ts";
-import { isCost, KeyLimit, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
-import { DEFAULT_MAX_KEY_BYTES, fitsKeyBytes, tooLongMessage } from "../core/key_bytes.ts";
+import { KeyLimit } from "../core/key_limit.ts";
+import { isCost, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
+import { KeyBytesError } from "../core/key_bytes.ts";
 import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
 
@@ -99,36 +105,36 @@ export function object(body: unknown, shape: string, field = ""): Json {
   return body as Json;
 }
 
-/**
- * Checks a key as the guard would, naming the field: a non-empty string of
- * at most `maxKeyBytes` bytes of UTF-8.
- */
-export function checkKeyField(key: unknown, field: string, maxKeyBytes: number): string {
+/** Checks a key's shape, naming the field: a non-empty string (its length is the guard's to check). */
+export function checkKeyField(key: unknown, field: string): string {
   if (typeof key !== "string" || key === "") {
     throw new BadRequest("key must be a non-empty string", field);
-  }
-  if (!fitsKeyBytes(key, maxKeyBytes)) {
-    throw new BadRequest(tooLongMessage("key", key, maxKeyBytes), field);
   }
   return key;
 }
 
 /**
- * Reads `{"key", "class"?, "cost"?}` at `at` (a JSON pointer prefix), with
- * keys and classes of at most `maxKeyBytes` bytes of UTF-8.
+ * The guard's refusal of a key or class name for its length, as the 400
+ * that names its field: `at` is where the request holds the pair (`""`
+ * for a body's `/key` and `/class`, `/query` for the query's, `/items` for
+ * a batch's, whose item the refusal tells). Any other error is itself.
+ *
+ * @param e What the guard threw.
+ * @param at The JSON pointer the key and class are under.
+ * @returns The error to throw.
  */
-export function parseCheck(
-  body: unknown,
-  at = "",
-  maxKeyBytes = DEFAULT_MAX_KEY_BYTES,
-): CheckRequest {
+export function keyFault(e: unknown, at: string): unknown {
+  if (!(e instanceof KeyBytesError)) return e;
+  const item = e.item === undefined ? "" : `/${e.item}`;
+  return new BadRequest(e.detail, `${at}${item}/${e.part}`);
+}
+
+/** Reads `{"key", "class"?, "cost"?}` at `at` (a JSON pointer prefix). */
+export function parseCheck(body: unknown, at = ""): CheckRequest {
   const o = object(body, '{"key": "tenant:42"}', at);
   const { key: rawKey, class: className = "", cost = 1 } = o;
-  const key = checkKeyField(rawKey, `${at}/key`, maxKeyBytes);
+  const key = checkKeyField(rawKey, `${at}/key`);
   if (typeof className !== "string") throw new BadRequest("class must be a string", `${at}/class`);
-  if (!fitsKeyBytes(className, maxKeyBytes)) {
-    throw new BadRequest(tooLongMessage("class name", className, maxKeyBytes), `${at}/class`);
-  }
   if (!isCost(cost)) {
     throw new BadRequest(`cost must be a whole number from 1 to ${MAX_COST}`, `${at}/cost`);
   }
@@ -136,14 +142,14 @@ export function parseCheck(
 }
 
 /** Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`, refusing a pair twice. */
-export function parseBatch(body: unknown, maxKeyBytes = DEFAULT_MAX_KEY_BYTES): BatchItem[] {
+export function parseBatch(body: unknown): BatchItem[] {
   const { items } = object(body, '{"items": [{"key": "ip:1"}, {"key": "user:7"}]}');
   if (!Array.isArray(items) || items.length === 0) {
     throw new BadRequest("items must be a non-empty array of checks", "/items");
   }
   const seen = new Set<string>();
   return items.map((item, i) => {
-    const c = parseCheck(item, `/items/${i}`, maxKeyBytes);
+    const c = parseCheck(item, `/items/${i}`);
     // JSON of the pair cannot collide the way "a" + ":" + "b" could.
     const id = JSON.stringify([c.className, c.key]);
     if (seen.has(id)) {

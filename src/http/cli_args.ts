@@ -8,7 +8,9 @@
  * bounds of `GUARD_BOUNDS`, so that a mistake is one line naming where it
  * came from, before anything starts; a typo too (an unknown variable, a
  * flag given twice, an unknown field of a class) is a mistake, never a
- * setting silently left out.
+ * setting silently left out. The flags are listed in `cli_flags.ts`; where
+ * a value comes from and how it is read is `cli_sources.ts`'s; the HTTP
+ * server's flags are read in `cli_http.ts`, the others here.
  *
  * @module
  */
@@ -17,13 +19,10 @@ import { readFileSync } from "node:fs";
 import { Limit } from "../core/limit.ts";
 import { PartitionPolicy } from "../core/partition.ts";
 import {
-  checkBounded,
   checkOption,
   DEFAULT_PARTITION_POLICY,
   GUARD_BOUNDS as B,
-  HTTP_BOUNDS as H,
   type NumericOption,
-  type OptionBounds,
 } from "../core/options.ts";
 import {
   checkAddress,
@@ -32,19 +31,21 @@ import {
   type ResolvedGuardOptions,
 } from "../core/option_checks.ts";
 import { type GossipAuthMode, parseGossipAuth } from "../core/auth.ts";
-import { parseDurationMs } from "../core/duration.ts";
-import { splitHostPort } from "../proto/host_port.ts";
-import type { HttpServerKind, ListenOptions } from "./serve.ts";
+import type { ListenOptions } from "./http_server.ts";
 import { VERSION } from "../version.ts";
-import { DEFAULT_HTTP, envName, type Flag, HELP, NUMERIC, type Switch } from "./cli_flags.ts";
+import { envName, type Flag, HELP, NUMERIC, type Switch } from "./cli_flags.ts";
+import { httpFlags } from "./cli_http.ts";
 import {
   bool,
   checkEnv,
   classTexts,
+  durationMs,
   type Env,
   fromConfig,
   type Given,
+  type Lookup,
   parseClasses,
+  parseHostPort,
   readArgv,
   readConfig,
   set,
@@ -131,7 +132,7 @@ export function parseSidecarArgs(
   const file = configPath === undefined
     ? new Map()
     : readConfig(configPath, fromConfig(configPath, readFile));
-  const get = (flag: Flag): Given | undefined => {
+  const get: Lookup = (flag) => {
     const v = values[flag];
     if (typeof v === "string") return { text: v, from: `--${flag}` };
     const e = set(env[envName(flag)]);
@@ -194,7 +195,7 @@ type TokenFlags = Pick<SidecarConfig, "adminTokenFile" | "opsTokenFile" | "opsOp
  * open (whoever lacks it changes the rules instead), or with `--ops-open`
  * (which of the two was meant?).
  */
-function tokenFlags(get: (flag: Flag) => Given | undefined, opsOpen: boolean): TokenFlags {
+function tokenFlags(get: Lookup, opsOpen: boolean): TokenFlags {
   const adminTokenFile = get("admin-token-file")?.text;
   const opsTokenFile = get("ops-token-file");
   if (opsTokenFile !== undefined && adminTokenFile === undefined) {
@@ -218,7 +219,7 @@ function tokenFlags(get: (flag: Flag) => Given | undefined, opsOpen: boolean): T
 type NumericFlags = Pick<SidecarConfig, NumericField>;
 
 /** Each numeric flag within its option's bounds, and the tracked keys no fewer than the hot. */
-function numericFlags(get: (flag: Flag) => Given | undefined): NumericFlags {
+function numericFlags(get: Lookup): NumericFlags {
   const out = {} as Record<NumericOption, number>;
   for (const [flag, option] of Object.entries(NUMERIC) as [Flag, NumericOption][]) {
     const given = get(flag);
@@ -241,7 +242,7 @@ type AuthFlags = Pick<SidecarConfig, "gossipAuth" | "gossipSecretFile" | "keySal
  * first of a fleet too, signs unless told otherwise: a secret file alone
  * means `required`, and unsigned gossip takes `--gossip-auth off` said.
  */
-function authFlags(get: (flag: Flag) => Given | undefined): AuthFlags {
+function authFlags(get: Lookup): AuthFlags {
   const mode = get("gossip-auth");
   const gossipSecretFile = get("gossip-secret-file")?.text;
   const keySaltFile = get("key-salt-file")?.text;
@@ -275,7 +276,7 @@ type FleetFlags = Pick<
 >;
 
 /** The flags of gossip; without `--bind`, `--advertise` and `--seeds` make no sense. */
-function fleetFlags(get: (flag: Flag) => Given | undefined): FleetFlags {
+function fleetFlags(get: Lookup): FleetFlags {
   const bind = get("bind");
   const advertise = get("advertise");
   if (advertise !== undefined) valueOf(advertise, checkAdvertise);
@@ -306,90 +307,6 @@ function fleetFlags(get: (flag: Flag) => Given | undefined): FleetFlags {
       ? B.protocolPeriodMs.default
       : valueOf(period, (t) => durationMs(t, B.protocolPeriodMs)),
   };
-}
-
-/** Reads `host:port` or `[v6]:port`, with the one parser of `src/proto/host_port.ts`. */
-function parseHostPort(from: string, text: string): { hostname: string; port: number } {
-  const split = splitHostPort(text.trim());
-  if (split === undefined) {
-    throw new UsageError(
-      `${from}: expected host:port, such as ${DEFAULT_HTTP}, got ${JSON.stringify(text)}`,
-    );
-  }
-  return { hostname: split.host, port: split.port };
-}
-
-/** `auto`, `native` or `node`, for `--http-server`. */
-function httpServerKind(text: string): HttpServerKind | "auto" {
-  if (text === "auto" || text === "native" || text === "node") return text;
-  throw new Error(`expected auto, native or node, got ${JSON.stringify(text)}`);
-}
-
-/**
- * The server for `--http-server auto`: the runtime's own on a loopback
- * address, where only processes of this host connect; `node:http`, with
- * every bound on slow clients, on any other (see src/http/serve.ts).
- */
-function serverFor(kind: HttpServerKind | "auto", hostname: string): HttpServerKind {
-  if (kind !== "auto") return kind;
-  const loopback = /^127\./.test(hostname) || hostname === "::1" || hostname === "[::1]" ||
-    hostname === "localhost";
-  return loopback ? "native" : "node";
-}
-
-/** The HTTP server's address and its bounds on slow and idle clients. */
-function httpFlags(get: (flag: Flag) => Given | undefined): Required<ListenOptions> {
-  const http = get("http");
-  const duration = (flag: Flag, bounds: OptionBounds) => {
-    const given = get(flag);
-    return given === undefined ? bounds.default : valueOf(given, (t) => durationMs(t, bounds));
-  };
-  const headersTimeoutMs = duration("header-timeout", H.headersTimeoutMs);
-  const requestTimeoutMs = duration("request-timeout", H.requestTimeoutMs);
-  if (headersTimeoutMs > requestTimeoutMs) {
-    throw new UsageError(
-      `--header-timeout (${headersTimeoutMs}ms) must be at most --request-timeout (${requestTimeoutMs}ms)`,
-    );
-  }
-  const count = (flag: Flag, bounds: OptionBounds, name: string) => {
-    const given = get(flag);
-    return given === undefined
-      ? bounds.default
-      : valueOf(given, (t) => checkBounded(name, bounds, wholeNumber(t, bounds)));
-  };
-  const { hostname, port } = http === undefined
-    ? parseHostPort("--http", DEFAULT_HTTP)
-    : parseHostPort(http.from, http.text);
-  const server = get("http-server");
-  return {
-    hostname,
-    port,
-    server: serverFor(server === undefined ? "auto" : valueOf(server, httpServerKind), hostname),
-    headersTimeoutMs,
-    requestTimeoutMs,
-    idleTimeoutMs: duration("idle-timeout", H.idleTimeoutMs),
-    drainTimeoutMs: duration("drain-timeout", H.drainTimeoutMs),
-    maxConnections: count("max-connections", H.maxConnections, "maxConnections"),
-    maxConnectionsPerClient: count(
-      "max-connections-per-client",
-      H.maxConnectionsPerClient,
-      "maxConnectionsPerClient",
-    ),
-  };
-}
-
-/** Reads a duration, `200ms`, `1s` or a bare number of milliseconds, within `bounds`. */
-function durationMs(text: string, bounds: OptionBounds): number {
-  const ms = parseDurationMs(text);
-  const { min, max } = bounds;
-  if (ms === undefined || ms < min || ms > max) {
-    throw new RangeError(
-      `expected a duration from ${min}ms to ${max}ms, such as 200ms or 1s, got ${
-        JSON.stringify(text)
-      }`,
-    );
-  }
-  return Math.round(ms);
 }
 
 function logFormat(given: Given | undefined): LogFormat {

@@ -9,8 +9,12 @@
 import { parseArgs } from "node:util";
 import { Limit } from "../core/limit.ts";
 import { messageOf } from "../core/errors.ts";
+import type { OptionBounds } from "../core/options.ts";
+import { parseDurationMs } from "../core/duration.ts";
+import { splitHostPort } from "../proto/host_port.ts";
 import {
   ARGV_OPTIONS,
+  DEFAULT_HTTP,
   ENV_NAMES,
   type Flag,
   isAnswer,
@@ -31,6 +35,9 @@ export class UsageError extends Error {
     this.name = "UsageError";
   }
 }
+
+/** A flag's value from the first source that gives it, or undefined: what each flag's reader asks. */
+export type Lookup = (flag: Flag) => Given | undefined;
 
 /** Where a value came from, as its error names it: `--hot-keys`, `RATEGUARD_HOT_KEYS`, `FILE: hot-keys`. */
 export interface Given {
@@ -310,4 +317,29 @@ export function bool(text: string): boolean {
   if (/^(1|true|yes|on)$/i.test(text)) return true;
   if (/^(0|false|no|off)$/i.test(text)) return false;
   throw new RangeError(`expected true or false, got ${JSON.stringify(text)}`);
+}
+
+/** Reads `host:port` or `[v6]:port`, with the one parser of `src/proto/host_port.ts`. */
+export function parseHostPort(from: string, text: string): { hostname: string; port: number } {
+  const split = splitHostPort(text.trim());
+  if (split === undefined) {
+    throw new UsageError(
+      `${from}: expected host:port, such as ${DEFAULT_HTTP}, got ${JSON.stringify(text)}`,
+    );
+  }
+  return { hostname: split.host, port: split.port };
+}
+
+/** Reads a duration, `200ms`, `1s` or a bare number of milliseconds, within `bounds`. */
+export function durationMs(text: string, bounds: OptionBounds): number {
+  const ms = parseDurationMs(text);
+  const { min, max } = bounds;
+  if (ms === undefined || ms < min || ms > max) {
+    throw new RangeError(
+      `expected a duration from ${min}ms to ${max}ms, such as 200ms or 1s, got ${
+        JSON.stringify(text)
+      }`,
+    );
+  }
+  return Math.round(ms);
 }

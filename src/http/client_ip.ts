@@ -15,7 +15,7 @@
  * @module
  */
 
-import { describe } from "../core/limit.ts";
+import { describe } from "../core/describe.ts";
 import { formatIp, parseIp } from "../proto/address.ts";
 import { type KeyOf, UNKNOWN_ADDRESS, UNKNOWN_CLIENT } from "./limiting.ts";
 

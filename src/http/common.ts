@@ -12,12 +12,13 @@ export {
   type ClientKeyOptions,
   UNKNOWN_ADDRESS,
 } from "./client_ip.ts";
-export type { DecisionLike, HeaderSet, HeaderStandard, HeaderStyle } from "./fields.ts";
+export type { DecisionLike } from "./fields.ts";
+export type { HeaderSet, HeaderStandard, HeaderStyle } from "./field_style.ts";
+export { QUOTA_EXCEEDED } from "./denial.ts";
 export {
   EMPTY_KEY,
   type KeyOf,
   type Limiter,
   type LimitingOptions,
-  QUOTA_EXCEEDED,
   type RateLimitInfo,
 } from "./limiting.ts";

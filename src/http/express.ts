@@ -35,12 +35,8 @@ import {
   type ClientKeyOptions,
 } from "./client_ip.ts";
 import type { FieldSink } from "./fields.ts";
-import {
-  type LimitingOptions,
-  problemBody,
-  type RateLimitInfo,
-  RequestLimiter,
-} from "./limiting.ts";
+import { problemBody } from "./denial.ts";
+import { type LimitingOptions, type RateLimitInfo, RequestLimiter } from "./limiting.ts";
 
 export * from "./common.ts";
 

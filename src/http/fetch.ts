@@ -30,12 +30,8 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
-import {
-  deniedResponse,
-  type LimitingOptions,
-  type RateLimitInfo,
-  RequestLimiter,
-} from "./limiting.ts";
+import { deniedResponse } from "./denial.ts";
+import { type LimitingOptions, type RateLimitInfo, RequestLimiter } from "./limiting.ts";
 
 export * from "./common.ts";
 
@@ -63,7 +59,8 @@ export interface FetchRateLimitOptions<I = unknown> extends LimitingOptions<[Req
  *
  * @param options What decides, the key of a request, and which fields to send.
  * @param handler The handler to limit.
- * @returns The limited handler, for `Deno.serve` or `Bun.serve`'s `fetch`.
+ * @returns The limited handler, for `Deno.serve` or `Bun.serve`'s `fetch`: it answers a
+ *   response, or a promise of one where the key function, the limiter or the handler answered one.
  * @throws {TypeError} when `guard` has no `check`, or `key` (or `cost`, `skip`, `onDenied`,
  *   `handler`) is not a function.
  * @throws {RangeError} when `headers` is not one of its values.
@@ -75,7 +72,7 @@ export function withRateLimit<I = unknown>(
     info: I,
     rateLimit: RateLimitInfo | undefined,
   ) => Response | Promise<Response>,
-): (request: Request, info?: I) => Promise<Response> {
+): (request: Request, info?: I) => Response | Promise<Response> {
   const limiting = new RequestLimiter<[Request, I]>(
     options,
     "withRateLimit",
@@ -84,15 +81,8 @@ export function withRateLimit<I = unknown>(
   if (typeof onDenied !== "function" || typeof handler !== "function") {
     throw new TypeError("withRateLimit: onDenied and handler must be functions");
   }
-  return async (request, served) => {
-    const info = served as I; // Deno.serve and Bun.serve always pass it
-    let decided = limiting.decide(request, info);
-    if (decided instanceof Promise) decided = await decided;
-    if (decided === undefined) return await handler(request, info, undefined);
-    if (!decided.decision.allowed) {
-      return await onDenied(decided, deniedResponse(decided, limiting), request);
-    }
-    let response = await handler(request, info, decided);
+  /** The fields on an admitted response: a response with immutable headers is copied once. */
+  const withFields = (response: Response, decided: RateLimitInfo): Response => {
     try {
       limiting.write(response.headers, decided);
     } catch (e) {
@@ -103,6 +93,33 @@ export function withRateLimit<I = unknown>(
       limiting.write(response.headers, decided);
     }
     return response;
+  };
+  const respond = (
+    decided: RateLimitInfo | undefined,
+    request: Request,
+    info: I,
+  ): Response | Promise<Response> => {
+    if (decided === undefined) return handler(request, info, undefined);
+    if (!decided.decision.allowed) {
+      return onDenied(decided, deniedResponse(decided, limiting), request);
+    }
+    const response = handler(request, info, decided);
+    if (response instanceof Promise) return response.then((r) => withFields(r, decided));
+    return withFields(response, decided);
+  };
+  // A synchronous key function, guard and handler answer with no promise:
+  // the native servers write a response they are handed at once sooner
+  // than one they must await. Whatever throws on the way is a rejected
+  // promise, as from an async function, so a caller's catch sees it.
+  return (request, served) => {
+    const info = served as I; // Deno.serve and Bun.serve always pass it
+    try {
+      const decided = limiting.decide(request, info);
+      if (decided instanceof Promise) return decided.then((d) => respond(d, request, info));
+      return respond(decided, request, info);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   };
 }
 

@@ -29,15 +29,12 @@
  * @module
  */
 
+export { type HeaderSet, headerSet, type HeaderStandard, type HeaderStyle } from "./field_style.ts";
 export {
   appendRateLimitFields,
   applyWrites,
   type DecisionLike,
   type FieldWrite,
-  type HeaderSet,
-  headerSet,
-  type HeaderStandard,
-  type HeaderStyle,
   policyItem,
   type RateLimitFields,
   rateLimitFieldWrites,

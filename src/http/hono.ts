@@ -43,12 +43,8 @@ import {
   clientKeyFunction,
   type ClientKeyOptions,
 } from "./client_ip.ts";
-import {
-  deniedResponse,
-  type LimitingOptions,
-  type RateLimitInfo,
-  RequestLimiter,
-} from "./limiting.ts";
+import { deniedResponse } from "./denial.ts";
+import { type LimitingOptions, type RateLimitInfo, RequestLimiter } from "./limiting.ts";
 
 export * from "./common.ts";
 

@@ -1,27 +1,22 @@
 /**
  * What the Hono, Express and fetch adapters share: their options, read
- * once; the key of a request, made safe to check; the decision; the fields
- * it sends; and the problem of a denial. Loads no framework.
+ * once; the key of a request, made safe to check; the decision; and the
+ * fields it sends. The answer to a denial is `denial.ts`'s. Loads no
+ * framework.
  *
  * @module
  */
 
 import { Limit } from "../core/limit.ts";
 import { GUARD_BOUNDS } from "../core/options.ts";
+import { type HeaderSet, headerSet, type HeaderStyle } from "./field_style.ts";
 import {
   type DecisionLike,
   type FieldSink,
-  type HeaderSet,
-  headerSet,
-  type HeaderStyle,
   type PolicyText,
   policyText,
-  retryAfterSeconds,
   writeFields,
 } from "./fields.ts";
-
-/** The problem type of a denial, registered by the RateLimit fields draft. */
-export const QUOTA_EXCEEDED = "https://iana.org/assignments/http-problem-types#quota-exceeded";
 
 /**
  * The key an empty key is checked as: one key shared by every request whose
@@ -369,43 +364,4 @@ const POLICY_TEXTS_MAX = 256;
 function isThenable(value: unknown): value is PromiseLike<unknown> {
   return ((typeof value === "object" && value !== null) || typeof value === "function") &&
     typeof (value as { then?: unknown }).then === "function";
-}
-
-/**
- * The body of a denial: an `application/problem+json` of type
- * quota-exceeded naming the policy it violated.
- *
- * @param info The denial.
- * @returns The body, as JSON text.
- */
-export function problemBody(info: RateLimitInfo): string {
-  const { policy, decision } = info;
-  const wait = Number.isFinite(decision.retryAfterMs)
-    ? `retry in ${retryAfterSeconds(decision.retryAfterMs)} s`
-    : "this request costs more than the limit ever admits at once";
-  return JSON.stringify({
-    type: QUOTA_EXCEEDED,
-    title: "Request cannot be satisfied as assigned quota has been exceeded",
-    status: 429,
-    detail: decision === UNKNOWN_CLIENT_DENIED
-      ? "the client's address cannot be learned, and requests without one are denied"
-      : `the rate limit of policy ${JSON.stringify(policy)} is used up: ${wait}`,
-    "violated-policies": [policy],
-  });
-}
-
-/**
- * The 429 of a denial, with its fields and the problem body.
- *
- * @param info The denial.
- * @param limiting What writes its fields.
- * @returns The response.
- */
-export function deniedResponse<A extends unknown[]>(
-  info: RateLimitInfo,
-  limiting: RequestLimiter<A>,
-): Response {
-  const headers = new Headers({ "content-type": "application/problem+json" });
-  limiting.write(headers, info);
-  return new Response(problemBody(info), { status: 429, headers });
 }

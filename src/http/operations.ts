@@ -19,7 +19,7 @@
 import type { Hono } from "hono";
 import type { Guard } from "../runtime/guard.ts";
 import { MAX_BLOCK_MS } from "../core/enforcer.ts";
-import { object, parseCheck, readJson } from "./body.ts";
+import { keyFault, object, parseCheck, readJson } from "./body.ts";
 import { type Caller, opsCaller, opsRefusal, type Tokens } from "./auth.ts";
 import { BadRequest, problemResponse } from "./problem.ts";
 
@@ -64,19 +64,24 @@ export function operationRoutes(app: Hono, guard: Guard, tokens: Tokens = {}): v
   const now = () => performance.now();
   const read = async (req: Request) => {
     const body = await readJson(req);
-    return { body, check: parseCheck(body, "", guard.maxKeyBytes()) };
+    return { body, check: parseCheck(body) };
   };
   // The token is looked at before the body is read: a caller let in by
   // none learns nothing of the route but what it needs.
   const caller = (req: Request): Caller | undefined =>
     opsCaller(req.headers.get("authorization") ?? undefined, tokens);
+  // The guard checks a key's length, once; keyFault names the field it refused.
   app.post("/v1/refund", async (c) => {
     if (caller(c.req.raw) === undefined) return opsRefusal(tokens);
     const { check } = await read(c.req.raw);
     // A refund never lifts a block (the guard's rule), the operator's included.
-    return c.json({
-      refunded: guard.refund(check.key, { class: check.className, cost: check.cost }),
-    });
+    try {
+      return c.json({
+        refunded: guard.refund(check.key, { class: check.className, cost: check.cost }),
+      });
+    } catch (e) {
+      throw keyFault(e, "");
+    }
   });
   app.post("/v1/reset", async (c) => {
     const who = caller(c.req.raw);
@@ -96,7 +101,11 @@ export function operationRoutes(app: Hono, guard: Guard, tokens: Tokens = {}): v
       }
     }
     if (who === "operator") marks.delete(id);
-    return c.json({ reset: guard.reset(check.key, { class: check.className }) });
+    try {
+      return c.json({ reset: guard.reset(check.key, { class: check.className }) });
+    } catch (e) {
+      throw keyFault(e, "");
+    }
   });
   app.post("/v1/block", async (c) => {
     const who = caller(c.req.raw);
@@ -118,7 +127,12 @@ export function operationRoutes(app: Hono, guard: Guard, tokens: Tokens = {}): v
         { code: "TooManyOperatorBlocks" },
       );
     }
-    const blocked = guard.block(check.key, ms, { class: check.className });
+    let blocked: boolean;
+    try {
+      blocked = guard.block(check.key, ms, { class: check.className });
+    } catch (e) {
+      throw keyFault(e, "");
+    }
     if (blocked && who === "operator") marks.add(id, at + ms);
     return c.json({ blocked });
   });

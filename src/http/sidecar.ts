@@ -8,10 +8,12 @@
 import { Hono } from "hono";
 import type { Guard } from "../runtime/guard.ts";
 import type { Decision } from "../core/decision.ts";
+import type { BatchDecision } from "../core/batch.ts";
 import type { Limit } from "../core/limit.ts";
 import { RateguardError } from "../core/errors.ts";
 import {
   checkKeyField,
+  keyFault,
   MAX_BODY_BYTES,
   parseBatch,
   parseCheck,
@@ -109,12 +111,25 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     const auth = adminAuth(options.adminToken);
     for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
   }
+  // The guard checks a key's length, once; keyFault names the field it refused.
   app.post("/v1/check", async (c) => {
-    const req = parseCheck(await readJson(c.req.raw), "", guard.maxKeyBytes());
-    return c.json(decisionBody(guard.check(req.key, { class: req.className, cost: req.cost })));
+    const req = parseCheck(await readJson(c.req.raw));
+    let decision: Decision;
+    try {
+      decision = guard.check(req.key, { class: req.className, cost: req.cost });
+    } catch (e) {
+      throw keyFault(e, "");
+    }
+    return c.json(decisionBody(decision));
   });
   app.post("/v1/check-all", async (c) => {
-    const batch = guard.checkAll(parseBatch(await readJson(c.req.raw), guard.maxKeyBytes()));
+    const items = parseBatch(await readJson(c.req.raw));
+    let batch: BatchDecision;
+    try {
+      batch = guard.checkAll(items);
+    } catch (e) {
+      throw keyFault(e, "/items");
+    }
     const body: BatchDecisionBody = {
       ...decisionBody(batch),
       decisions: batch.decisions.map(decisionBody),
@@ -123,8 +138,12 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
   });
   app.get("/v1/peek", (c) => {
     const url = requestUrl(c.req.url);
-    const key = checkKeyField(queryParam(url, "key"), "/query/key", guard.maxKeyBytes());
-    return c.json(decisionBody(guard.peek(key, { class: queryParam(url, "class", "") })));
+    const key = checkKeyField(queryParam(url, "key"), "/query/key");
+    try {
+      return c.json(decisionBody(guard.peek(key, { class: queryParam(url, "class", "") })));
+    } catch (e) {
+      throw keyFault(e, "/query");
+    }
   });
   // Key hashes are 64-bit: JSON numbers cannot hold them, so they go as decimal strings.
   app.get(

@@ -13,7 +13,7 @@
 
 import type { Decision } from "../core/decision.ts";
 import type { Enforcer } from "../core/enforcer.ts";
-import { describe } from "../core/limit.ts";
+import { describe } from "../core/describe.ts";
 import type { CheckOptions } from "../core/options.ts";
 import { type Waiter, WaitLine } from "../core/wait_line.ts";
 import type { Clock } from "./clock.ts";

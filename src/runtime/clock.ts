@@ -10,7 +10,7 @@
  * @module
  */
 
-import { describe } from "../core/limit.ts";
+import { describe } from "../core/describe.ts";
 
 /** A monotonic clock in milliseconds, fractional. */
 export type Clock = () => number;

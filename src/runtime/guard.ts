@@ -42,7 +42,8 @@ import {
   resolveGuardOptions,
 } from "../core/option_checks.ts";
 import type { Decision } from "../core/decision.ts";
-import { checkLimit, type KeyLimit, Limit } from "../core/limit.ts";
+import type { KeyLimit } from "../core/key_limit.ts";
+import { checkLimit, Limit } from "../core/limit.ts";
 import type { ClassEntry, KeyLimitEntry, ShadowEntry } from "../core/rules.ts";
 import type { PartitionPolicy } from "../core/partition.ts";
 import { authConfig, type GossipAuthMode, type Secret } from "../core/auth.ts";

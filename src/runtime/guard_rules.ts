@@ -12,7 +12,8 @@
 
 import type { Enforcer } from "../core/enforcer.ts";
 import type { RuleChange } from "../core/fleet_node.ts";
-import type { KeyLimit, Limit } from "../core/limit.ts";
+import type { KeyLimit } from "../core/key_limit.ts";
+import type { Limit } from "../core/limit.ts";
 import { classOf, type KeyOptions } from "../core/options.ts";
 import type { ClassEntry, KeyLimitEntry, LimitBook, ShadowEntry } from "../core/rules.ts";
 import { sameValue } from "../core/rules_sync/entry.ts";

@@ -8,7 +8,8 @@
 
 import type { Enforcer } from "../core/enforcer.ts";
 import { type HashKey, hashToBigInt, keyHash64 } from "../core/hash.ts";
-import { COOLED_PER_SEC, hasCooled, type Slot, updateRates } from "../core/keytable.ts";
+import { COOLED_PER_SEC, hasCooled, updateRates } from "../core/key_rates.ts";
+import type { Slot } from "../core/keytable.ts";
 import type { Limit } from "../core/limit.ts";
 import type { LimitBook } from "../core/rules.ts";
 

@@ -11,7 +11,8 @@
  */
 
 import { Prng } from "../core/prng.ts";
-import { KeyLimit, Limit } from "../core/limit.ts";
+import { KeyLimit } from "../core/key_limit.ts";
+import { Limit } from "../core/limit.ts";
 import type { RuleChange } from "../core/fleet_node.ts";
 import { OUT_OF_STEP_MS } from "../core/rules_sync/mod.ts";
 import { RulesFleet } from "./rules_fleet.ts";

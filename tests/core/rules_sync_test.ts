@@ -2,7 +2,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { KeyLimit, Limit } from "../../src/core/limit.ts";
+import { KeyLimit } from "../../src/core/key_limit.ts";
+import { Limit } from "../../src/core/limit.ts";
 import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 import {
   BlockedUntil,

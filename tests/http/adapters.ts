@@ -5,7 +5,7 @@ import type { AddressInfo } from "node:net";
 import { rateLimit as honoLimit, type RateLimitEnv } from "../../src/http/hono.ts";
 import { withRateLimit } from "../../src/http/fetch.ts";
 import type { RateLimitInfo } from "../../src/http/limiting.ts";
-import type { HeaderStyle } from "../../src/http/fields.ts";
+import type { HeaderStyle } from "../../src/http/field_style.ts";
 import type { Limiter } from "../../src/http/limiting.ts";
 
 /** The options the suite gives every adapter, over a header reader. */
@@ -72,7 +72,7 @@ const fetchAdapter: Adapter = {
     }, (_request, _info, limited) => new Response(said(limited)));
     return Promise.resolve({
       ask: (path = "/", headers = {}) =>
-        handler(new Request(`http://localhost${path}`, { headers }), undefined),
+        Promise.resolve(handler(new Request(`http://localhost${path}`, { headers }), undefined)),
       close: () => Promise.resolve(),
     });
   },

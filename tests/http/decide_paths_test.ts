@@ -89,7 +89,7 @@ const ADAPTERS = {
       skip: (r) => f.skip((n) => r.headers.get(n)),
       cost: (r) => f.cost((n) => r.headers.get(n)),
     }, (_r, _i, info) => new Response(`${info?.decision.remaining ?? "unchecked"}`));
-    await ask((_url, init) => handler(new Request("http://localhost/", init)));
+    await ask((_url, init) => Promise.resolve(handler(new Request("http://localhost/", init))));
   },
   express: async (limiter: Limiter, async: boolean, ask: (a: typeof fetch) => Promise<unknown>) => {
     const f = functions(async);
@@ -216,7 +216,10 @@ describe("an error of a key function or the limiter", () => {
       assert.equal(await (await failing.request("/")).text(), "handled");
 
       const handler = withRateLimit({ guard: l, key }, () => new Response("ok"));
-      await assert.rejects(handler(new Request("http://localhost/")), (e) => e === boom);
+      await assert.rejects(
+        Promise.resolve(handler(new Request("http://localhost/"))),
+        (e) => e === boom,
+      );
 
       const { default: express } = await import("express");
       const { expressRateLimit } = await import("../../src/http/express.ts");

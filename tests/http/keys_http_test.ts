@@ -62,6 +62,39 @@ describe("sidecar keys", () => {
     assert.equal((await a.request("/v1/check", post('{"key": "12345678"}'))).status, 200);
   });
 
+  it("names the field of a key or class too long on every route that takes one", async () => {
+    const { app: a, guard } = await app(8);
+    const long = "123456789";
+    const put = (body: unknown) => ({ method: "PUT", body: JSON.stringify(body) });
+    const cases: Array<[string, RequestInit | undefined, string]> = [
+      [`/v1/peek?key=k&class=${long}`, undefined, "/query/class"],
+      [
+        "/v1/check-all",
+        post(`{"items": [{"key": "a"}, {"key": "b", "class": "${long}"}]}`),
+        "/items/1/class",
+      ],
+      ["/v1/refund", post(`{"key": "${long}"}`), "/key"],
+      ["/v1/reset", post(`{"key": "k", "class": "${long}"}`), "/class"],
+      ["/v1/block", post(`{"key": "${long}", "ms": 1000}`), "/key"],
+      [`/v1/keys?key=${long}`, undefined, "/query/key"],
+      [`/v1/key-limits?key=${long}`, put({ limit: "1/s" }), "/query/key"],
+      [
+        "/v1/key-limits",
+        put({ keyLimits: [{ key: "a", limit: "1/s" }, { key: long, limit: "1/s" }] }),
+        "/keyLimits/1/key",
+      ],
+    ];
+    for (const [path, init, field] of cases) {
+      const res = await a.request(path, init);
+      assert.equal(res.status, 400, path);
+      const problem = await res.json();
+      assert.equal(problem.field, field, path);
+      assert.match(problem.detail, /^a (key|class name) is at most 8 bytes of UTF-8/, path);
+    }
+    assert.equal(guard.stats().trackedKeys, 0);
+    assert.deepEqual(guard.keyLimits(), []);
+  });
+
   it("JSON escapes of lone surrogates make keys of their own, with hashes of their own", async () => {
     const { app: a, guard } = await app();
     for (const k of ["\\ud800", "\\ud801", "\\udc00"]) {

@@ -7,7 +7,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { KeyLimit, Limit } from "../../src/core/limit.ts";
+import { KeyLimit } from "../../src/core/key_limit.ts";
+import { Limit } from "../../src/core/limit.ts";
 import { LimitBook } from "../../src/core/rules.ts";
 import { PUBLIC_HASH_KEY } from "../../src/core/hash.ts";
 import { encode } from "../../src/proto/mod.ts";

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { KeyLimit, Limit } from "../limit.ts";
+import { KeyLimit } from "../key_limit.ts";
+import { Limit } from "../limit.ts";
 import type { LimitBook } from "../rules.ts";
 import type { Enforcer } from "../enforcer.ts";
 import type { HashKey } from "../hash.ts";

@@ -7,7 +7,8 @@
  * @module
  */
 
-import { KeyLimit, Limit } from "../limit.ts";
+import { KeyLimit } from "../key_limit.ts";
+import { Limit } from "../limit.ts";
 
 /**
  * Rule kinds and their numbers on the wire. Append-only: a number keeps

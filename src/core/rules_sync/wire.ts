@@ -35,9 +35,10 @@
  * @module
  */
 
-import { KeyLimit, Limit } from "../limit.ts";
+import { KeyLimit } from "../key_limit.ts";
+import { Limit } from "../limit.ts";
 import { utf8Bytes, utf8Decode } from "../hash.ts";
-import { Reader } from "../../proto/codec.ts";
+import { Reader } from "../../proto/cursor.ts";
 import {
   BlockedUntil,
   keyed,

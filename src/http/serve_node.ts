@@ -1,0 +1,151 @@
+/**
+ * The sidecar's server on `node:http`, through `@hono/node-server`: the
+ * one that holds every bound on slow clients (see `serve.ts`'s table), at
+ * the connection too: headers, body and idle timeouts by the server's own
+ * options, an idle connection closed at its bound rather than a second
+ * past it, and a cap on connections, per client too (`admission.ts`).
+ *
+ * @module
+ */
+
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { Socket } from "node:net";
+import { formatHostPort } from "../proto/host_port.ts";
+import { HTTP_BOUNDS } from "../core/options.ts";
+import { Admission } from "./admission.ts";
+import type { Fetch, HttpServer, ListenOptions } from "./http_server.ts";
+
+/** Serves `fetch` on `node:http` at `options`, with every bound it names. */
+export async function serveNodeHttp(fetch: Fetch, options: ListenOptions): Promise<HttpServer> {
+  const B = HTTP_BOUNDS;
+  const headersTimeout = options.headersTimeoutMs ?? B.headersTimeoutMs.default;
+  const requestTimeout = options.requestTimeoutMs ?? B.requestTimeoutMs.default;
+  const keepAliveTimeout = options.idleTimeoutMs ?? B.idleTimeoutMs.default;
+  const drainTimeoutMs = options.drainTimeoutMs ?? B.drainTimeoutMs.default;
+  const { createAdaptorServer } = await import("@hono/node-server");
+  let closing = false;
+  const refusing: Fetch = (request, bindings) =>
+    closing
+      ? new Response("shutting down\n", { status: 503, headers: { connection: "close" } })
+      : fetch(request, bindings);
+  const server = createAdaptorServer({
+    fetch: refusing,
+    serverOptions: {
+      headersTimeout,
+      requestTimeout,
+      keepAliveTimeout,
+      // The timeouts are checked this often: a fraction of the shortest.
+      connectionsCheckingInterval: Math.max(25, Math.min(1_000, headersTimeout / 4)),
+    },
+  }) as Server<typeof IncomingMessage, typeof ServerResponse>;
+  const admission = new Admission({
+    maxConnections: options.maxConnections ?? B.maxConnections.default,
+    maxConnectionsPerClient: options.maxConnectionsPerClient ?? B.maxConnectionsPerClient.default,
+  });
+  // Requests are counted until their response is sent, so that a close
+  // waits for a body still arriving and for its answer, then closes every
+  // connection at once rather than letting kept-alive ones idle out.
+  let active = 0;
+  let drained: (() => void) | undefined;
+  const idle = idleCloser(keepAliveTimeout);
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    active++;
+    idle.busy(req.socket);
+    admission.busy(req.socket);
+    res.once("close", () => {
+      idle.done(req.socket);
+      admission.done(req.socket);
+      if (--active === 0) drained?.();
+    });
+  });
+  const port = await listen(server, admission, options);
+  return {
+    address: formatHostPort(options.hostname, port),
+    close: async () => {
+      closing = true;
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const inTime = active === 0 || await new Promise<boolean>((resolve) => {
+        drained = () => resolve(true);
+        timer = setTimeout(() => resolve(false), drainTimeoutMs);
+      });
+      clearTimeout(timer);
+      server.closeAllConnections();
+      admission.closeAll();
+      idle.closeAll();
+      await closed;
+      return inTime;
+    },
+  };
+}
+
+/**
+ * Listens, and asks `admission` about each connection as the server tells
+ * of it: on Node and Deno as it is accepted, on Bun once it has sent bytes
+ * or about a second after it was made, whichever is first (its listener
+ * defers the accept). Not `server.maxConnections`, which refuses every
+ * new connection when full and so lets held ones lock everyone out.
+ */
+async function listen(
+  server: Server,
+  admission: Admission,
+  options: ListenOptions,
+): Promise<number> {
+  server.on("connection", (socket: Socket) => {
+    if (!admission.admit(socket)) socket.destroy();
+  });
+  return await new Promise<number>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port, options.hostname, () => {
+      server.off("error", reject);
+      const addr = server.address();
+      resolve(typeof addr === "object" && addr !== null ? addr.port : options.port);
+    });
+  });
+}
+
+/** What closes kept-alive connections as their idle time runs out. */
+interface IdleCloser {
+  /** A request began on `socket`: it is not idle. */
+  busy(socket: Socket): void;
+  /** A response on `socket` is sent: idle once none is left. */
+  done(socket: Socket): void;
+  /** Stops every timer. */
+  closeAll(): void;
+}
+
+/**
+ * Closes a connection `idleMs` after its last response, unless another
+ * request came. The server's own keep-alive timer runs a second longer
+ * than `keepAliveTimeout` on every runtime (Node adds the second for a
+ * client whose request crosses the close; Deno and Bun follow Node), so
+ * an idle connection would be held a second past the bound: this timer
+ * closes it at the bound, and the server's stays as the backstop.
+ */
+function idleCloser(idleMs: number): IdleCloser {
+  const requests = new Map<Socket, number>();
+  const timers = new Map<Socket, ReturnType<typeof setTimeout>>();
+  const stop = (socket: Socket) => {
+    clearTimeout(timers.get(socket));
+    timers.delete(socket);
+  };
+  return {
+    busy(socket) {
+      stop(socket);
+      if (!requests.has(socket)) {
+        socket.once("close", () => (stop(socket), requests.delete(socket)));
+      }
+      requests.set(socket, (requests.get(socket) ?? 0) + 1);
+    },
+    done(socket) {
+      const left = (requests.get(socket) ?? 1) - 1;
+      requests.set(socket, left);
+      if (left > 0 || socket.destroyed) return;
+      timers.set(socket, setTimeout(() => socket.destroy(), idleMs));
+    },
+    closeAll() {
+      for (const socket of timers.keys()) stop(socket);
+    },
+  };
+}
