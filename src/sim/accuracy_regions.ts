@@ -105,10 +105,13 @@ function seconds(r: Outcome, fromMs: number, toMs: number): readonly number[] {
  * dead now and then (`src/core/membership/reconnect.ts`: about one ping a
  * period from each side), so the sides meet within a period or two of the
  * heal, and every member must then refute its death on the other side
- * once, which takes a second or two at 50 and longer at 200.
+ * once, which takes a second or two (membership alone: 1.2 to 1.8 s for
+ * 30 members, 3.3 s for 200), and the allocation follows within a second.
  */
 export function healSettleS(n: number): number {
-  return n <= 50 ? REGION_SETTLE_S : 6;
+  // At 200 the Quorum row dips below R for a second longer while the
+  // majority hears of C's members again (docs/accuracy.md, "Regions").
+  return n <= 50 ? REGION_SETTLE_S : REGION_SETTLE_S + 1;
 }
 
 /**
@@ -121,21 +124,18 @@ function cutRow(
   policy: PartitionPolicy,
   name: string,
   shown: string,
-  bounds: { cut: number; last: number; text: string; healed?: number },
+  bounds: { cut: number; last: number; text: string },
 ): Scenario {
   const region = regionOf(n);
   const healAtMs = EVENT_AT_MS + CUT_MS;
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const healed = bounds.healed ?? WITHIN;
   const healS = healSettleS(n);
   return {
     id: `region-cut-${name}-${n}`,
     label: `${n} nodes, 3 regions: region C cut off for 30 s, then healed, ${shown}`,
-    bound: `${bounds.text}; healed, R${
-      healed === WITHIN ? "" : ` + ${healed * 100}%`
-    } within ${healS} s`,
+    bound: `${bounds.text}; healed, R within ${healS} s`,
     holds: (r) =>
-      Math.abs(r.steady - 1) <= healed && r.settlesInS <= healS &&
+      Math.abs(r.steady - 1) <= WITHIN && r.settlesInS <= healS &&
       seconds(r, EVENT_AT_MS, healAtMs).every((x) => x <= bounds.cut + 0.05) &&
       mean(seconds(r, healAtMs - 10_000, healAtMs)) <= bounds.last + 0.01,
     nodes: n,
@@ -206,8 +206,6 @@ export function regionRows(n: number): Scenario[] {
       cut: k,
       last: k,
       text: `up to ${k} R while cut off`,
-      // At 200 the sides are still merging 15 s after the heal: 1.02 R (see docs/accuracy.md).
-      healed: 0.03,
     }),
     cutRow(n, PartitionPolicy.holdDown(10_000), "holddown", "HoldDown(10 s)", {
       cut: k,
