@@ -5,9 +5,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Address, encode } from "../../src/core/membership/mod.ts";
-import { Cluster } from "../../src/sim/cluster.ts";
-import { waitFor } from "../../src/sim/report.ts";
-import { detect } from "../../src/sim/scenarios.ts";
+import { Cluster } from "../../src/sim/faces/cluster.ts";
+import { waitFor } from "../../src/sim/scenarios/report.ts";
+import { detect } from "../../src/sim/scenarios/named.ts";
 
 const PERIOD_MS = 200;
 
