@@ -3,10 +3,12 @@
  * the whole request before anything acts on it, and names the field at
  * fault as a JSON pointer, so nothing malformed can change state.
  *
- * The shape is checked here, the length of a key or class name by the
- * guard, once: it validates before it changes anything, and its refusal
- * says which was too long (`KeyBytesError`), which {@link keyFault} turns
- * into the pointer a reader here would have named.
+ * The shape is checked here; the length of a key or class name, and a
+ * batch's pair given twice, by the guard, once: it validates before it
+ * changes anything, and its refusal says which was too long
+ * (`KeyBytesError`) or which item came again (`DuplicateItemError`),
+ * which {@link keyFault} turns into the pointer a reader here would have
+ * named.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import type { BatchItem } from "../core/enforcer.ts";
 import { KeyLimit } from "../core/key_limit.ts";
 import { isCost, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
 import { KeyBytesError } from "../core/key_bytes.ts";
+import { DuplicateItemError } from "../core/batch.ts";
 import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
 
@@ -114,16 +117,20 @@ export function checkKeyField(key: unknown, field: string): string {
 }
 
 /**
- * The guard's refusal of a key or class name for its length, as the 400
- * that names its field: `at` is where the request holds the pair (`""`
- * for a body's `/key` and `/class`, `/query` for the query's, `/items` for
- * a batch's, whose item the refusal tells). Any other error is itself.
+ * The guard's refusal of a key or class name for its length, or of a
+ * batch's pair given twice, as the 400 that names its field: `at` is where
+ * the request holds the pair (`""` for a body's `/key` and `/class`,
+ * `/query` for the query's, `/items` for a batch's, whose item the refusal
+ * tells). Any other error is itself.
  *
  * @param e What the guard threw.
  * @param at The JSON pointer the key and class are under.
  * @returns The error to throw.
  */
 export function keyFault(e: unknown, at: string): unknown {
+  if (e instanceof DuplicateItemError) {
+    return new BadRequest("the same class and key appear twice in one batch", `${at}/${e.item}`);
+  }
   if (!(e instanceof KeyBytesError)) return e;
   const item = e.item === undefined ? "" : `/${e.item}`;
   return new BadRequest(e.detail, `${at}${item}/${e.part}`);
@@ -141,21 +148,17 @@ export function parseCheck(body: unknown, at = ""): CheckRequest {
   return { key, className, cost };
 }
 
-/** Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`, refusing a pair twice. */
+/**
+ * Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`. A pair given twice
+ * is the guard's to refuse, once ({@link keyFault} names the item).
+ */
 export function parseBatch(body: unknown): BatchItem[] {
   const { items } = object(body, '{"items": [{"key": "ip:1"}, {"key": "user:7"}]}');
   if (!Array.isArray(items) || items.length === 0) {
     throw new BadRequest("items must be a non-empty array of checks", "/items");
   }
-  const seen = new Set<string>();
   return items.map((item, i) => {
     const c = parseCheck(item, `/items/${i}`);
-    // JSON of the pair cannot collide the way "a" + ":" + "b" could.
-    const id = JSON.stringify([c.className, c.key]);
-    if (seen.has(id)) {
-      throw new BadRequest("the same class and key appear twice in one batch", `/items/${i}`);
-    }
-    seen.add(id);
     return { key: c.key, class: c.className, cost: c.cost };
   });
 }

@@ -128,6 +128,7 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     try {
       batch = guard.checkAll(items);
     } catch (e) {
+      // A key too long, or a pair given twice: the guard says which item.
       throw keyFault(e, "/items");
     }
     const body: BatchDecisionBody = {

@@ -1,7 +1,7 @@
 /**
  * The bytes of one rule entry, wherever a rules section carries one (a
  * change part, a page: `wire.ts`): its size, its writing and its reading,
- * and the byte cursor both this and the section are written with.
+ * with the cursors of every datagram's bytes (`proto/cursor.ts`).
  *
  * ```
  * entry  = kind u8 | clock hi u32 | clock lo u32 | origin hi u32 | origin lo u32
@@ -24,7 +24,7 @@
 import { KeyLimit } from "../key_limit.ts";
 import { Limit } from "../limit.ts";
 import { utf8Bytes, utf8Decode } from "../hash.ts";
-import type { Reader } from "../../proto/cursor.ts";
+import type { Reader, Writer } from "../../proto/cursor.ts";
 import {
   BlockedUntil,
   keyed,
@@ -52,90 +52,38 @@ export function entrySize(entry: RuleEntry): number {
   return size;
 }
 
-/** Big-endian numbers and length-prefixed text into a buffer of a fixed size; the caller sizes what it writes. */
-export class ByteWriter {
-  readonly #bytes: Uint8Array;
-  readonly #view: DataView;
-  #at = 0;
-
-  /** @param maxBytes The buffer's size. */
-  constructor(maxBytes: number) {
-    this.#bytes = new Uint8Array(maxBytes);
-    this.#view = new DataView(this.#bytes.buffer);
-  }
-
-  /** Room left, bytes. */
-  get room(): number {
-    return this.#bytes.length - this.#at;
-  }
-
-  /** The bytes written so far, a copy. */
-  written(): Uint8Array {
-    return this.#bytes.slice(0, this.#at);
-  }
-
-  /** Moves past `n` bytes, left as they are (zeros). */
-  skip(n: number): void {
-    this.#at += n;
-  }
-
-  /** A string of UTF-8 after its u16 length. */
-  text(text: string): void {
-    const bytes = utf8Bytes(text);
-    this.u16(bytes.length);
-    this.#bytes.set(bytes, this.#at);
-    this.#at += bytes.length;
-  }
-
-  /** One byte. */
-  u8(n: number): void {
-    this.#bytes[this.#at++] = n;
-  }
-
-  /** Two bytes. */
-  u16(n: number): void {
-    this.#view.setUint16(this.#at, n);
-    this.#at += 2;
-  }
-
-  /** Four bytes. */
-  u32(n: number): void {
-    this.#view.setUint32(this.#at, n);
-    this.#at += 4;
-  }
-
-  /** A whole number below 2^53 as two u32, high first. */
-  u64(n: number): void {
-    this.u32(Math.floor(n / 2 ** 32));
-    this.u32(n % 2 ** 32);
-  }
+/** A string of UTF-8 after its u16 length: the text fields of an entry. */
+function writeText(w: Writer, text: string, name: string): void {
+  const bytes = utf8Bytes(text);
+  w.u16(bytes.length, name);
+  w.bytes(bytes);
 }
 
 /** Writes `entry`; it must fit (sized with {@link entrySize}). */
-export function writeEntry(w: ByteWriter, entry: RuleEntry): void {
+export function writeEntry(w: Writer, entry: RuleEntry): void {
   w.u8(RULE_KINDS[entry.kind]);
-  w.u64(entry.version.clock);
-  w.u32(entry.version.origin.hi);
-  w.u32(entry.version.origin.lo);
-  w.text(entry.className);
-  if (keyed(entry.kind)) w.text(entry.key);
+  w.u64(entry.version.clock, "an entry's clock");
+  w.u32(entry.version.origin.hi, "an entry's origin");
+  w.u32(entry.version.origin.lo, "an entry's origin");
+  writeText(w, entry.className, "a class name's length");
+  if (keyed(entry.kind)) writeText(w, entry.key, "a key's length");
   const value = entry.value;
   if (value === undefined) w.u8(0);
   else if (value === true) w.u8(3);
   else if (value === false) w.u8(4);
   else if (value instanceof KeyLimit) {
     w.u8(2);
-    w.text(value.className);
+    writeText(w, value.className, "a class-of name's length");
   } else if (value instanceof BlockedUntil) {
     w.u8(5);
-    w.u64(value.untilMs);
+    w.u64(value.untilMs, "a block's end");
   } else {
     w.u8(1);
     const code = PERIOD_CODES.get(value.periodMs()) ?? PERIOD_MS_FOLLOW;
-    w.u32(value.count());
+    w.u32(value.count(), "a limit's count");
     w.u8(code);
-    w.u32(value.hasExplicitBurst() ? value.burstSize() : 0);
-    if (code === PERIOD_MS_FOLLOW) w.u64(value.periodMs());
+    w.u32(value.hasExplicitBurst() ? value.burstSize() : 0, "a limit's burst");
+    if (code === PERIOD_MS_FOLLOW) w.u64(value.periodMs(), "a limit's period");
   }
 }
 

@@ -30,9 +30,9 @@
  */
 
 import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
-import { Reader } from "../../proto/cursor.ts";
+import { Reader, Writer } from "../../proto/cursor.ts";
 import type { RuleEntry } from "./entry.ts";
-import { ByteWriter, entrySize, readEntry, writeEntry } from "./entry_wire.ts";
+import { entrySize, readEntry, writeEntry } from "./entry_wire.ts";
 
 /** The rules section's version, its first byte. */
 export const RULES_WIRE_VERSION = 1;
@@ -133,7 +133,7 @@ export interface RulesSection {
 
 /** Builds a section: the header, then parts as they are added. */
 export class SectionWriter {
-  readonly #w: ByteWriter;
+  readonly #w: Writer;
 
   /**
    * @param maxBytes The room; the header must fit.
@@ -142,12 +142,12 @@ export class SectionWriter {
    * @param digest Its digest.
    */
   constructor(maxBytes: number, learning: boolean, digest: Digest, ahead = false) {
-    const w = this.#w = new ByteWriter(maxBytes);
+    const w = this.#w = new Writer(maxBytes);
     w.u8(RULES_WIRE_VERSION);
     w.u8((learning ? FLAG_LEARNING : 0) | (ahead ? FLAG_AHEAD : 0));
-    w.u32(digest.live);
-    w.u32(digest.hi);
-    w.u32(digest.lo);
+    w.u32(digest.live, "the digest's count");
+    w.u32(digest.hi, "the digest");
+    w.u32(digest.lo, "the digest");
   }
 
   /** Room left, bytes. */
@@ -168,9 +168,9 @@ export class SectionWriter {
     if (PULL_BYTES > this.room) return false;
     const w = this.#w;
     w.u8(PART_PULL);
-    w.u32(from);
-    w.u32(ticket.hi);
-    w.u32(ticket.lo);
+    w.u32(from, "a pull's start");
+    w.u32(ticket.hi, "a pull's ticket");
+    w.u32(ticket.lo, "a pull's ticket");
     return true;
   }
 
@@ -179,7 +179,7 @@ export class SectionWriter {
     const length = this.room - PAD_BYTES;
     if (length < 0) return false;
     this.#w.u8(PART_PAD);
-    this.#w.u16(length);
+    this.#w.u16(length, "a pad's length");
     this.#w.skip(length); // zeros
     return true;
   }
@@ -188,12 +188,12 @@ export class SectionWriter {
   page(page: Page): void {
     const w = this.#w;
     w.u8(PART_PAGE);
-    w.u32(page.from);
-    w.u32(page.next);
-    w.u32(page.end);
-    w.u32(page.ticket.hi);
-    w.u32(page.ticket.lo);
-    w.u16(page.entries.length);
+    w.u32(page.from, "a page's start");
+    w.u32(page.next, "a page's next");
+    w.u32(page.end, "a page's end");
+    w.u32(page.ticket.hi, "a page's ticket");
+    w.u32(page.ticket.lo, "a page's ticket");
+    w.u16(page.entries.length, "a page's entry count");
     for (const entry of page.entries) writeEntry(w, entry);
   }
 

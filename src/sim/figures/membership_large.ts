@@ -70,13 +70,19 @@ const HEADER = [
 
 /**
  * The large figures, as Markdown. Rows of sizes not in `sizes` are kept
- * from `previous` (the block as written), so that `--sizes 200` rewrites
- * one row and leaves the thousand's, which takes most of an hour on a
- * busy machine, as it was measured.
+ * from `previous` (the document, or the block as written), so that
+ * `--sizes 200` rewrites one row and leaves the thousand's, which takes
+ * most of an hour on a busy machine, as it was measured ({@link keptRows}
+ * says how, and which kept row is stale).
+ *
+ * @param sizes The sizes to measure.
+ * @param previous The document the figures go into, or its block.
+ * @param warn Told of every kept row that is stale, naming it.
  */
 export function largeFiguresMarkdown(
   sizes: readonly number[] = LARGE_SIZES,
   previous = "",
+  warn: (line: string) => void = console.error,
 ): string {
   const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const measured = new Map(sizes.map((n) => {
@@ -92,11 +98,76 @@ export function largeFiguresMarkdown(
       String(falseDeaths(n, 0.3)),
     ]];
   }));
-  for (const line of previous.split("\n")) {
+  return largeTable(measured, previous, warn);
+}
+
+/**
+ * The large figures' table: the rows `measured` (size to cells, in
+ * {@link HEADER}'s order), and the rows of other sizes kept from
+ * `previous` ({@link keptRows}), by size.
+ */
+export function largeTable(
+  measured: ReadonlyMap<number, readonly string[]>,
+  previous: string,
+  warn: (line: string) => void = console.error,
+): string {
+  const rows = keptRows(previous, new Set(measured.keys()), warn);
+  for (const [n, cells] of measured) rows.set(n, [...cells]);
+  const sorted = [...rows.keys()].sort((a, b) => a - b).map((n) => rows.get(n)!);
+  return table([HEADER, ...sorted]);
+}
+
+/** What a kept row shows in a column its block did not have. */
+export const NOT_MEASURED = "not measured (rerun this size)";
+
+/**
+ * The rows of the large figures' block in `previous` (between
+ * {@link LARGE_MARKERS}; all of `previous` if it has none) of sizes not
+ * `remeasured`, by size, each
+ * cell under the column of {@link HEADER} its block's header names: a row
+ * written before a column was added keeps what it measured and shows
+ * {@link NOT_MEASURED} in the new column, and `warn` names it, as it does
+ * a row whose cells do not match its header (kept, marked, never silently
+ * dropped) and a column the table no longer has (its cells left out).
+ */
+export function keptRows(
+  previous: string,
+  remeasured: ReadonlySet<number> = new Set(),
+  warn: (line: string) => void = console.error,
+): Map<number, string[]> {
+  const begin = previous.indexOf(LARGE_MARKERS.begin);
+  const end = previous.indexOf(LARGE_MARKERS.end);
+  const block = begin >= 0 && end > begin ? previous.slice(begin, end) : previous;
+  const kept = new Map<number, string[]>();
+  let columns: string[] | undefined;
+  for (const line of block.split("\n")) {
+    if (!line.startsWith("|")) continue;
     const cells = line.split("|").slice(1, -1).map((cell) => cell.trim());
+    if (cells[0] === HEADER[0]) {
+      columns = cells;
+      const gone = cells.filter((name) => !HEADER.includes(name));
+      if (gone.length > 0) warn(`figures-large: the table no longer has ${gone.join(", ")}`);
+      continue;
+    }
     const n = Number(/^(\d+) nodes$/.exec(cells[0] ?? "")?.[1]);
-    if (n && !measured.has(n) && cells.length === HEADER.length) measured.set(n, cells);
+    if (!n || columns === undefined || remeasured.has(n)) continue;
+    const row = HEADER.map((name) => {
+      const at = columns!.indexOf(name);
+      return at >= 0 && at < cells.length ? cells[at] : NOT_MEASURED;
+    });
+    if (cells.length !== columns.length) {
+      warn(
+        `figures-large: the ${n} nodes row has ${cells.length} cells under ${columns.length} ` +
+          `columns: kept as it reads, marked "${NOT_MEASURED}" where it has none; rerun --sizes ${n}`,
+      );
+    } else if (row.includes(NOT_MEASURED)) {
+      const missing = HEADER.filter((_, c) => row[c] === NOT_MEASURED);
+      warn(
+        `figures-large: the ${n} nodes row is stale, measured before ${missing.join(", ")}: ` +
+          `kept, marked "${NOT_MEASURED}"; rerun --sizes ${n}`,
+      );
+    }
+    kept.set(n, row);
   }
-  const rows = [...measured.keys()].sort((a, b) => a - b).map((n) => measured.get(n)!);
-  return table([HEADER, ...rows]);
+  return kept;
 }
