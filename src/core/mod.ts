@@ -95,7 +95,7 @@ export type { BatchItem } from "./options.ts";
 export type { FleetStats } from "./fleet_node.ts";
 export type { EnforcerCounters, EnforcerStats } from "./enforcer.ts";
 export type { AllocationStats, HotKeyView, MemberShare } from "./allocation/allocator.ts";
-export type { MembershipStats } from "./membership/node.ts";
+export type { MembershipStats } from "./membership/stats.ts";
 export type { FleetRulesStats } from "./rules_sync/mod.ts";
 /** `members()`: each member as this node sees it. */
 export type { MemberInfo } from "./membership/extension.ts";

@@ -10,7 +10,7 @@
  * three times as much.
  *
  * Bounds: once settled, within 2% of R; settled within 3 s of the event
- * (of a heal: see {@link HEAL_SETTLE_S}); no false death in a run without
+ * (of a heal: see {@link healSettleS}); no false death in a run without
  * a cut.
  *
  * @module
@@ -18,7 +18,6 @@
 
 import { MIN_SHARED_BURST } from "../../core/rule.ts";
 import { PartitionPolicy } from "../../core/partition.ts";
-import { resolveConfig } from "../../core/membership/config.ts";
 import { FLOOR_FRACTION as BETA } from "../../core/options.ts";
 import { EVENT_AT_MS, LIMIT, type Outcome, R, type Scenario, TRAFFIC_AT_MS } from "./run.ts";
 import type { Fleet } from "../faces/fleet.ts";
@@ -101,37 +100,42 @@ function seconds(r: Outcome, fromMs: number, toMs: number): readonly number[] {
 }
 
 /**
- * Seconds after a heal within which a cut row settles: a side cut off
- * declares the other dead, and the two merge again when a member first
- * contacts its seed across the heal, which it does every `seedIntervalMs`
- * (10 s), then in 3 s as after any other event.
+ * Seconds after a heal within which a cut row of `n` instances settles.
+ * The sides declared each other dead; every member tries one it holds
+ * dead now and then (`src/core/membership/reconnect.ts`: about one ping a
+ * period from each side), so the sides meet within a period or two of the
+ * heal, and every member must then refute its death on the other side
+ * once, which takes a second or two (membership alone: 1.2 to 1.8 s for
+ * 30 members, 3.3 s for 200), and the allocation follows within a second.
  */
-export const HEAL_SETTLE_S: number = resolveConfig({}).seedIntervalMs / 1_000 + REGION_SETTLE_S;
+export function healSettleS(n: number): number {
+  // At 200 the Quorum row dips below R for a second longer while the
+  // majority hears of C's members again (docs/accuracy.md, "Regions").
+  return n <= 50 ? REGION_SETTLE_S : REGION_SETTLE_S + 1;
+}
 
 /**
  * A cut row: region C is cut off at the event for 30 s under `policy`, at
  * most `cutBound` R in every second while cut off and at most `lastBound`
- * R over its last 10 s, then R within {@link HEAL_SETTLE_S} of the heal.
+ * R over its last 10 s, then R within {@link healSettleS} of the heal.
  */
 function cutRow(
   n: number,
   policy: PartitionPolicy,
   name: string,
   shown: string,
-  bounds: { cut: number; last: number; text: string; healed?: number },
+  bounds: { cut: number; last: number; text: string },
 ): Scenario {
   const region = regionOf(n);
   const healAtMs = EVENT_AT_MS + CUT_MS;
   const mean = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-  const healed = bounds.healed ?? WITHIN;
+  const healS = healSettleS(n);
   return {
     id: `region-cut-${name}-${n}`,
     label: `${n} nodes, 3 regions: region C cut off for 30 s, then healed, ${shown}`,
-    bound: `${bounds.text}; healed, R${
-      healed === WITHIN ? "" : ` + ${healed * 100}%`
-    } within ${HEAL_SETTLE_S} s`,
+    bound: `${bounds.text}; healed, R within ${healS} s`,
     holds: (r) =>
-      Math.abs(r.steady - 1) <= healed && r.settlesInS <= HEAL_SETTLE_S &&
+      Math.abs(r.steady - 1) <= WITHIN && r.settlesInS <= healS &&
       seconds(r, EVENT_AT_MS, healAtMs).every((x) => x <= bounds.cut + 0.05) &&
       mean(seconds(r, healAtMs - 10_000, healAtMs)) <= bounds.last + 0.01,
     nodes: n,
@@ -202,8 +206,6 @@ export function regionRows(n: number): Scenario[] {
       cut: k,
       last: k,
       text: `up to ${k} R while cut off`,
-      // At 200 the sides are still merging 15 s after the heal: 1.02 R (see docs/accuracy.md).
-      healed: 0.03,
     }),
     cutRow(n, PartitionPolicy.holdDown(10_000), "holddown", "HoldDown(10 s)", {
       cut: k,
