@@ -1,7 +1,7 @@
 // The simulator's skewed scenario on real processes: N member processes on
 // 127.0.0.1 (Deno, Bun and Node in turn, each a tests/support/fleet_member.ts
 // with its guard gossiping over UDP), the limit R and the burst of
-// src/sim/accuracy.ts, 1200 requests a second on member 0 and 150 on each
+// src/sim/accuracy/run.ts, 1200 requests a second on member 0 and 150 on each
 // other. Each member offers its own load with check() calls in its own
 // process, on a 5 ms timer: a tenth of a millisecond of checks a second for
 // the hot one, and the timer's wake-ups, next to the 10 ms or more a second
@@ -13,7 +13,7 @@
 // Run through bench/fleet_bench.ts: deno task bench:fleet50
 import os from "node:os";
 import process from "node:process";
-import { LIMIT, R, skewed } from "../src/sim/accuracy.ts";
+import { LIMIT, R, skewed } from "../src/sim/accuracy/run.ts";
 import { DEFAULT_PARTITION_POLICY } from "../src/core/options.ts";
 import type { RuntimeName } from "../tests/support/process.ts";
 import {

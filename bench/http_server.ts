@@ -10,16 +10,13 @@ import { parseArgs } from "node:util";
 import { Hono } from "hono";
 import { Redis } from "ioredis";
 import { RateLimiterRedis, RateLimiterRes } from "rate-limiter-flexible";
+import { bareCheck } from "./http_apps.ts";
 
 const { values } = parseArgs({ options: { mode: { type: "string" } } });
 const app = new Hono();
 
 if (values.mode === "bare") {
-  app.post("/v1/check", async (c) => {
-    const { key } = await c.req.json();
-    if (typeof key !== "string") return c.json({ detail: "key" }, 400);
-    return c.json({ allowed: true, remaining: 49, retryAfterMs: 0, resetMs: 20 });
-  });
+  bareCheck(app);
 } else if (values.mode === "redis") {
   const redis = new Redis({ port: Number(process.env.REDIS_PORT), enableOfflineQueue: false });
   await new Promise((resolve) => redis.once("ready", resolve));

@@ -8,8 +8,8 @@
 //   deno task bench:sim [--nodes 200] [--seconds 60] [--seed 1]
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { run } from "../src/sim/accuracy.ts";
-import { largeRows } from "../src/sim/accuracy_large.ts";
+import { run } from "../src/sim/accuracy/run.ts";
+import { largeRows } from "../src/sim/accuracy/large.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -9,8 +9,8 @@
 import { createHash } from "node:crypto";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { LIMIT, skewed } from "../src/sim/accuracy.ts";
-import { Fleet } from "../src/sim/fleet.ts";
+import { LIMIT, skewed } from "../src/sim/accuracy/run.ts";
+import { Fleet } from "../src/sim/faces/fleet.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -7,8 +7,8 @@
 //   deno run -A bench/sim_formation.ts [--sizes 40,200] [--runs 12]
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { Cluster } from "../src/sim/cluster.ts";
-import { waitFor } from "../src/sim/report.ts";
+import { Cluster } from "../src/sim/faces/cluster.ts";
+import { waitFor } from "../src/sim/scenarios/report.ts";
 
 const { values } = parseArgs({
   args: process.argv.slice(2),

@@ -43,11 +43,11 @@ check core-pure pure
 check publish "$deno" publish --dry-run --allow-dirty
 # The accuracy table is generated: fail when README or docs/accuracy.md
 # disagree with a fresh run (deterministic; run on Deno only, once).
-check accuracy "$deno" run -A src/sim/accuracy_cli.ts --check
+check accuracy "$deno" run -A src/sim/accuracy/cli.ts --check
 # The 200-instance rows too, on Bun as `deno task accuracy:large` writes them;
 # the 1000-instance table is a task of its own (`deno task accuracy:large
 # --sizes 1000`; its cost is in docs/accuracy.md).
-check accuracy-200 node_modules/.bin/bun src/sim/accuracy_cli.ts --large --sizes 200 --check
+check accuracy-200 node_modules/.bin/bun src/sim/accuracy/cli.ts --large --sizes 200 --check
 check doc-examples "$deno" test --doc -A mod.ts src README.md docs/*.md
 # deno doc --lint over every entry point of deno.json at once, plus @param and
 # @returns on every public function and method, and one meaning per exported name.

@@ -476,9 +476,9 @@ describe("one home for every fact", () => {
 
   it("every generated table keeps the markers its command writes between, on its one page", () => {
     const markers: [string, string, string][] = [
-      ["docs/accuracy.md", "<!-- accuracy:start -->", "src/sim/accuracy_cli.ts"],
+      ["docs/accuracy.md", "<!-- accuracy:start -->", "src/sim/accuracy/cli.ts"],
       ["docs/performance.md", "<!-- bench:start -->", "scripts/bench-table.mjs"],
-      ["docs/membership.md", "<!-- figures:begin", "src/sim/figures.ts"],
+      ["docs/membership.md", "<!-- figures:begin", "src/sim/figures/membership.ts"],
     ];
     for (const [page, marker, writer] of markers) {
       assert.ok(existsSync(writer), writer);
@@ -488,7 +488,7 @@ describe("one home for every fact", () => {
       }
     }
     assert.match(read("scripts/bench-table.mjs"), /const page = "docs\/performance\.md"/);
-    assert.match(read("src/sim/accuracy_cli.ts"), /const FILES = \["docs\/accuracy\.md"\]/);
+    assert.match(read("src/sim/accuracy/cli.ts"), /const FILES = \["docs\/accuracy\.md"\]/);
   });
 
   it("every command a page gives for a figure exists: tasks, scripts, benches and tests", () => {

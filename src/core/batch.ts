@@ -36,12 +36,40 @@ export function checkCost(cost: number): void {
 }
 
 /**
+ * The same (class, key) given twice in one batch: a `TypeError` (its name
+ * and message are a TypeError's, `checkAll: the key ... appears twice`)
+ * that also says at which item the pair came again, so that a caller who
+ * reads the batch from a request (the sidecar) names that item without
+ * comparing the pairs again.
+ */
+export class DuplicateItemError extends TypeError {
+  /** Where in the batch the pair appeared the second time. */
+  readonly item: number;
+
+  /**
+   * The refusal of the pair at `item`, which an earlier item already gave.
+   *
+   * @param className The class of the pair.
+   * @param key The key of the pair.
+   * @param item Where in the batch it came again.
+   */
+  constructor(className: string, key: string, item: number) {
+    super(
+      `checkAll: the key ${JSON.stringify(key)} of class ${
+        JSON.stringify(className)
+      } appears twice`,
+    );
+    this.item = item;
+  }
+}
+
+/**
  * Throws if a batch is malformed: not a non-empty array of items, an item
  * with a bad key, class or cost, or the same (class, key) twice.
  *
  * @param items The batch.
  * @param book The book, which checks keys and class names.
- * @throws {TypeError} when an item is malformed or appears twice.
+ * @throws {TypeError} when an item is malformed, or ({@link DuplicateItemError}) appears twice.
  * @throws {RangeError} when a cost is out of range or a key too long.
  */
 export function checkBatch(items: readonly BatchItem[], book: LimitBook): void {
@@ -62,13 +90,7 @@ export function checkBatch(items: readonly BatchItem[], book: LimitBook): void {
     book.checkKey(className, item.key, "checkAll", i);
     if (item.cost !== undefined) checkCost(item.cost);
     const id = `${className.length}:${className}${item.key}`;
-    if (seen.has(id)) {
-      throw new TypeError(
-        `checkAll: the key ${JSON.stringify(item.key)} of class ${
-          JSON.stringify(className)
-        } appears twice`,
-      );
-    }
+    if (seen.has(id)) throw new DuplicateItemError(className, item.key, i);
     seen.add(id);
   }
 }

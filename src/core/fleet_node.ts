@@ -4,116 +4,39 @@
  * datagrams out), plus the request path. The runtime puts sockets and a
  * clock under it; the simulator, an in-memory network and virtual time.
  *
+ * This file is the node's face: each member passes to the part that does
+ * the work. What a node is made of is `fleet_options.ts`'s; how its parts
+ * are made and share membership's extension, `fleet_parts.ts`'s.
+ *
+ * Why this file is over 400 lines: it is one class, the face of one state
+ * machine, whose 28 public members (its I/O and timers, the request path,
+ * rule sharing, observation) each pass to a part in a few lines, under the
+ * JSDoc `deno doc --lint` asks of every public member; what they pass to
+ * lives in the parts.
+ *
  * @module
  */
 
-import { type AllocationStats, Allocator, type HotKeyView } from "./allocation/allocator.ts";
+import type { AllocationStats, Allocator, HotKeyView } from "./allocation/allocator.ts";
 import type { BatchDecision, BatchItem, Enforcer, EnforcerStats, Traced } from "./enforcer.ts";
 import type { Decision } from "./decision.ts";
-import {
-  type MemberChange,
-  type MemberInfo,
-  type MembershipOptions,
-  type MembershipStats,
+import type {
+  MemberInfo,
+  MembershipStats,
   Node,
-  type ResolveRequest,
-  type Transmit,
+  ResolveRequest,
+  Transmit,
 } from "./membership/mod.ts";
 import type { Address } from "../proto/mod.ts";
-import type { PartitionPolicy } from "./partition.ts";
-import type { LimitBook } from "./rules.ts";
-import { GUARD_BOUNDS } from "./options.ts";
 import { RateguardError } from "./errors.ts";
-import type { MembershipExtension } from "./membership/extension.ts";
-import { checkSeed } from "./membership/config.ts";
+import type { FleetNodeOptions } from "./fleet_options.ts";
+import { fleetParts } from "./fleet_parts.ts";
 import {
   type FleetRulesStats,
   NO_RULES,
   type RuleEntry,
   type RulesSync,
-  rulesSyncFor,
 } from "./rules_sync/mod.ts";
-import { type HashKey, hashKey } from "./hash.ts";
-import { Prng } from "./prng.ts";
-
-/** What a fleet node is made of and how it is tuned. */
-export interface FleetNodeOptions {
-  /** Where the other members reach this one. */
-  readonly address: Address;
-  /** The limits. */
-  readonly book: LimitBook;
-  /** The request path; built with `fleet` options so keys are hashed. */
-  readonly enforcer: Enforcer;
-  /** What a lost member still counts for. */
-  readonly policy: PartitionPolicy;
-  /**
-   * Keys coordinated at once, 1 to 64 (the records a demand report holds),
-   * as the guard's option of that name; a `RangeError` otherwise.
-   *
-   * @default {64}
-   */
-  readonly hotKeys?: number;
-  /**
-   * Whether allocation relays other nodes' reports.
-   *
-   * @default {true}
-   */
-  readonly relay?: boolean;
-  /**
-   * Whether each key's burst follows this node's share of its limit, as the
-   * guard's option of that name (`GuardOptions.sharedBurst`); unset, as
-   * the fleet's size says.
-   *
-   * @default {undefined}
-   */
-  readonly sharedBurst?: boolean;
-  /**
-   * Peers to join through, `ip:port`, `[v6]:port` or `host:port`: see
-   * `MembershipOptions.seeds`. While joining, every key is held at the floor.
-   *
-   * @default {none: a fleet of one that others may join}
-   */
-  readonly seeds?: readonly string[];
-  /**
-   * Share rule changes with the fleet (see `rules_sync/mod.ts`): changes
-   * made here go in through {@link FleetNode.shareRule}, and the peers'
-   * are applied to `book` and the enforcer's dry run.
-   *
-   * @default {false}
-   */
-  readonly fleetRules?: boolean;
-  /**
-   * Wall-clock milliseconds at `nowMs` 0, read by the runtime once: fleet
-   * rules are versioned in wall-clock time, which must agree across the
-   * fleet within a minute.
-   *
-   * @default {0}
-   */
-  readonly wallOffsetMs?: number;
-  /**
-   * The key this node draws the tickets of its rule-page requesters under
-   * (`rules_sync/serve.ts`): 16 random bytes, its own, never shared. A
-   * ticket proves only that its holder receives at its address.
-   *
-   * @default {drawn from `membership.seed`: as secret as that seed is}
-   */
-  readonly ticketKey?: HashKey;
-  /**
-   * Membership's seed (required: the core draws no randomness of its own,
-   * see `MembershipOptions.seed`) and tunables; `extension` is the
-   * allocator's.
-   */
-  readonly membership: Omit<MembershipOptions, "extension" | "seeds">;
-  /**
-   * Hears every change of this node's mind about a member, after allocation
-   * (and rule sharing) have: for a count of false deaths, say. It must not
-   * call back into the node.
-   *
-   * @default {none}
-   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
-   */
-  readonly memberChanged?: (change: MemberChange) => void;
-}
 
 /**
  * What a fleet node decided and how it sees the fleet: the enforcer's,
@@ -127,9 +50,6 @@ export interface FleetStats extends EnforcerStats, AllocationStats, MembershipSt
 
 /** A change of one rule, as {@link FleetNode.shareRule} takes it. */
 export type RuleChange = Omit<RuleEntry, "version">;
-
-/** Allocation ticks this many times a protocol period: stats are at most this stale. */
-const TICKS_PER_PERIOD = 4;
 
 /** See the module doc. */
 export class FleetNode {
@@ -154,63 +74,13 @@ export class FleetNode {
    * @throws {TypeError} when `membership.seed` is missing or not an integer.
    */
   constructor(options: FleetNodeOptions) {
-    // First, so that a caller without types hears what is missing.
-    const seed = checkSeed(options.membership?.seed);
-    const periodMs = options.membership.protocolPeriodMs ?? GUARD_BOUNDS.protocolPeriodMs.default;
+    const parts = fleetParts(options, () => this.#refusedRules++);
     this.#enforcer = options.enforcer;
-    this.#allocator = new Allocator(options.book, options.enforcer, {
-      id: options.address.id,
-      life: () => this.#node.life,
-    }, {
-      policy: options.policy,
-      hotKeys: options.hotKeys ?? GUARD_BOUNDS.hotKeys.default,
-      protocolPeriodMs: periodMs,
-      relay: options.relay,
-      sharedBurst: options.sharedBurst,
-    });
-    this.#rules = options.fleetRules
-      ? rulesSyncFor({
-        self: { hi: options.address.id.hi, lo: options.address.id.lo },
-        book: options.book,
-        enforcer: options.enforcer,
-        protocolPeriodMs: periodMs,
-        wallOffsetMs: options.wallOffsetMs ?? 0,
-        ticketKey: options.ticketKey ?? seededKey(seed),
-        learning: (options.seeds?.length ?? 0) > 0,
-      }, () => this.#refusedRules++)
-      : undefined;
-    this.#node = new Node(options.address, {
-      ...options.membership,
-      seeds: options.seeds,
-      extension: this.#extension(this.#rules, options.memberChanged),
-    });
-    this.#tickMs = periodMs / TICKS_PER_PERIOD;
-    this.#maxMembers = options.membership.maxMembers ?? GUARD_BOUNDS.maxMembers.default;
-  }
-
-  /**
-   * The membership node's extension: the allocator's, with rule sharing's
-   * beside it and `observe` told of member changes after both, when given.
-   */
-  #extension(
-    rules: RulesSync | undefined,
-    observe: ((change: MemberChange) => void) | undefined,
-  ): MembershipExtension {
-    const allocator = this.#allocator;
-    if (!rules && !observe) return allocator;
-    return {
-      outgoing: (nowMs, to, maxBytes) => allocator.outgoing(nowMs, to, maxBytes),
-      incoming: (nowMs, from, bytes) => allocator.incoming(nowMs, from, bytes),
-      memberChanged: (change) => {
-        allocator.memberChanged(change);
-        rules?.memberChanged(change);
-        observe?.(change);
-      },
-      ...(rules && {
-        outgoingRules: (nowMs, to, maxBytes) => rules.outgoingRules(nowMs, to, maxBytes),
-        incomingRules: (nowMs, from, bytes) => rules.incomingRules(nowMs, from, bytes),
-      }),
-    };
+    this.#node = parts.node;
+    this.#allocator = parts.allocator;
+    this.#rules = parts.rules;
+    this.#tickMs = parts.tickMs;
+    this.#maxMembers = parts.maxMembers;
   }
 
   /** Whether rule changes are shared with the fleet. */
@@ -507,7 +377,7 @@ export class FleetNode {
    *
    * @returns The life.
    *
-   * @internal For the simulator's count of false deaths (`src/sim/fleet.ts`).
+   * @internal For the simulator's count of false deaths (`src/sim/faces/fleet.ts`).
    */
   get life(): number {
     return this.#node.life;
@@ -546,10 +416,4 @@ export class FleetNode {
       rules: { ...rules, refused: rules.refused + this.#refusedRules },
     };
   }
-}
-
-/** A hash key drawn from `seed`: what the simulator's nodes draw tickets under. */
-function seededKey(seed: number): HashKey {
-  const prng = new Prng(seed ^ 0x5eed_7001);
-  return hashKey(new Uint8Array(Array.from({ length: 16 }, () => prng.nextU32() & 0xff)));
 }

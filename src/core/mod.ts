@@ -51,7 +51,9 @@
 
 // The node and what it is made of.
 /** The state machine to drive: datagrams and timeouts in, datagrams out. */
-export { FleetNode, type FleetNodeOptions } from "./fleet_node.ts";
+export { FleetNode } from "./fleet_node.ts";
+/** What it is made of and how it is tuned: its constructor's one argument. */
+export type { FleetNodeOptions } from "./fleet_options.ts";
 /** `FleetNodeOptions.membership`: the seed of its choices and its tunables. */
 export type { MembershipOptions } from "./membership/config.ts";
 /** The request path a node holds, made first and handed to it. */
@@ -93,7 +95,7 @@ export type { BatchItem } from "./options.ts";
 export type { FleetStats } from "./fleet_node.ts";
 export type { EnforcerCounters, EnforcerStats } from "./enforcer.ts";
 export type { AllocationStats, HotKeyView, MemberShare } from "./allocation/allocator.ts";
-export type { MembershipStats } from "./membership/node.ts";
+export type { MembershipStats } from "./membership/stats.ts";
 export type { FleetRulesStats } from "./rules_sync/mod.ts";
 /** `members()`: each member as this node sees it. */
 export type { MemberInfo } from "./membership/extension.ts";

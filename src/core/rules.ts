@@ -6,23 +6,36 @@
  * Every change bumps `epoch`. A key's slot remembers the epoch its rule was
  * resolved at and resolves again on its next check after a change: one
  * integer comparison per check buys live changes with no sweep of the table
- * and no fresh burst for a key whose limit moved.
+ * and no fresh burst for a key whose limit moved. What the book refuses,
+ * and in what words, is `book_checks.ts`'s.
+ *
+ * Why this file is over 400 lines: it is one table, the book, with the one
+ * reading of it that checks run under. What was set (the default, classes,
+ * key limits, shadows), the fraction of it this instance admits (scale,
+ * shared bursts) and the cache of rules resolved from both change under
+ * one `epoch`, and only this class writes them: every setter, of a limit
+ * or of the scale, clears that one cache and bumps that one epoch. Split
+ * in two, the cache would gain a second writer, or one half a face
+ * forwarding every method of the other, since its callers (the enforcer,
+ * the allocator, the guard, the simulator) hold one book.
  *
  * @module
  */
 
-import { RateguardError } from "./errors.ts";
-import { describe } from "./describe.ts";
-import { checkClassName, KeyLimit } from "./key_limit.ts";
+import { checkClassName, type KeyLimit } from "./key_limit.ts";
 import { checkLimit, Limit } from "./limit.ts";
 import { type Rule, ruleOf, sharesBurstAt } from "./rule.ts";
 import { COLD_FRACTION } from "./options.ts";
+import { checkMaxKeyBytes, DEFAULT_MAX_KEY_BYTES } from "./key_bytes.ts";
 import {
-  checkMaxKeyBytes,
-  DEFAULT_MAX_KEY_BYTES,
-  fitsKeyBytes,
-  KeyBytesError,
-} from "./key_bytes.ts";
+  checkClassAndKey,
+  checkNameBytes,
+  checkNamed,
+  checkSpec,
+  tooManyClasses,
+  tooManyKeyLimits,
+  unknownClass,
+} from "./book_checks.ts";
 
 // The enforcer, the allocator and the simulator's figures take these from
 // the book's module, where they were first written.
@@ -112,13 +125,7 @@ export class LimitBook {
    * @throws {RangeError} when either is longer than `maxKeyBytes` bytes of UTF-8.
    */
   checkKey(className: unknown, key: unknown, what: string, item?: number): void {
-    checkClassName(className, what);
-    checkKeyType(key, what);
-    const max = this.#maxKeyBytes;
-    if (!fitsKeyBytes(key as string, max)) {
-      throw new KeyBytesError(what, "key", key as string, max, item);
-    }
-    checkNameBytes(className as string, what, max, item);
+    checkClassAndKey(className, key, what, this.#maxKeyBytes, item);
   }
 
   /**
@@ -314,10 +321,7 @@ export class LimitBook {
     let perClass = this.#keyLimits.get(className);
     const isNew = !perClass?.has(key);
     if (isNew && this.#keyLimitCount >= this.#options.maxKeyLimits) {
-      throw new RateguardError(
-        "TooManyKeyLimits",
-        `cannot add a key limit: this instance keeps at most ${this.#options.maxKeyLimits} (maxKeyLimits)`,
-      );
+      throw tooManyKeyLimits(this.#options.maxKeyLimits);
     }
     if (!perClass) this.#keyLimits.set(className, perClass = new Map());
     perClass.set(key, limit);
@@ -361,10 +365,7 @@ export class LimitBook {
       perClass.set(key, limit);
     }
     if (count > this.#options.maxKeyLimits) {
-      throw new RateguardError(
-        "TooManyKeyLimits",
-        `setKeyLimits: ${count} key limits, more than the ${this.#options.maxKeyLimits} this instance keeps (maxKeyLimits)`,
-      );
+      throw tooManyKeyLimits(this.#options.maxKeyLimits, count);
     }
     this.#keyLimits = next;
     this.#keyLimitCount = count;
@@ -492,50 +493,4 @@ export class LimitBook {
     this.#unknown = undefined;
     this.epoch++;
   }
-}
-
-function checkSpec(limit: KeyLimitSpec, what: string): void {
-  if (!(limit instanceof Limit) && !(limit instanceof KeyLimit)) {
-    throw new TypeError(
-      `${what}: expected a Limit or KeyLimit.class(name), got ${describe(limit)}`,
-    );
-  }
-}
-
-/** A class to make: a name other than the default's, that checks can then name. */
-function checkNamed(name: string, what: string, maxKeyBytes: number): void {
-  checkClassName(name, what);
-  if (name === "") {
-    throw new RangeError(`${what}: "" is the default class; change it with setLimit`);
-  }
-  checkNameBytes(name, what, maxKeyBytes);
-}
-
-/** The one bound of a class name, wherever it is given: what a check would refuse is refused here too. */
-function checkNameBytes(name: string, what: string, maxKeyBytes: number, item?: number): void {
-  if (!fitsKeyBytes(name, maxKeyBytes)) {
-    throw new KeyBytesError(what, "class", name, maxKeyBytes, item);
-  }
-}
-
-/** Validates a key's type: a non-empty string; its length is the book's to check. */
-function checkKeyType(key: unknown, what: string): string {
-  if (typeof key !== "string" || key.length === 0) {
-    throw new TypeError(`${what}: a key must be a non-empty string, got ${describe(key)}`);
-  }
-  return key;
-}
-
-function tooManyClasses(max: number): RateguardError {
-  return new RateguardError(
-    "TooManyClasses",
-    `too many classes: this instance keeps at most ${max} (maxClasses)`,
-  );
-}
-
-function unknownClass(name: string): RateguardError {
-  return new RateguardError(
-    "UnknownClass",
-    `no class named ${JSON.stringify(name)} on this instance`,
-  );
 }

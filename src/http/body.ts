@@ -3,10 +3,12 @@
  * the whole request before anything acts on it, and names the field at
  * fault as a JSON pointer, so nothing malformed can change state.
  *
- * The shape is checked here, the length of a key or class name by the
- * guard, once: it validates before it changes anything, and its refusal
- * says which was too long (`KeyBytesError`), which {@link keyFault} turns
- * into the pointer a reader here would have named.
+ * The shape is checked here; the length of a key or class name, and a
+ * batch's pair given twice, by the guard, once: it validates before it
+ * changes anything, and its refusal says which was too long
+ * (`KeyBytesError`) or which item came again (`DuplicateItemError`),
+ * which {@link keyFault} turns into the pointer a reader here would have
+ * named.
  *
  * @module
  */
@@ -15,6 +17,7 @@ import type { BatchItem } from "../core/enforcer.ts";
 import { KeyLimit } from "../core/key_limit.ts";
 import { isCost, Limit, MAX_BURST, MAX_COST } from "../core/limit.ts";
 import { KeyBytesError } from "../core/key_bytes.ts";
+import { DuplicateItemError } from "../core/batch.ts";
 import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
 
@@ -45,29 +48,45 @@ export async function readJson(req: Request): Promise<unknown> {
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
   let bytes: Uint8Array;
   try {
-    bytes = declared !== null ? new Uint8Array(await req.arrayBuffer()) : await readBounded(req);
+    bytes = declared !== null ? await wholeBody(req) : await readBounded(req);
   } catch (e) {
     if (e instanceof ContentTooLarge) throw e;
     throw new BodyCut(`the request body was cut off: ${messageOf(e)}`);
   }
-  let text: string;
-  try {
-    text = UTF8.decode(bytes);
-  } catch {
-    // Decoded leniently, distinct invalid bytes would all become U+FFFD,
-    // and different keys one key.
+  // Decoded leniently, distinct invalid bytes would all become U+FFFD, and
+  // different keys one key: a text with one is decoded again, strictly.
+  // (The lenient decoder is the runtimes' fast path; the strict one is not.)
+  const text = LENIENT.decode(bytes);
+  if (text.includes("\uFFFD") && !isUtf8Bytes(bytes)) {
     throw new BadRequest("the body is not valid UTF-8");
   }
-  if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
   try {
     return JSON.parse(text);
   } catch {
+    if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
     throw new BadRequest("the body is not valid JSON");
   }
 }
 
 /** Refuses what is not UTF-8 rather than replacing it; keeps a leading BOM as text. */
 const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/** Replaces what is not UTF-8 with U+FFFD; keeps a leading BOM as text. */
+const LENIENT = new TextDecoder("utf-8", { ignoreBOM: true });
+
+function isUtf8Bytes(bytes: Uint8Array): boolean {
+  try {
+    UTF8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A body of declared length, whole: as bytes where the runtime has it, with no copy. */
+function wholeBody(req: Request): Promise<Uint8Array> {
+  const bytes = (req as { bytes?: () => Promise<Uint8Array> }).bytes;
+  return bytes ? bytes.call(req) : req.arrayBuffer().then((b) => new Uint8Array(b));
+}
 
 async function readBounded(req: Request): Promise<Uint8Array> {
   if (req.body === null) return new Uint8Array(0);
@@ -114,16 +133,20 @@ export function checkKeyField(key: unknown, field: string): string {
 }
 
 /**
- * The guard's refusal of a key or class name for its length, as the 400
- * that names its field: `at` is where the request holds the pair (`""`
- * for a body's `/key` and `/class`, `/query` for the query's, `/items` for
- * a batch's, whose item the refusal tells). Any other error is itself.
+ * The guard's refusal of a key or class name for its length, or of a
+ * batch's pair given twice, as the 400 that names its field: `at` is where
+ * the request holds the pair (`""` for a body's `/key` and `/class`,
+ * `/query` for the query's, `/items` for a batch's, whose item the refusal
+ * tells). Any other error is itself.
  *
  * @param e What the guard threw.
  * @param at The JSON pointer the key and class are under.
  * @returns The error to throw.
  */
 export function keyFault(e: unknown, at: string): unknown {
+  if (e instanceof DuplicateItemError) {
+    return new BadRequest("the same class and key appear twice in one batch", `${at}/${e.item}`);
+  }
   if (!(e instanceof KeyBytesError)) return e;
   const item = e.item === undefined ? "" : `/${e.item}`;
   return new BadRequest(e.detail, `${at}${item}/${e.part}`);
@@ -141,21 +164,17 @@ export function parseCheck(body: unknown, at = ""): CheckRequest {
   return { key, className, cost };
 }
 
-/** Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`, refusing a pair twice. */
+/**
+ * Reads `{"items": [{"key", "class"?, "cost"?}, ...]}`. A pair given twice
+ * is the guard's to refuse, once ({@link keyFault} names the item).
+ */
 export function parseBatch(body: unknown): BatchItem[] {
   const { items } = object(body, '{"items": [{"key": "ip:1"}, {"key": "user:7"}]}');
   if (!Array.isArray(items) || items.length === 0) {
     throw new BadRequest("items must be a non-empty array of checks", "/items");
   }
-  const seen = new Set<string>();
   return items.map((item, i) => {
     const c = parseCheck(item, `/items/${i}`);
-    // JSON of the pair cannot collide the way "a" + ":" + "b" could.
-    const id = JSON.stringify([c.className, c.key]);
-    if (seen.has(id)) {
-      throw new BadRequest("the same class and key appear twice in one batch", `/items/${i}`);
-    }
-    seen.add(id);
     return { key: c.key, class: c.className, cost: c.cost };
   });
 }
@@ -249,11 +268,7 @@ function isUtf8(part: string): boolean {
   for (const [run] of part.matchAll(ESCAPES)) {
     const bytes = new Uint8Array(run.length / 3);
     for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(run.slice(3 * i + 1, 3 * i + 3), 16);
-    try {
-      UTF8.decode(bytes);
-    } catch {
-      return false;
-    }
+    if (!isUtf8Bytes(bytes)) return false;
   }
   return true;
 }

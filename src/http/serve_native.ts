@@ -150,7 +150,7 @@ interface Tick {
  * end of each tick one timer keeps those still waiting, and answers those
  * of ticks that ended a timeout ago.
  */
-class Answering {
+export class Answering {
   closing = false;
   readonly #fetch: Fetch;
   readonly #timeoutMs: number;

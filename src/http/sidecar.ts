@@ -112,22 +112,24 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
   }
   // The guard checks a key's length, once; keyFault names the field it refused.
-  app.post("/v1/check", async (c) => {
-    const req = parseCheck(await readJson(c.req.raw));
+  const check = async (request: Request): Promise<Response> => {
+    const req = parseCheck(await readJson(request));
     let decision: Decision;
     try {
       decision = guard.check(req.key, { class: req.className, cost: req.cost });
     } catch (e) {
       throw keyFault(e, "");
     }
-    return c.json(decisionBody(decision));
-  });
+    return new Response(JSON.stringify(decisionBody(decision)), JSON_INIT);
+  };
+  app.post("/v1/check", (c) => check(c.req.raw));
   app.post("/v1/check-all", async (c) => {
     const items = parseBatch(await readJson(c.req.raw));
     let batch: BatchDecision;
     try {
       batch = guard.checkAll(items);
     } catch (e) {
+      // A key too long, or a pair given twice: the guard says which item.
       throw keyFault(e, "/items");
     }
     const body: BatchDecisionBody = {
@@ -189,24 +191,47 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     res.headers.set("allow", allowed.join(", "));
     return res;
   });
-  app.onError((err, c) => {
-    if (err instanceof BadRequest) return problemResponse(400, err.message, { field: err.field });
-    if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
-    if (err instanceof BodyCut) return problemResponse(408, err.message);
-    if (err instanceof RateguardError) {
-      // A full rules table is out of room, not a conflict with the request.
-      const status = err.code === "UnknownClass" ? 404 : err.code === "RulesFull" ? 507 : 409;
-      return problemResponse(status, err.message, { code: err.code });
-    }
-    // A guard method refusing its arguments is a bad request too: the
-    // guard validates before it changes anything.
-    if (err instanceof TypeError || err instanceof RangeError) {
-      return problemResponse(400, err.message);
-    }
-    log.warn("internal error", { method: c.req.method, path: c.req.path, error: err.message });
-    return problemResponse(500, "internal error");
-  });
+  app.onError((err, c) => failure(err, c.req.method, c.req.path, log));
+  // The check, the sidecar's hot path, skips Hono's dispatch (its context,
+  // router and composition): the same handler and the same answers, a few
+  // microseconds a request less. Any other path, a query or an escape in
+  // it included, goes through Hono.
+  const dispatch = app.fetch;
+  app.fetch = (request, env, ctx) => {
+    if (request.method !== "POST" || !isCheckUrl(request.url)) return dispatch(request, env, ctx);
+    return check(request).catch((err) => failure(err, "POST", "/v1/check", log));
+  };
   return app;
+}
+
+/** The init of every decision's response. */
+const JSON_INIT: ResponseInit = { headers: { "content-type": "application/json" } };
+
+/** Whether `url` (absolute, as a server hands it over) is `/v1/check`, with no query. */
+function isCheckUrl(url: string): boolean {
+  const CHECK = "/v1/check";
+  const at = url.length - CHECK.length;
+  // Past the scheme's "//", the path starts at the first "/": here, at `at`.
+  return url.endsWith(CHECK) && url.indexOf("/", url.indexOf("//") + 2) === at;
+}
+
+/** The answer to a route's error: its problem, or a logged 500. */
+function failure(err: Error, method: string, path: string, log: Logger): Response {
+  if (err instanceof BadRequest) return problemResponse(400, err.message, { field: err.field });
+  if (err instanceof ContentTooLarge) return problemResponse(413, err.message);
+  if (err instanceof BodyCut) return problemResponse(408, err.message);
+  if (err instanceof RateguardError) {
+    // A full rules table is out of room, not a conflict with the request.
+    const status = err.code === "UnknownClass" ? 404 : err.code === "RulesFull" ? 507 : 409;
+    return problemResponse(status, err.message, { code: err.code });
+  }
+  // A guard method refusing its arguments is a bad request too: the
+  // guard validates before it changes anything.
+  if (err instanceof TypeError || err instanceof RangeError) {
+    return problemResponse(400, err.message);
+  }
+  log.warn("internal error", { method, path, error: err.message });
+  return problemResponse(500, "internal error");
 }
 
 /**

@@ -5,7 +5,8 @@
  * is built from (big-endian integers, a member's ID, an address, a peer as
  * ID and address); what the fields mean, and in which order they come, is
  * the layout's: messages in `codec.ts`, the rules section's body in
- * `core/rules_sync/wire.ts`.
+ * `core/rules_sync/wire.ts` (written, a part at a time, with the same
+ * {@link Writer}, its text fields by `core/rules_sync/entry_wire.ts`).
  *
  * @module
  */
@@ -81,6 +82,16 @@ export class Writer {
     this.#at = peer.address.writeTo(this.buffer, this.#at);
   }
 
+  /** A whole number below 2^53 as two u32, high first. */
+  u64(value: number, name: string): void {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`${name} must be a whole number below 2^53, got ${value}`);
+    }
+    setU32(this.buffer, this.#at, Math.floor(value / 2 ** 32));
+    setU32(this.buffer, this.#at + 4, value % 2 ** 32);
+    this.#at += 8;
+  }
+
   bytes(bytes: Uint8Array): void {
     this.buffer.set(bytes, this.#at);
     this.#at += bytes.length;
@@ -98,6 +109,16 @@ export class Writer {
 
   endSection(start: number): void {
     setU16(this.buffer, start - 2, this.#at - start);
+  }
+
+  /** Room left, bytes: a layout written a part at a time checks each part fits. */
+  get room(): number {
+    return this.buffer.length - this.#at;
+  }
+
+  /** The bytes written so far, a copy (the buffer is a view of a shared block). */
+  written(): Uint8Array {
+    return this.buffer.slice(0, this.#at);
   }
 }
 

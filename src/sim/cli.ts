@@ -18,11 +18,11 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { chaos } from "./chaos.ts";
-import { figuresMarkdown, withFigures } from "./figures.ts";
-import { LARGE_MARKERS, LARGE_SIZES, largeFiguresMarkdown } from "./figures_large.ts";
-import { type ScenarioResult, summarize } from "./report.ts";
-import { runScenario, SCENARIOS } from "./scenarios.ts";
+import { chaos } from "./scenarios/chaos.ts";
+import { figuresMarkdown, withFigures } from "./figures/membership.ts";
+import { LARGE_MARKERS, LARGE_SIZES, largeFiguresMarkdown } from "./figures/membership_large.ts";
+import { type ScenarioResult, summarize } from "./scenarios/report.ts";
+import { runScenario, SCENARIOS } from "./scenarios/named.ts";
 
 function usage(): string {
   const names = SCENARIOS.map((s) => `  ${s.name.padEnd(16)} ${s.description}`);

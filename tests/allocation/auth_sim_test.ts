@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
 import { authConfig, GossipAuth, Secret } from "../../src/core/auth.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { Address } from "../../src/proto/mod.ts";

@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
-import { R, run, type Scenario, SCENARIOS_5 } from "../../src/sim/accuracy.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
+import { SCENARIOS_5 } from "../../src/sim/accuracy/five.ts";
+import { R, run, type Scenario } from "../../src/sim/accuracy/run.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { PartitionPolicy } from "../../src/core/partition.ts";
 

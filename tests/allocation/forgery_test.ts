@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { type AuthConfig, authConfig, GossipAuth, Secret } from "../../src/core/auth.ts";
 import {
@@ -8,7 +8,7 @@ import {
   type DemandGroup,
   encodeReports,
 } from "../../src/core/allocation/report.ts";
-import { addressOf } from "../../src/sim/fleet.ts";
+import { addressOf } from "../../src/sim/faces/fleet.ts";
 import { Address, decode, encode, type Message } from "../../src/proto/mod.ts";
 
 const R = 1_000;

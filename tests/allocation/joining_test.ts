@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
-import type { SeedLookup } from "../../src/sim/names.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
+import type { SeedLookup } from "../../src/sim/driver/names.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { Enforcer } from "../../src/core/enforcer.ts";
 import { FleetNode } from "../../src/core/fleet_node.ts";

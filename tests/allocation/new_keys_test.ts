@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Enforcer } from "../../src/core/enforcer.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { LimitBook } from "../../src/core/rules.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 
 const KEYS_PER_MS = 20; // 20,000 distinct keys a second
 const WINDOW_MS = 250;

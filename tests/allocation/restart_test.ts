@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { LIMIT, R, run, SCENARIOS_5 } from "../../src/sim/accuracy.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { SCENARIOS_5 } from "../../src/sim/accuracy/five.ts";
+import { LIMIT, R, run } from "../../src/sim/accuracy/run.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 
 // Seeds 2, 5 and 6 are ones where a restart after 150 ms went unnoticed by
 // the old code: no probe of the dead life failed before the new one joined.

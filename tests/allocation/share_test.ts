@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
-import { R } from "../../src/sim/accuracy.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
+import { R } from "../../src/sim/accuracy/run.ts";
 import { Limit } from "../../src/core/limit.ts";
 
 describe("readers see the rule the request path uses", () => {

@@ -9,7 +9,7 @@ import {
   seal,
   Secret,
 } from "../../src/core/auth.ts";
-import { hmacSha256, sha256, syncMac } from "../../src/sim/hmac.ts";
+import { hmacSha256, sha256, syncMac } from "../../src/sim/faces/hmac.ts";
 import { webCryptoMac } from "../../src/runtime/hmac.ts";
 import { Address, encode } from "../../src/proto/mod.ts";
 

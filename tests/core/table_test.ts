@@ -67,9 +67,10 @@ describe("checkAll", () => {
 
   it("refuses the same class and key twice, and malformed items", () => {
     const r = rig(Limit.perSecond(10));
-    assert.throws(() => r.enforcer.checkAll([{ key: "a" }, { key: "a", class: "" }], 0), {
+    assert.throws(() => r.enforcer.checkAll([{ key: "a" }, { key: "b" }, { key: "a" }], 0), {
       name: "TypeError",
       message: /"a".*twice/,
+      item: 2,
     });
     // A class and key whose concatenations agree are still different pairs.
     assert.equal(

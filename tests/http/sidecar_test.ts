@@ -138,6 +138,17 @@ describe("sidecar API: batches and peeks", () => {
       assert.equal(res.status, 400, body);
       assert.equal((await res.json()).field, field, body);
     }
+    // The guard refuses a pair twice, once; the sidecar names the item.
+    const twice = await a.request(
+      "/v1/check-all",
+      post('{"items": [{"key": "a"}, {"key": "b"}, {"key": "a", "class": ""}]}'),
+    );
+    const problem = await twice.json();
+    assert.deepEqual([twice.status, problem.detail, problem.field], [
+      400,
+      "the same class and key appear twice in one batch",
+      "/items/2",
+    ]);
     const res = await a.request("/v1/peek?class=pro");
     assert.deepEqual([res.status, (await res.json()).field], [400, "/query/key"]);
     const stats = await (await a.request("/v1/stats")).json();

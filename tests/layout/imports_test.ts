@@ -5,9 +5,10 @@
 // a type that names its user back ties the two files as surely as a value.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync, statSync } from "node:fs";
+import { readFileSync, statSync } from "node:fs";
 import { dirname, join, normalize, relative } from "node:path";
 import ts from "typescript";
+import { sources } from "./sources.ts";
 
 /**
  * What each layer may import besides itself, read off DESIGN.md's "Layers"
@@ -36,14 +37,6 @@ const ALLOWED: Record<string, readonly string[]> = {
 };
 
 const ENTRIES = ["mod.ts", "cli.ts"];
-
-function sources(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    if (statSync(path).isDirectory()) return sources(path);
-    return name.endsWith(".ts") ? [path] : [];
-  });
-}
 
 /** The package's own subpaths (`@rateguard/guard/core`), should code name itself so. */
 function selfExports(): Map<string, string> {

@@ -1,9 +1,9 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Node, parseSeed } from "../../src/core/membership/mod.ts";
-import { Cluster } from "../../src/sim/cluster.ts";
-import { seedName } from "../../src/sim/names.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { Cluster } from "../../src/sim/faces/cluster.ts";
+import { seedName } from "../../src/sim/driver/names.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { addr, sent } from "./helpers.ts";
 
@@ -113,9 +113,9 @@ describe("seeds", () => {
   it("in the simulator, seeds by name that answer late, empty or not at all", () => {
     const cluster = new Cluster({ seed: 3, size: 3 });
     cluster.runUntil(3_000);
-    const late = cluster.addNode({ seedLookup: { delayMs: 2_000 } });
-    const empty = cluster.addNode({ seedLookup: { answer: "nothing" } });
-    const failing = cluster.addNode({ seedLookup: { answer: "fail", untilMs: 6_000 } });
+    const late = cluster.add({ seedLookup: { delayMs: 2_000 } });
+    const empty = cluster.add({ seedLookup: { answer: "nothing" } });
+    const failing = cluster.add({ seedLookup: { answer: "fail", untilMs: 6_000 } });
     cluster.runUntil(4_900);
     for (const i of [late, empty, failing]) assert.equal(cluster.node(i)!.joining, true, `${i}`);
     cluster.runUntil(12_000);

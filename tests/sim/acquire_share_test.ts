@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 
 const LIMIT = Limit.perSecond(100).burst(10);

@@ -9,10 +9,10 @@ import assert from "node:assert/strict";
 import { type Address, encode, type Message } from "../../src/core/membership/mod.ts";
 import { ANSWER_FACTOR } from "../../src/core/membership/gate.ts";
 import { MAX_INCARNATION } from "../../src/core/membership/table.ts";
-import { Cluster } from "../../src/sim/cluster.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { Cluster } from "../../src/sim/faces/cluster.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { waitFor } from "../../src/sim/report.ts";
+import { waitFor } from "../../src/sim/scenarios/report.ts";
 
 /** Node 0 is every other node's seed; nodes 5 and 12 are members like any other. */
 const SEED = 0;
@@ -121,7 +121,7 @@ function checkCluster(size: number, attacks: readonly { kind: Kind; victim: numb
   assert.ok(attacked.converged(), "the fleet stays whole");
   // Amid the same forgeries, a real newcomer joins through the seed.
   sprayed(attacks, size, (to, from, bytes) => attacked.inject(to, from, bytes));
-  attacked.addNode({ seeds: [SEED] });
+  attacked.add({ seeds: [SEED] });
   assert.notEqual(
     waitFor(attacked, () => attacked.converged(), 10_000),
     undefined,

@@ -1,7 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { addressOf, Fleet } from "../../src/sim/fleet.ts";
-import { R, run, type Scenario, SCENARIOS_5 } from "../../src/sim/accuracy.ts";
+import { addressOf, Fleet } from "../../src/sim/faces/fleet.ts";
+import { SCENARIOS_5 } from "../../src/sim/accuracy/five.ts";
+import { R, run, type Scenario } from "../../src/sim/accuracy/run.ts";
 import { Limit } from "../../src/core/limit.ts";
 
 const SKEWED: Scenario = { ...SCENARIOS_5.find((s) => s.id === "skewed")!, endMs: 30_000 };
@@ -34,7 +35,7 @@ describe("a fleet on the simulator's driver", () => {
     fleet.setDemand(1, 100);
     fleet.runUntil(6_000);
     fleet.take(1);
-    fleet.pause(1, 8_000);
+    fleet.pause(1, 2_000); // until 8 s
     fleet.runUntil(7_999);
     const during = fleet.take(1);
     assert.equal(during.admitted + during.denied, 0, "a paused node decides nothing");

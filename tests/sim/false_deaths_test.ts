@@ -1,6 +1,6 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { falseDeaths } from "../../src/sim/figures_large.ts";
+import { falseDeaths } from "../../src/sim/figures/membership_large.ts";
 
 describe("a fleet of a hundred under 30% loss", () => {
   it("declares none of its living dead, or nearly none, in 30 s", () => {

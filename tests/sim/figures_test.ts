@@ -1,7 +1,7 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { figuresMarkdown, withFigures } from "../../src/sim/figures.ts";
+import { figuresMarkdown, withFigures } from "../../src/sim/figures/membership.ts";
 
 it("docs/membership.md shows the figures the simulator measures today", () => {
   const document = readFileSync("docs/membership.md", "utf8");

@@ -8,7 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { TOMBSTONE_MS } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
 import { GUARD_BOUNDS } from "../../src/core/options.ts";
 
 const SETTLE_MS = 10_000;
@@ -16,7 +16,7 @@ const SETTLE_MS = 10_000;
 function started(seed: number, size: number): RulesFleet {
   const fleet = new RulesFleet({ seed, size });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   return fleet;
 }
 
@@ -29,22 +29,22 @@ test("a block made on one node is enforced by every node, then lifted by its end
   const fleet = started(31, 5);
   assert.deepEqual(admits(fleet, "ip:203.0.113.7"), Array(5).fill(true));
   const blockMs = 30_000;
-  const atMs = fleet.driver.nowMs;
+  const atMs = fleet.nowMs;
   assert.equal(fleet.block(2, "ip:203.0.113.7", blockMs), true);
-  fleet.driver.runUntil(atMs + 1_000); // five protocol periods
+  fleet.runUntil(atMs + 1_000); // five protocol periods
   assert.deepEqual(admits(fleet, "ip:203.0.113.7"), Array(5).fill(false), "denied everywhere");
   for (let i = 0; i < 5; i++) {
     const wait = fleet.check(i, "ip:203.0.113.7").retryAfterMs;
     assert.ok(wait > blockMs - 2_000 && wait <= blockMs, `node ${i} waits ${wait} ms`);
   }
   // A newcomer learns the block, and blocks only for what is left of it.
-  fleet.driver.runUntil(atMs + 10_000);
-  const late = fleet.driver.add({ seeds: [0] });
-  fleet.driver.runUntil(atMs + 15_000);
+  fleet.runUntil(atMs + 10_000);
+  const late = fleet.add({ seeds: [0] });
+  fleet.runUntil(atMs + 15_000);
   const lateWait = fleet.check(late, "ip:203.0.113.7").retryAfterMs;
   // Its wall clock may differ from node 2's by the ms the simulator skews clocks.
   assert.ok(lateWait > 13_000 && lateWait <= 15_100, `the newcomer waits ${lateWait} ms`);
-  fleet.driver.runUntil(atMs + blockMs + 1_000);
+  fleet.runUntil(atMs + blockMs + 1_000);
   assert.deepEqual(admits(fleet, "ip:203.0.113.7"), Array(6).fill(true), "admitted once it ends");
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   for (let i = 0; i < 6; i++) {
@@ -55,9 +55,9 @@ test("a block made on one node is enforced by every node, then lifted by its end
 test("an ended block leaves nothing behind after the tombstone lifetime", () => {
   const fleet = started(34, 3);
   fleet.block(1, "k", 2_000);
-  fleet.driver.runUntil(fleet.driver.nowMs + 3_000);
+  fleet.runUntil(fleet.nowMs + 3_000);
   for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.removed, 1, `node ${i} holds it`);
-  fleet.driver.runUntil(fleet.driver.nowMs + TOMBSTONE_MS);
+  fleet.runUntil(fleet.nowMs + TOMBSTONE_MS);
   for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.removed, 0, `node ${i} residue`);
   assert.deepEqual(admits(fleet, "k"), [true, true, true]);
 });
@@ -65,21 +65,21 @@ test("an ended block leaves nothing behind after the tombstone lifetime", () => 
 test("a shorter block leaves a longer one; a reset lifts the block on every node", () => {
   const fleet = started(32, 4);
   fleet.block(0, "k", 60_000);
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.runUntil(fleet.nowMs + 1_000);
   fleet.block(3, "k", 5_000); // shorter: the minute stands
-  fleet.driver.runUntil(fleet.driver.nowMs + 10_000);
+  fleet.runUntil(fleet.nowMs + 10_000);
   assert.deepEqual(admits(fleet, "k"), Array(4).fill(false), "the longer block stands");
   fleet.reset(1, "k");
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.runUntil(fleet.nowMs + 1_000);
   assert.deepEqual(admits(fleet, "k"), Array(4).fill(true), "lifted everywhere");
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
 });
 
 test("a block on a fleet without fleet rules stays on its node", () => {
   const fleet = new RulesFleet({ seed: 33, size: 3, fleetRules: false });
-  fleet.driver.runUntil(10_000);
+  fleet.runUntil(10_000);
   fleet.block(0, "k", 60_000);
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   assert.deepEqual(admits(fleet, "k"), [false, true, true]);
 });
 

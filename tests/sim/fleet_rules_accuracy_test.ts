@@ -2,8 +2,8 @@
 // without fleet rules: a limit lowered on one node holds the whole fleet.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { run } from "../../src/sim/accuracy.ts";
-import { SCENARIOS_RULES } from "../../src/sim/accuracy_rules.ts";
+import { run } from "../../src/sim/accuracy/run.ts";
+import { SCENARIOS_RULES } from "../../src/sim/accuracy/rules.ts";
 
 for (const scenario of SCENARIOS_RULES) {
   test(`${scenario.label}: ${scenario.bound}`, () => {

@@ -8,13 +8,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Limit } from "../../src/core/limit.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
 
 /** Virtual ms from `count` key limits set at once on node 0 of a settled fleet of five until all agree. */
 function spreadMs(count: number): number | undefined {
   const fleet = new RulesFleet({ seed: 18, size: 5, maxKeyLimits: 10_000 });
   assert.notEqual(fleet.runUntilConverged(10_000), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   for (let i = 0; i < count; i++) fleet.setKeyLimit(0, "", `user:${i}`, Limit.perSecond(1 + i));
   const ms = fleet.runUntilConverged(60_000, 10);
   for (let i = 0; i < 5; i++) assert.equal(fleet.book(i).keyLimits().length, count, `node ${i}`);
@@ -38,7 +38,7 @@ test("once every digest agrees after a bulk change, no member pulls a table agai
   const nodes = 30, count = 2_000;
   const fleet = new RulesFleet({ seed: 17, size: nodes, maxKeyLimits: count, countPages: true });
   assert.notEqual(fleet.runUntilConverged(10_000), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   for (let i = 0; i < count; i++) fleet.setKeyLimit(0, "", `user:${i}`, Limit.perSecond(1 + i));
   assert.notEqual(fleet.runUntilConverged(60_000), undefined, "every member holds the change");
   const spread = fleet.pages();
@@ -48,7 +48,7 @@ test("once every digest agrees after a bulk change, no member pulls a table agai
     );
   const before = transfers();
   fleet.resetPages();
-  fleet.driver.runUntil(fleet.driver.nowMs + 30_000);
+  fleet.runUntil(fleet.nowMs + 30_000);
   const after = fleet.pages();
   assert.equal(fleet.converged(), true);
   assert.equal(

@@ -11,8 +11,8 @@ import { authConfig, Secret } from "../../src/core/auth.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { encode } from "../../src/proto/mod.ts";
 import { type RuleEntry, SectionWriter, TOMBSTONE_MS } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const SETTLE_MS = 10_000;
 
@@ -48,7 +48,7 @@ function entryBy(fleet: RulesFleet, index: number, key: string, aheadMs = 0): Ru
     key,
     value: Limit.perSecond(1),
     version: {
-      clock: (fleet.driver.nowMs + aheadMs) * 1_024 + 5,
+      clock: (fleet.nowMs + aheadMs) * 1_024 + 5,
       origin: { hi: id.hi, lo: id.lo },
     },
   };
@@ -57,7 +57,7 @@ function entryBy(fleet: RulesFleet, index: number, key: string, aheadMs = 0): Ru
 function started(seed: number, size: number, extra = {}): RulesFleet {
   const fleet = new RulesFleet({ seed, size, ...extra });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000); // every member knows every other
+  fleet.runUntil(fleet.nowMs + 5_000); // every member knows every other
   return fleet;
 }
 
@@ -115,12 +115,12 @@ test("a removal wins over an older set and loses to a newer one", () => {
   const fleet = started(5, 5);
   fleet.setKeyLimit(0, "", "k", Limit.perSecond(3));
   fleet.runUntilConverged(SETTLE_MS);
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.runUntil(fleet.nowMs + 1_000);
   fleet.setKeyLimit(2, "", "k", undefined);
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.deepEqual(everyNode(fleet, "k"), Array(5).fill(undefined));
   assert.ok(fleet.stats(4)!.rules.removed >= 1, "the removal is held as a tombstone");
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.runUntil(fleet.nowMs + 1_000);
   fleet.setKeyLimit(4, "", "k", Limit.perSecond(9));
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.deepEqual(everyNode(fleet, "k"), Array(5).fill("9/s"));
@@ -135,7 +135,7 @@ test("a removal wins over an older set and loses to a newer one", () => {
 test("reordered and replayed changes leave the newest in place and apply once", () => {
   const fleet = started(7, 3);
   const origin = { hi: addressOf(1).id.hi, lo: addressOf(1).id.lo };
-  const at = fleet.driver.nowMs * 1_024;
+  const at = fleet.nowMs * 1_024;
   const older: RuleEntry = {
     kind: "keyLimit",
     className: "",
@@ -149,10 +149,10 @@ test("reordered and replayed changes leave the newest in place and apply once", 
     version: { clock: at + 2, origin },
   };
   const before = fleet.stats(0)!.rules.applied;
-  fleet.driver.inject(0, addressOf(1), changeDatagram(1, [newer]));
-  fleet.driver.inject(0, addressOf(1), changeDatagram(1, [older]));
-  fleet.driver.inject(0, addressOf(1), changeDatagram(1, [newer, newer]));
-  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  fleet.inject(0, addressOf(1), changeDatagram(1, [newer]));
+  fleet.inject(0, addressOf(1), changeDatagram(1, [older]));
+  fleet.inject(0, addressOf(1), changeDatagram(1, [newer, newer]));
+  fleet.runUntil(fleet.nowMs + 1);
   assert.equal(keyLimitOf(fleet, 0, "k"), "2/s");
   assert.equal(fleet.stats(0)!.rules.applied - before, 1, "applied once");
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
@@ -167,28 +167,28 @@ test("under Required a forged change is refused and counted", () => {
   const signedWrong = new Uint8Array(bytes.length + 16);
   signedWrong.set(bytes);
   signedWrong[1] |= 1; // flagged signed, with a tag of zeros
-  fleet.driver.inject(0, addressOf(1), bytes);
-  fleet.driver.inject(0, addressOf(1), signedWrong);
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.inject(0, addressOf(1), bytes);
+  fleet.inject(0, addressOf(1), signedWrong);
+  fleet.runUntil(fleet.nowMs + 1_000);
   assert.deepEqual(everyNode(fleet, "victim"), [undefined, undefined, undefined]);
-  assert.deepEqual(fleet.refused(0), { unsigned: 1, badTag: 1 });
+  assert.deepEqual(fleet.rejected(0), { unsigned: 1, badTag: 1 });
 });
 
 test("under Off anyone who reaches the port changes rules; malformed sections and a gone member's are counted", () => {
   const open = started(9, 3);
   // What the README says plainly: unsigned, a newcomer's word is taken.
-  open.driver.inject(0, addressOf(40), changeDatagram(40, [entryBy(open, 40, "taken")]));
-  open.driver.runUntil(open.driver.nowMs + 1);
+  open.inject(0, addressOf(40), changeDatagram(40, [entryBy(open, 40, "taken")]));
+  open.runUntil(open.nowMs + 1);
   assert.equal(keyLimitOf(open, 0, "taken"), "1/s");
   // A datagram of a member that has left, replayed: no live member's, dropped.
-  open.driver.leave(2);
-  open.driver.runUntil(open.driver.nowMs + 1_000);
+  open.leave(2);
+  open.runUntil(open.nowMs + 1_000);
   const strangers = open.stats(0)!.rules.strangers;
-  open.driver.inject(0, addressOf(2), changeDatagram(2, [entryBy(open, 2, "disowned")]));
+  open.inject(0, addressOf(2), changeDatagram(2, [entryBy(open, 2, "disowned")]));
   const malformed = open.stats(0)!.rules.malformed;
   const broken = changeDatagram(1, [entryBy(open, 1, "broken")], 1, 3); // its entry cut short
-  open.driver.inject(0, addressOf(1), broken);
-  open.driver.runUntil(open.driver.nowMs + 1);
+  open.inject(0, addressOf(1), broken);
+  open.runUntil(open.nowMs + 1);
   assert.equal(keyLimitOf(open, 0, "disowned"), undefined);
   assert.equal(keyLimitOf(open, 0, "broken"), undefined);
   assert.equal(open.stats(0)!.rules.strangers, strangers + 1, "a gone member's section is counted");
@@ -198,8 +198,8 @@ test("under Off anyone who reaches the port changes rules; malformed sections an
 test("a change stamped far ahead of the receiver's clock is refused: no datagram pins a rule", () => {
   const fleet = started(10, 3);
   const pinned = entryBy(fleet, 1, "k", 3_600_000);
-  fleet.driver.inject(0, addressOf(1), changeDatagram(1, [pinned]));
-  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  fleet.inject(0, addressOf(1), changeDatagram(1, [pinned]));
+  fleet.runUntil(fleet.nowMs + 1);
   assert.equal(keyLimitOf(fleet, 0, "k"), undefined);
   assert.equal(fleet.stats(0)!.rules.refused, 1);
 });
@@ -211,10 +211,10 @@ test("tombstones expire after their lifetime, and a replayed old set does not br
   const oldSet = entryBy(fleet, 0, "k", -1);
   fleet.setKeyLimit(1, "", "k", undefined);
   fleet.runUntilConverged(SETTLE_MS);
-  fleet.driver.runUntil(fleet.driver.nowMs + TOMBSTONE_MS + 1_000);
+  fleet.runUntil(fleet.nowMs + TOMBSTONE_MS + 1_000);
   for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.removed, 0, `node ${i}`);
-  fleet.driver.inject(2, addressOf(0), changeDatagram(0, [oldSet]));
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.inject(2, addressOf(0), changeDatagram(0, [oldSet]));
+  fleet.runUntil(fleet.nowMs + 1_000);
   assert.equal(keyLimitOf(fleet, 2, "k"), undefined);
   assert.ok(fleet.stats(2)!.rules.refused >= 1);
 });
@@ -224,10 +224,10 @@ test("a newcomer learns the whole table before it leaves its hold", () => {
   const fleet = started(12, 5, { faults: { latencyMs: 50 } });
   for (let i = 0; i < 2_000; i++) fleet.setKeyLimit(i % 5, "", `user:${i}`, Limit.perSecond(1 + i));
   assert.notEqual(fleet.runUntilConverged(60_000), undefined, "the fleet agrees");
-  const late = fleet.driver.add({ seeds: [0] });
+  const late = fleet.add({ seeds: [0] });
   let sawHeld = false;
   for (let t = 0; t < 20_000; t += 10) {
-    fleet.driver.runUntil(fleet.driver.nowMs + 10);
+    fleet.runUntil(fleet.nowMs + 10);
     const s = fleet.stats(late)!;
     if (s.held) {
       sawHeld = true;
@@ -246,13 +246,13 @@ test("a newcomer learns the whole table before it leaves its hold", () => {
 
 test("a partition during a change heals to one value", () => {
   const fleet = started(13, 6);
-  fleet.driver.topology.partition([[0, 1, 2], [3, 4, 5]]);
+  fleet.topology.partition([[0, 1, 2], [3, 4, 5]]);
   fleet.setKeyLimit(1, "", "k", Limit.perSecond(11));
-  fleet.driver.runUntil(fleet.driver.nowMs + 200);
+  fleet.runUntil(fleet.nowMs + 200);
   fleet.setKeyLimit(4, "", "k", Limit.perSecond(44));
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   assert.deepEqual(everyNode(fleet, "k"), ["11/s", "11/s", "11/s", "44/s", "44/s", "44/s"]);
-  fleet.driver.topology.heal();
+  fleet.topology.heal();
   assert.notEqual(fleet.runUntilConverged(30_000), undefined);
   assert.deepEqual(everyNode(fleet, "k"), Array(6).fill("44/s"), "the later change wins");
 });
@@ -260,10 +260,10 @@ test("a partition during a change heals to one value", () => {
 test("a quiet fleet sends no more datagrams with fleet rules than without", () => {
   const counts = [false, true].map((fleetRules) => {
     const fleet = started(14, 5, { fleetRules });
-    fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
-    fleet.driver.resetTraffic();
-    fleet.driver.runUntil(fleet.driver.nowMs + 20_000);
-    return fleet.traffic().datagrams;
+    fleet.runUntil(fleet.nowMs + 5_000);
+    fleet.resetTraffic();
+    fleet.runUntil(fleet.nowMs + 20_000);
+    return fleet.totalTraffic().datagrams;
   });
   assert.ok(counts[1] <= counts[0] * 1.02, `without ${counts[0]}, with ${counts[1]}`);
 });
@@ -271,7 +271,7 @@ test("a quiet fleet sends no more datagrams with fleet rules than without", () =
 test("a rollout: members that share rules among others that do not are not held, and agree", () => {
   // Nodes 0 and 1 run without fleet rules (an earlier release); 2 to 4 with.
   const fleet = new RulesFleet({ seed: 15, size: 5, fleetRules: (i: number) => i >= 2 });
-  fleet.driver.runUntil(10_000);
+  fleet.runUntil(10_000);
   for (let i = 2; i < 5; i++) {
     assert.equal(fleet.stats(i)!.rules.learning, false, `node ${i} learning`);
     assert.equal(fleet.stats(i)!.held, false, `node ${i} held`);
@@ -280,7 +280,7 @@ test("a rollout: members that share rules among others that do not are not held,
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.deepEqual(everyNode(fleet, "k"), [undefined, undefined, "2/s", "2/s", "2/s"]);
   // A newcomer that joins through a member without fleet rules still learns from one with.
-  const late = fleet.driver.add({ seeds: [0] });
+  const late = fleet.add({ seeds: [0] });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.equal(keyLimitOf(fleet, late, "k"), "2/s");
 });
@@ -288,7 +288,7 @@ test("a rollout: members that share rules among others that do not are not held,
 test("at fifty nodes every member hears the rules and learns them by transfer", () => {
   // Fifty members' relayed demand reports fill a probe: the rules must still ride along.
   const fleet = new RulesFleet({ seed: 17, size: 50 });
-  fleet.driver.runUntil(3_000);
+  fleet.runUntil(3_000);
   const all = Array.from({ length: 50 }, (_, i) => i);
   assert.deepEqual(all.filter((i) => fleet.stats(i)!.rules.learning), []);
   // A fresh fleet has only learners: the lowest ID each hears goes first,

@@ -1,7 +1,7 @@
 import { it } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { EventHeap } from "../../src/sim/heap.ts";
+import { EventHeap } from "../../src/sim/driver/heap.ts";
 
 it("EventHeap pops by time, and in insertion order among equal times", () => {
   fc.assert(fc.property(fc.array(fc.nat({ max: 20 }), { maxLength: 200 }), (times) => {

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { skewed } from "../../src/sim/accuracy.ts";
+import { skewed } from "../../src/sim/accuracy/run.ts";
 
 // A fleet of 100 whose limit is 100 a second: a request a second an
 // instance at the fair share, the rates each instance of a fleet of 1000

@@ -3,12 +3,12 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Address, encode, type Message } from "../../src/core/membership/mod.ts";
-import { Cluster } from "../../src/sim/cluster.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { Cluster } from "../../src/sim/faces/cluster.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 import { Limit } from "../../src/core/limit.ts";
 import { authConfig, GossipAuth, Secret } from "../../src/core/auth.ts";
-import { waitFor } from "../../src/sim/report.ts";
-import { detect } from "../../src/sim/scenarios.ts";
+import { waitFor } from "../../src/sim/scenarios/report.ts";
+import { detect } from "../../src/sim/scenarios/named.ts";
 
 const VICTIM = Address.parse("192.0.2.7:7946");
 const ATTACKER = Address.parse("198.51.100.9:7946");

@@ -2,9 +2,9 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Prng } from "../../src/core/prng.ts";
 import { Limit } from "../../src/core/limit.ts";
-import { deliveryDelays, symmetricRegions, Topology } from "../../src/sim/network.ts";
-import { REGION_DELAYS_MS, threeRegions } from "../../src/sim/accuracy_regions.ts";
-import { Fleet } from "../../src/sim/fleet.ts";
+import { deliveryDelays, symmetricRegions, Topology } from "../../src/sim/driver/network.ts";
+import { REGION_DELAYS_MS, threeRegions } from "../../src/sim/accuracy/regions.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
 
 const LIMIT = Limit.perSecond(1_000).burst(50);
 

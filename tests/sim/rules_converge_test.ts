@@ -19,16 +19,16 @@ import {
   RulesSync,
   SectionWriter,
 } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
 import { bookParts, changesBetween } from "../../src/runtime/guard_rules.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const SETTLE_MS = 10_000;
 
 function started(seed: number, size: number): RulesFleet {
   const fleet = new RulesFleet({ seed, size });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000); // every member knows every other
+  fleet.runUntil(fleet.nowMs + 5_000); // every member knows every other
   return fleet;
 }
 
@@ -76,7 +76,7 @@ test("an entry that does not fit its kind is skipped and counted, and its neighb
   const fleet = started(32, 3);
   const id = addressOf(1).id;
   const version = (n: number) => ({
-    clock: fleet.driver.nowMs * 1_024 + n,
+    clock: fleet.nowMs * 1_024 + n,
     origin: { hi: id.hi, lo: id.lo },
   });
   const entries: RuleEntry[] = [
@@ -97,8 +97,8 @@ test("an entry that does not fit its kind is skipped and counted, and its neighb
       version: version(3),
     },
   ];
-  fleet.driver.inject(0, addressOf(1), datagramOf(1, entries));
-  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  fleet.inject(0, addressOf(1), datagramOf(1, entries));
+  fleet.runUntil(fleet.nowMs + 1);
   const keys = fleet.book(0).keyLimits().map(([, k, l]) => `${k}=${l}`).sort();
   assert.deepEqual(keys, ["after=4/s", "before=2/s"]);
   const stats = fleet.stats(0)!;
@@ -207,7 +207,7 @@ test("removing a class removes its key limits, with one rule, on every member", 
   fleet.change(0, { kind: "keyLimit", className: "pro", key: "t:1", value: Limit.perSecond(9) });
   fleet.change(0, { kind: "keyLimit", className: "", key: "t:2", value: Limit.perSecond(8) });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  const old = fleet.driver.node(0)!.stats(fleet.driver.localMs(0));
+  const old = fleet.stats(0)!;
   assert.equal(old.rules.live, 3);
   fleet.change(1, { kind: "class", className: "pro", key: "", value: undefined });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet agrees");
@@ -221,7 +221,7 @@ test("removing a class removes its key limits, with one rule, on every member", 
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   for (let i = 0; i < 3; i++) assert.equal(fleet.book(i).keyLimits().length, 1, `node ${i}`);
   // A newcomer learns the same.
-  fleet.driver.add();
+  fleet.add();
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   assert.deepEqual(fleet.book(3).keyLimits().map(([c, k]) => `${c}/${k}`), ["/t:2"]);
 });
@@ -236,12 +236,12 @@ test("a key limit set before its class's removal and heard after it stays remove
     className: "pro",
     key: "late",
     value: Limit.perSecond(3),
-    version: { clock: (fleet.driver.nowMs - 1) * 1_024, origin: { hi: id.hi, lo: id.lo } },
+    version: { clock: (fleet.nowMs - 1) * 1_024, origin: { hi: id.hi, lo: id.lo } },
   };
   fleet.change(0, { kind: "class", className: "pro", key: "", value: undefined });
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
-  fleet.driver.inject(2, addressOf(1), datagramOf(1, [early]));
-  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  fleet.runUntil(fleet.nowMs + 1_000);
+  fleet.inject(2, addressOf(1), datagramOf(1, [early]));
+  fleet.runUntil(fleet.nowMs + 1);
   assert.deepEqual(fleet.book(2).keyLimits(), []);
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
 });
@@ -255,7 +255,7 @@ test("a key limit newer than its class's removal, heard before it, stays in the 
     clock: ms * 1_024 + n,
     origin: { hi: id.hi, lo: id.lo },
   });
-  const nowMs = fleet.driver.nowMs;
+  const nowMs = fleet.nowMs;
   const removal: RuleEntry = {
     kind: "class",
     className: "pro",
@@ -271,9 +271,9 @@ test("a key limit newer than its class's removal, heard before it, stays in the 
     version: at(nowMs, 2),
   };
   // Member 2 hears them out of order, the others in order: all hold the key limit.
-  fleet.driver.inject(2, addressOf(1), datagramOf(1, [newer, removal]));
-  fleet.driver.inject(0, addressOf(1), datagramOf(1, [removal, newer]));
-  fleet.driver.runUntil(fleet.driver.nowMs + 1);
+  fleet.inject(2, addressOf(1), datagramOf(1, [newer, removal]));
+  fleet.inject(0, addressOf(1), datagramOf(1, [removal, newer]));
+  fleet.runUntil(fleet.nowMs + 1);
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
   for (let i = 0; i < 3; i++) {
     assert.deepEqual(
@@ -313,19 +313,19 @@ test("members that learn from each other at once keep learning, and take rules o
   const fleet = started(36, 2);
   fleet.change(1, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  fleet.runUntil(fleet.nowMs + 61 * 60_000);
   // A deploy with surge: member 0 restarts while a new member joins through
   // it, and for a while the two hear only each other.
-  fleet.driver.crash(0);
-  fleet.driver.topology.partition([[0, 2], [1]]);
-  fleet.driver.restart(0);
-  fleet.driver.add({ seeds: [0] });
+  fleet.crash(0);
+  fleet.topology.partition([[0, 2], [1]]);
+  fleet.restart(0);
+  fleet.add({ seeds: [0] });
   // Long enough to pull each other's (empty) table, not for a learner to go first.
-  fleet.driver.runUntil(fleet.driver.nowMs + 800);
+  fleet.runUntil(fleet.nowMs + 800);
   assert.equal(fleet.stats(0)!.rules.learning, true, "member 0 learned nothing from a learner");
   assert.equal(fleet.stats(2)!.rules.learning, true, "nor member 2");
-  fleet.driver.runUntil(fleet.driver.nowMs + 2_200);
-  fleet.driver.topology.heal();
+  fleet.runUntil(fleet.nowMs + 2_200);
+  fleet.topology.heal();
   assert.notEqual(fleet.runUntilConverged(60_000), undefined, "the fleet agrees");
   assert.deepEqual(everyHasPro(fleet), [true, true, true]);
   for (let i = 0; i < 3; i++) assert.equal(fleet.stats(i)!.rules.refused, 0, `member ${i}`);
@@ -335,20 +335,20 @@ test("a member that stopped learning with an empty table still takes the fleet's
   const fleet = started(37, 2);
   fleet.change(1, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  fleet.runUntil(fleet.nowMs + 61 * 60_000);
   // Cut off long enough to stop learning alone, then back.
-  fleet.driver.crash(0);
-  fleet.driver.topology.partition([[0, 2], [1]]);
-  fleet.driver.restart(0);
-  fleet.driver.add({ seeds: [0] });
-  fleet.driver.runUntil(fleet.driver.nowMs + 60_000);
+  fleet.crash(0);
+  fleet.topology.partition([[0, 2], [1]]);
+  fleet.restart(0);
+  fleet.add({ seeds: [0] });
+  fleet.runUntil(fleet.nowMs + 60_000);
   const learning = [0, 2].map((i) => fleet.stats(i)!.rules.learning);
   assert.deepEqual(
     learning,
     [false, false],
     "with none that knows, one goes first, then the other",
   );
-  fleet.driver.topology.heal();
+  fleet.topology.heal();
   assert.notEqual(fleet.runUntilConverged(120_000), undefined, "the fleet agrees");
   assert.deepEqual(everyHasPro(fleet), [true, true, true]);
 });
@@ -364,33 +364,33 @@ test("a member out of step for longer than the bound says so, with the digests, 
     className: "",
     key: "old",
     value: Limit.perSecond(2),
-    version: { clock: fleet.driver.nowMs * 1_024, origin: { hi: id.hi, lo: id.lo } },
+    version: { clock: fleet.nowMs * 1_024, origin: { hi: id.hi, lo: id.lo } },
   };
-  fleet.driver.runUntil(fleet.driver.nowMs + 1_000);
+  fleet.runUntil(fleet.nowMs + 1_000);
   fleet.change(0, { kind: "keyLimit", className: "", key: "gone", value: undefined });
-  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  fleet.runUntil(fleet.nowMs + 61 * 60_000);
   // Member 1 starts afresh, and a member cut off for over an hour hands it the old rule.
-  fleet.driver.crash(1);
-  fleet.driver.restart(1);
+  fleet.crash(1);
+  fleet.restart(1);
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  fleet.driver.inject(1, addressOf(2), datagramOf(2, [old]));
-  fleet.driver.runUntil(fleet.driver.nowMs + 30_000);
+  fleet.inject(1, addressOf(2), datagramOf(2, [old]));
+  fleet.runUntil(fleet.nowMs + 30_000);
   const s = fleet.stats(1)!;
   assert.equal(s.rules.outOfStep, false, "half a minute of disagreement is a change spreading");
   assert.ok(s.rules.apartMs > 0);
-  fleet.driver.runUntil(fleet.driver.nowMs + 40_000);
+  fleet.runUntil(fleet.nowMs + 40_000);
   for (const i of [0, 1, 2]) {
     const t = fleet.stats(i)!;
     assert.equal(t.rules.outOfStep, true, `member ${i} says it is out of step`);
     assert.match(t.rules.outOfStepReason, new RegExp(`rules digest ${t.rules.digest} .* differed`));
   }
   const transfers = fleet.stats(1)!.rules.transfers;
-  fleet.driver.runUntil(fleet.driver.nowMs + 60_000);
+  fleet.runUntil(fleet.nowMs + 60_000);
   assert.ok(fleet.stats(1)!.rules.transfers > transfers, "it keeps pulling");
   // Reissuing the removal ends it.
   fleet.change(0, { kind: "keyLimit", className: "", key: "old", value: undefined });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  fleet.driver.runUntil(fleet.driver.nowMs + 2_000);
+  fleet.runUntil(fleet.nowMs + 2_000);
   for (const i of [0, 1, 2]) {
     assert.equal(fleet.stats(i)!.rules.outOfStep, false, `member ${i} is in step again`);
     assert.equal(fleet.stats(i)!.rules.outOfStepReason, "");
@@ -403,13 +403,13 @@ test("five members restarting and joining at once all learn the rules set long b
   fleet.change(1, { kind: "shadow", className: "", key: "", value: Limit.perSecond(50) });
   fleet.change(2, { kind: "keyLimit", className: "pro", key: "t:1", value: Limit.perSecond(9) });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  fleet.driver.runUntil(fleet.driver.nowMs + 61 * 60_000);
+  fleet.runUntil(fleet.nowMs + 61 * 60_000);
   // A deploy with surge: three members restart and two join, all at once,
   // the newcomers through members that are restarting; member 3 stays.
-  for (const i of [0, 1, 2]) fleet.driver.crash(i);
-  for (const i of [0, 1, 2]) fleet.driver.restart(i);
-  fleet.driver.add({ seeds: [0] });
-  fleet.driver.add({ seeds: [1] });
+  for (const i of [0, 1, 2]) fleet.crash(i);
+  for (const i of [0, 1, 2]) fleet.restart(i);
+  fleet.add({ seeds: [0] });
+  fleet.add({ seeds: [1] });
   assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
   for (let i = 0; i < 6; i++) {
     assert.equal(bookOf(fleet, i), bookOf(fleet, 3), `member ${i}'s book`);
@@ -422,8 +422,8 @@ test("a whole fleet of five restarting at once comes back in step, none held lea
   const fleet = started(40, 5);
   fleet.change(0, { kind: "class", className: "pro", key: "", value: Limit.perMinute(600) });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined);
-  for (let i = 0; i < 5; i++) fleet.driver.crash(i);
-  for (let i = 0; i < 5; i++) fleet.driver.restart(i);
+  for (let i = 0; i < 5; i++) fleet.crash(i);
+  for (let i = 0; i < 5; i++) fleet.restart(i);
   // Nobody knows the fleet's changes now: each is back to its start-up rules, and they agree.
   assert.notEqual(fleet.runUntilConverged(30_000), undefined, "the fleet agrees");
   for (let i = 0; i < 5; i++) assert.equal(fleet.stats(i)!.rules.learning, false);

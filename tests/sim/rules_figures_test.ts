@@ -1,7 +1,7 @@
 // Writing one row of docs/fleet-rules.md's figures keeps the others.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { figuresTable, mergeFigures, type RulesFigure } from "../../src/sim/rules_figures.ts";
+import { figuresTable, mergeFigures, type RulesFigure } from "../../src/sim/figures/rules.ts";
 
 function row(nodes: number, keyLimits: number, spreadMs: number): RulesFigure {
   const heapBytes = 130;

@@ -11,8 +11,8 @@ import { Limit } from "../../src/core/limit.ts";
 import { RateguardError } from "../../src/core/errors.ts";
 import { encode } from "../../src/proto/mod.ts";
 import { type RuleEntry, SectionWriter } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const SETTLE_MS = 10_000;
 const FORGER = 40;
@@ -31,7 +31,7 @@ function forged(fleet: RulesFleet, as: number, keys: string[], origin = FORGER):
       className: "",
       key,
       value: Limit.perSecond(1),
-      version: { clock: fleet.driver.nowMs * 1_024 + 5, origin: { hi: id.hi, lo: id.lo } },
+      version: { clock: fleet.nowMs * 1_024 + 5, origin: { hi: id.hi, lo: id.lo } },
     };
     assert.ok(writer.change(entry));
   }
@@ -52,9 +52,9 @@ function fillTables(fleet: RulesFleet, origin = FORGER): void {
     const keys = Array.from({ length: 10 }, () => `forged:${next++}`);
     for (let i = 0; i < 3; i++) {
       const as = i === 0 ? 1 : 0;
-      fleet.driver.inject(i, addressOf(as), forged(fleet, as, keys, origin));
+      fleet.inject(i, addressOf(as), forged(fleet, as, keys, origin));
     }
-    fleet.driver.runUntil(fleet.driver.nowMs + 10);
+    fleet.runUntil(fleet.nowMs + 10);
   }
   assert.fail("the tables never filled");
 }
@@ -62,9 +62,9 @@ function fillTables(fleet: RulesFleet, origin = FORGER): void {
 function filled(seed: number, origin = FORGER): RulesFleet {
   const fleet = new RulesFleet({ seed, size: 3, maxKeyLimits: 100 });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   fleet.change(0, { kind: "keyLimit", className: "", key: "held", value: Limit.perSecond(9) });
-  fleet.driver.runUntil(fleet.driver.nowMs + 2_000);
+  fleet.runUntil(fleet.nowMs + 2_000);
   fillTables(fleet, origin);
   return fleet;
 }
@@ -94,7 +94,7 @@ test("on a table a forger filled the operator's change still reaches every membe
   // A class, not a key limit: the forged key limits filled each book's own
   // bound (maxKeyLimits) too, which refuses a new one loudly (TooManyKeyLimits).
   fleet.change(0, { kind: "class", className: "vip", key: "", value: Limit.perSecond(50) });
-  fleet.driver.runUntil(fleet.driver.nowMs + SETTLE_MS);
+  fleet.runUntil(fleet.nowMs + SETTLE_MS);
   for (let i = 0; i < 3; i++) {
     assert.equal(String(fleet.book(i).defaultLimit()), "500/s", `member ${i} took the change`);
     const vip = fleet.book(i).classes().find(([c]) => c === "vip");
@@ -116,7 +116,7 @@ test("a table filled in a member's name refuses the operator's change with Rules
       }),
     (e: unknown) => e instanceof RateguardError && e.code === "RulesFull" && /full/.test(e.message),
   );
-  fleet.driver.runUntil(fleet.driver.nowMs + SETTLE_MS);
+  fleet.runUntil(fleet.nowMs + SETTLE_MS);
   for (let i = 0; i < 3; i++) {
     assert.equal(String(fleet.book(i).defaultLimit()), "1000/s", `member ${i} made nothing`);
   }
@@ -125,7 +125,7 @@ test("a table filled in a member's name refuses the operator's change with Rules
 test("on a full table a change to a rule held still reaches every member", () => {
   const fleet = filled(38);
   fleet.change(0, { kind: "keyLimit", className: "", key: "held", value: Limit.perSecond(3) });
-  fleet.driver.runUntil(fleet.driver.nowMs + SETTLE_MS);
+  fleet.runUntil(fleet.nowMs + SETTLE_MS);
   for (let i = 0; i < 3; i++) {
     const held = fleet.book(i).keyLimits().find(([c, k]) => c === "" && k === "held");
     assert.equal(String(held?.[2]), "3/s", `member ${i} took the change`);
@@ -135,7 +135,7 @@ test("on a full table a change to a rule held still reaches every member", () =>
 test("blocks that fill the table are refused loudly, and once they end there is room again", () => {
   const fleet = new RulesFleet({ seed: 39, size: 3, maxKeyLimits: 100 });
   assert.notEqual(fleet.runUntilConverged(SETTLE_MS), undefined, "the fleet formed");
-  fleet.driver.runUntil(fleet.driver.nowMs + 5_000);
+  fleet.runUntil(fleet.nowMs + 5_000);
   // Blocks on two members, more than the peers' room of the table (the
   // enforcers hold their own 1,024 at most): the fleet's blocks, not one member's.
   let refused: unknown;
@@ -145,7 +145,7 @@ test("blocks that fill the table are refused loudly, and once they end there is 
     } catch (e) {
       refused = e;
     }
-    if (n % 20 === 19) fleet.driver.runUntil(fleet.driver.nowMs + 50);
+    if (n % 20 === 19) fleet.runUntil(fleet.nowMs + 50);
   }
   assert.ok(refused instanceof RateguardError && refused.code === "RulesFull", "a block refused");
   const s = fleet.stats(0)!;
@@ -162,9 +162,9 @@ test("blocks that fill the table are refused loudly, and once they end there is 
     (e: unknown) => e instanceof RateguardError && e.code === "RulesFull",
   );
   // The blocks end and are removals: the oldest of them make room.
-  fleet.driver.runUntil(fleet.driver.nowMs + 61_000);
+  fleet.runUntil(fleet.nowMs + 61_000);
   fleet.change(0, { kind: "defaultLimit", className: "", key: "", value: Limit.perSecond(500) });
-  fleet.driver.runUntil(fleet.driver.nowMs + SETTLE_MS);
+  fleet.runUntil(fleet.nowMs + SETTLE_MS);
   for (let i = 0; i < 3; i++) {
     assert.equal(String(fleet.book(i).defaultLimit()), "500/s", `member ${i} took the change`);
   }

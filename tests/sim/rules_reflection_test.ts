@@ -10,8 +10,8 @@ import assert from "node:assert/strict";
 import { Limit } from "../../src/core/limit.ts";
 import { encode } from "../../src/proto/mod.ts";
 import { RULES_DATAGRAM_BYTES, SectionWriter } from "../../src/core/rules_sync/mod.ts";
-import { RulesFleet } from "../../src/sim/rules_fleet.ts";
-import { addressOf } from "../../src/sim/names.ts";
+import { RulesFleet } from "../../src/sim/faces/rules_fleet.ts";
+import { addressOf } from "../../src/sim/driver/names.ts";
 
 const RULES = 2_000;
 const REQUESTS = 40;
@@ -22,7 +22,7 @@ function settled(): RulesFleet {
   fleet.runUntilConverged(10_000);
   for (let i = 0; i < RULES; i++) fleet.setKeyLimit(0, "", `user:${i}`, Limit.perSecond(1 + i));
   assert.notEqual(fleet.runUntilConverged(60_000), undefined, "the fleet agrees");
-  fleet.driver.runUntil(fleet.driver.nowMs + 2_000);
+  fleet.runUntil(fleet.nowMs + 2_000);
   return fleet;
 }
 
@@ -51,14 +51,14 @@ function forgedPull(victim: number, from: number, padded = false): Uint8Array {
 function reflected(forged: Uint8Array[], windowMs: number): { sent: number; reflected: number } {
   const victim = addressOf(1);
   const [attacked, control] = [settled(), settled()];
-  for (const fleet of [attacked, control]) fleet.driver.resetTraffic();
-  const atMs = attacked.driver.nowMs;
-  for (const bytes of forged) attacked.driver.inject(0, victim, bytes);
-  for (const fleet of [attacked, control]) fleet.driver.runUntil(atMs + windowMs);
+  for (const fleet of [attacked, control]) fleet.resetTraffic();
+  const atMs = attacked.nowMs;
+  for (const bytes of forged) attacked.inject(0, victim, bytes);
+  for (const fleet of [attacked, control]) fleet.runUntil(atMs + windowMs);
   const sent = forged.reduce((sum, b) => sum + b.length, 0);
   return {
     sent,
-    reflected: attacked.driver.trafficTo(victim).bytes - control.driver.trafficTo(victim).bytes,
+    reflected: attacked.trafficTo(victim).bytes - control.trafficTo(victim).bytes,
   };
 }
 
@@ -84,11 +84,11 @@ for (const padded of [false, true]) {
 
 test("a real transfer still takes four pages a round trip once it holds its ticket", () => {
   const fleet = settled();
-  fleet.driver.resetTraffic();
-  const late = fleet.driver.add({ seeds: [0] });
+  fleet.resetTraffic();
+  const late = fleet.add({ seeds: [0] });
   assert.notEqual(fleet.runUntilConverged(10_000), undefined, "the newcomer learned the table");
   assert.equal(fleet.book(late).keyLimits().length, RULES);
-  const asked = fleet.driver.traffic(late).datagrams;
+  const asked = fleet.traffic(late).datagrams;
   // About 45 bytes a rule, four pages of 1,200 bytes a request: some 20 requests, not 80.
   const pages = Math.ceil((RULES * 45) / 1_200);
   assert.ok(fleet.stats(late)!.rules.transfers >= 1);

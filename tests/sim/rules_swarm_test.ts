@@ -10,7 +10,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import process from "node:process";
-import { runRulesSwarm, swarmReplayCommand } from "../../src/sim/rules_swarm.ts";
+import { runRulesSwarm, swarmReplayCommand } from "../../src/sim/scenarios/rules_swarm.ts";
 
 const FROM = Number(process.env.RULES_SWARM_FROM ?? 1);
 const SEEDS = Number(process.env.RULES_SWARM_SEEDS ?? 3);

@@ -1,8 +1,8 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { Cluster, replayCommand, SCENARIOS, summarize as summary } from "../../src/sim/mod.ts";
-import { chaos } from "../../src/sim/chaos.ts";
-import { Report } from "../../src/sim/report.ts";
+import { chaos } from "../../src/sim/scenarios/chaos.ts";
+import { Report } from "../../src/sim/scenarios/report.ts";
 
 describe("named scenarios", () => {
   for (const scenario of SCENARIOS) {

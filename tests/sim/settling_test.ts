@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet, KEY } from "../../src/sim/fleet.ts";
-import { LIMIT, R, skewed } from "../../src/sim/accuracy.ts";
+import { Fleet, KEY } from "../../src/sim/faces/fleet.ts";
+import { LIMIT, R, skewed } from "../../src/sim/accuracy/run.ts";
 import { sharedBurstOf } from "../../src/core/rule.ts";
 import { secondsAdmitted } from "../support/seconds.ts";
 

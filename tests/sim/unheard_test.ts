@@ -1,7 +1,7 @@
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
-import { Fleet } from "../../src/sim/fleet.ts";
-import { LIMIT, skewed } from "../../src/sim/accuracy.ts";
+import { Fleet } from "../../src/sim/faces/fleet.ts";
+import { LIMIT, skewed } from "../../src/sim/accuracy/run.ts";
 import { secondsAdmitted } from "../support/seconds.ts";
 
 describe("peers whose demand is not yet heard", () => {

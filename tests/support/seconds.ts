@@ -1,5 +1,5 @@
-import type { Fleet } from "../../src/sim/fleet.ts";
-import { R } from "../../src/sim/accuracy.ts";
+import type { Fleet } from "../../src/sim/faces/fleet.ts";
+import { R } from "../../src/sim/accuracy/run.ts";
 
 /**
  * Runs `fleet` from `fromMs` to `toMs` and returns what its nodes admitted

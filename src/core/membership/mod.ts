@@ -20,7 +20,8 @@
 
 export * from "../../proto/mod.ts";
 export { Prng } from "../prng.ts";
-export { type MembershipStats, Node, type Transmit } from "./node.ts";
+export { Node, type Transmit } from "./node.ts";
+export type { MembershipStats } from "./stats.ts";
 export { MAX_MEMBERS_LIMIT, type MembershipOptions } from "./config.ts";
 export { type ParsedSeed, parseSeed, type ResolveRequest, type UnresolvedSeed } from "./seeds.ts";
 export type { MemberChange, MemberInfo, MembershipExtension } from "./extension.ts";

@@ -110,6 +110,22 @@ export class Outbox {
     this.transmit(to, page);
   }
 
+  /**
+   * A lean ping to `address`, whose member this node holds dead, past the
+   * gate's credit: the bare ping and this node's record of the member, at
+   * the pace and to the addresses `reconnect.ts` allows (about one a period
+   * in a whole fleet, to addresses proven before their member died). A
+   * challenge, so that its ack proves the address again.
+   */
+  reconnect(nowMs: number, address: Address, seq: number): void {
+    const bytes = this.#parts.composer.compose(nowMs, address, { type: "ping", seq }, {
+      lean: true,
+    });
+    if (!bytes) return;
+    this.#parts.gate.challenge(seq, address.toString(), nowMs);
+    this.#queue.push({ to: address, bytes });
+  }
+
   /** Queues `bytes` for `to`, unless `to` is neither open nor has credit for them. */
   transmit(to: Address, bytes: Uint8Array, open = this.#open(to, to.toString())): void {
     if (open || this.#parts.gate.spend(to.toString(), bytes.length)) {

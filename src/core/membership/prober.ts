@@ -376,10 +376,13 @@ export class Prober {
    * carrying it back is what proves an address receives (see `gate.ts`), so
    * whoever saw one must not get the next by adding one. The generator is
    * not cryptographic; signing is what stops a determined forger.
+   *
+   * @param prng The stream to draw from: the node's, unless a rule of its
+   *   own stream sends the ping (`reconnect.ts`).
    */
-  nextSeq(): number {
+  nextSeq(prng: Prng = this.#prng): number {
     for (;;) {
-      const seq = this.#prng.nextU32();
+      const seq = prng.nextU32();
       if (seq !== this.#probe?.seq && !this.#relays.has(seq)) return seq;
     }
   }

@@ -94,6 +94,10 @@ export interface RuleEntry {
 export const HLC_TICKS_PER_MS = 1_024;
 /** The largest clock reading: 2^53 − 1, the last whole number a double holds exactly. */
 export const MAX_CLOCK = Number.MAX_SAFE_INTEGER;
+/** How long a removal is kept, by the clock of its version: an hour. See `mod.ts`. */
+export const TOMBSTONE_MS = 3_600_000;
+/** A change stamped further ahead of this member's wall clock is refused: clocks must agree within a minute. */
+export const MAX_CLOCK_SKEW_MS = 60_000;
 
 /**
  * Orders two versions: the higher clock is newer, and at the same clock

@@ -3,14 +3,15 @@
  * changes it made or took, each sent λ·⌈log10(N+1)⌉ times like membership
  * news, the least sent first; and whether it is **ahead**: it made or took
  * more changes lately than gossip passes on in a few periods, so that a
- * peer whose digest differs pulls its table at once (`sync.ts`).
+ * peer whose digest differs pulls its table at once (`transfer.ts`).
  *
  * @module
  */
 
 import { retransmitLimit } from "../membership/broadcasts.ts";
 import { type RuleEntry, ruleId } from "./entry.ts";
-import { entrySize, RULES_HEADER_BYTES, type SectionWriter } from "./wire.ts";
+import { entrySize } from "./entry_wire.ts";
+import { RULES_HEADER_BYTES, type SectionWriter } from "./wire.ts";
 
 /** Recent changes gossiped at once; more reach the others by transfer, as the digests disagree. */
 export const OUTBOX_ENTRIES = 1_024;

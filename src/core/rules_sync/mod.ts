@@ -52,7 +52,7 @@
  * 400 bytes of room, before the demand reports (17 bytes when quiet). A quiet fleet sends nothing more: the digests
  * agree, and no datagram is added.
  *
- * **Transfer.** A member that starts with seeds is learning: it pulls the
+ * **Transfer** (`transfer.ts`). A member that starts with seeds is learning: it pulls the
  * whole table of a peer that is not learning (among learners only, the
  * lowest ID heard goes first) page by page (slots in a stable order; each
  * request answered by at most four pages, each a datagram of its own, only
@@ -93,23 +93,25 @@ export {
   BlockedUntil,
   compareVersions,
   HLC_TICKS_PER_MS,
+  MAX_CLOCK_SKEW_MS,
   type Origin,
   RULE_KINDS,
   type RuleEntry,
   ruleId,
   type RuleKind,
   type RuleValue,
+  TOMBSTONE_MS,
   type Version,
 } from "./entry.ts";
-export {
-  MAX_CLOCK_SKEW_MS,
-  MAX_ENTRY_BYTES,
-  RULES_DATAGRAM_BYTES,
-  RulesSync,
-  type RulesSyncOptions,
-  TOMBSTONE_MS,
-} from "./sync.ts";
+export { RulesSync, type RulesSyncOptions } from "./sync.ts";
 export { OUTBOX_ENTRIES } from "./gossip.ts";
 export { type FleetRulesStats, NO_RULES } from "./stats.ts";
 export { OUT_OF_STEP_MS } from "./step.ts";
-export { decodeRules, type Digest, type RulesSection, SectionWriter } from "./wire.ts";
+export {
+  decodeRules,
+  type Digest,
+  MAX_ENTRY_BYTES,
+  RULES_DATAGRAM_BYTES,
+  type RulesSection,
+  SectionWriter,
+} from "./wire.ts";

@@ -93,7 +93,7 @@ export function differs(peer: PeerState, nowMs: number, mine: Digest, windowMs: 
 
 /**
  * Whether `self`'s member ID is below that of every peer that has spoken
- * rules: among learners only, the one that goes first (`sync.ts`).
+ * rules: among learners only, the one that goes first (`transfer.ts`).
  */
 export function lowestHeard(self: Origin, peers: Iterable<PeerState>): boolean {
   for (const peer of peers) {

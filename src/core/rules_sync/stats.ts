@@ -1,11 +1,14 @@
 /**
  * What a member's rule sharing did and holds, as `stats()` shows it, and
- * the same figures for an instance that shares no rules.
+ * the same figures for an instance that shares no rules: the shape, the
+ * counts kept for it, and the snapshot made of them.
  *
  * @module
  */
 
 import type { Sender } from "../../proto/mod.ts";
+import { digestHex, type StepWatch } from "./step.ts";
+import type { RuleTable } from "./table.ts";
 
 /**
  * Which of the fleet's rules this instance holds, and what sharing them did
@@ -122,7 +125,6 @@ export class Counts {
   refused = 0;
   full = 0;
   unshared = 0;
-  transfers = 0;
   #malformed = 0;
   #refusals = 0;
   #lastRefusal = "";
@@ -153,4 +155,66 @@ export class Counts {
     this.#lastRefusal = from === undefined ? reason : `${reason} (from ${from.address})`;
     this.#refusals++;
   }
+}
+
+/** What {@link rulesStats} reads: the parts of one member's rule sharing. */
+export interface RulesParts {
+  readonly table: RuleTable;
+  readonly counts: Counts;
+  readonly step: StepWatch;
+  /** Whether the member is still learning the fleet's rules. */
+  readonly learning: boolean;
+  /** The newest version's clock held. */
+  readonly version: number;
+  /** Page requests refused as unproven (`serve.ts`). */
+  readonly unproven: number;
+  /** Transfers completed. */
+  readonly transfers: number;
+}
+
+/**
+ * The figures of one member's rule sharing at `nowMs` (how long the
+ * digests have disagreed is counted to it).
+ */
+export function rulesStats(parts: RulesParts, nowMs: number): FleetRulesStats {
+  const { table, counts: c, step } = parts;
+  const d = table.digest();
+  return {
+    shared: true,
+    learning: parts.learning,
+    version: parts.version,
+    digest: digestHex(d),
+    outOfStep: step.outOfStep(nowMs),
+    apartMs: step.apartMs(nowMs),
+    outOfStepReason: step.reason(nowMs, d),
+    live: d.live,
+    removed: table.size - d.live,
+    applied: c.applied,
+    refused: c.refused,
+    malformed: c.malformedCount,
+    strangers: c.strangers,
+    skippedParts: c.skippedParts,
+    unproven: parts.unproven,
+    full: c.full,
+    unshared: c.unshared,
+    entries: table.size,
+    bound: table.bound,
+    reserved: table.reserved,
+    own: table.own,
+    peers: table.size - table.own,
+    strangerEntries: table.strangers,
+    tableFull: table.full,
+    tableFullReason: tableFullReason(table),
+    transfers: parts.transfers,
+    refusals: c.refusals,
+    lastRefusal: c.lastRefusal,
+  };
+}
+
+/** Why the table is full (a rule was refused for room since a slot was last freed), `""` when not. */
+export function tableFullReason(t: RuleTable): string {
+  if (!t.full) return "";
+  return `the fleet rules table is full: ${t.size} of ${t.bound} entries, ${t.own} set here, ` +
+    `${t.strangers} from origins that are no member (at most ${t.bound - t.reserved}; ` +
+    `${t.reserved} kept for members' changes)`;
 }

@@ -1,7 +1,10 @@
 /**
- * One member's side of sharing rules: its table, its clock, the recent
- * changes it gossips, the transfer it pulls when it is new or disagrees
- * with a peer, and the pages it answers with. Sans I/O: the fleet node
+ * One member's side of sharing rules, the face the fleet node drives: its
+ * table and its clock, the changes made here and those taken from peers
+ * (and why one is refused), and the parts that answer for the rest: the
+ * gossip of recent changes (`gossip.ts`), the transfers it pulls
+ * (`transfer.ts`), the pages it answers with (`serve.ts`), whether it is in
+ * step (`step.ts`) and its figures (`stats.ts`). Sans I/O: the fleet node
  * hands it the rules sections of datagrams and takes what it sends; the
  * design is in `mod.ts`.
  *
@@ -9,57 +12,36 @@
  */
 
 import type { Peer, Sender } from "../../proto/mod.ts";
-import { MAX_MESSAGE_BYTES } from "../../proto/mod.ts";
 import type { MemberChange } from "../membership/extension.ts";
 import {
   BlockedUntil,
   HLC_TICKS_PER_MS,
   MAX_CLOCK,
+  MAX_CLOCK_SKEW_MS,
   misfit,
   type Origin,
   type RuleEntry,
   type RuleKind,
+  TOMBSTONE_MS,
   versionMs,
 } from "./entry.ts";
+import { entrySize } from "./entry_wire.ts";
 import { ChangeGossip } from "./gossip.ts";
-import { differs, hear, lowestHeard, type PeerState, sameDigest, unheard } from "./peer.ts";
-import { Pull } from "./pull.ts";
+import { hear, type PeerState, unheard } from "./peer.ts";
 import { PageServer, type RulesSend } from "./serve.ts";
 import type { HashKey } from "../hash.ts";
 import { RuleTable } from "./table.ts";
-import { digestHex, StepWatch } from "./step.ts";
-import { Counts, type FleetRulesStats } from "./stats.ts";
+import { StepWatch } from "./step.ts";
+import { Counts, type FleetRulesStats, rulesStats, tableFullReason } from "./stats.ts";
+import { DISAGREE_PERIODS, Transfers } from "./transfer.ts";
 import {
   decodeRules,
   type Digest,
-  entrySize,
-  NO_TICKET,
-  PAGE_HEADER_BYTES,
-  PULL_BYTES,
+  MAX_ENTRY_BYTES,
+  RULES_DATAGRAM_BYTES,
   RULES_HEADER_BYTES,
   SectionWriter,
 } from "./wire.ts";
-
-/** How long a removal is kept, by the clock of its version: an hour. See `mod.ts`. */
-export const TOMBSTONE_MS = 3_600_000;
-/** A change stamped further ahead of this member's wall clock is refused: clocks must agree within a minute. */
-export const MAX_CLOCK_SKEW_MS = 60_000;
-/** Bytes of the rules section of a datagram of its own (a page, a request). */
-export const RULES_DATAGRAM_BYTES = MAX_MESSAGE_BYTES - 160;
-/** The largest entry shared: it must fit in a page. */
-export const MAX_ENTRY_BYTES = RULES_DATAGRAM_BYTES - RULES_HEADER_BYTES - PAGE_HEADER_BYTES;
-/** Protocol periods two members disagree before one pulls the other's table. */
-const DISAGREE_PERIODS = 5;
-/** Periods between background transfers at first; doubled while they do not end the disagreement. */
-const BACKOFF_PERIODS = 10;
-/** Periods a joined newcomer waits to hear a member that shares rules before it stops learning. */
-const SILENT_PERIODS = 50;
-/**
- * Periods a joined newcomer that hears only learners waits before the one
- * of lowest ID among them stops learning (the others then learn from it):
- * time for membership to bring in a member that knows the rules.
- */
-const LEARNERS_PERIODS = 5;
 
 /** What a member's rule sharing needs. */
 export interface RulesSyncOptions {
@@ -95,13 +77,9 @@ export class RulesSync {
   readonly #server: PageServer;
   readonly #sends: RulesSend[] = [];
   readonly #step = new StepWatch();
+  readonly #transfers: Transfers;
   #clock = 0;
   #newest = 0;
-  #learning: boolean;
-  #pull: Pull | undefined;
-  #nextBackgroundMs = 0;
-  #joinedAtMs: number | undefined;
-  #backoffPeriods = BACKOFF_PERIODS;
   /** Whether changes made here just made this member ahead: it tells its peers at the next tick. */
   #nudgeDue = false;
   readonly #counts = new Counts();
@@ -119,12 +97,18 @@ export class RulesSync {
     });
     this.#gossip = new ChangeGossip(DISAGREE_PERIODS * options.protocolPeriodMs);
     this.#server = new PageServer(options.ticketKey, RULES_DATAGRAM_BYTES);
-    this.#learning = learning;
+    this.#transfers = new Transfers({
+      self: options.self,
+      protocolPeriodMs: options.protocolPeriodMs,
+      peers: this.#peers,
+      digest: () => this.#table.digest(),
+      send: (send) => this.#sends.push(send),
+    }, learning);
   }
 
   /** Whether this member is still learning the fleet's rules. */
   get learning(): boolean {
-    return this.#learning;
+    return this.#transfers.learning;
   }
 
   /** The table's digest. */
@@ -171,11 +155,7 @@ export class RulesSync {
 
   /** Why the table is full (a rule was refused for room since a slot was last freed), `""` when not. */
   fullReason(): string {
-    const t = this.#table;
-    if (!t.full) return "";
-    return `the fleet rules table is full: ${t.size} of ${t.bound} entries, ${t.own} set here, ` +
-      `${t.strangers} from origins that are no member (at most ${t.bound - t.reserved}; ` +
-      `${t.reserved} kept for members' changes)`;
+    return tableFullReason(this.#table);
   }
 
   /**
@@ -245,7 +225,7 @@ export class RulesSync {
     }
     this.#peers.delete(key);
     this.#members.delete(id);
-    if (this.#pull?.peer.toString() === key) this.#pull = undefined;
+    this.#transfers.memberGone(key);
   }
 
   /**
@@ -255,7 +235,7 @@ export class RulesSync {
   outgoingRules(nowMs: number, _to: Peer, maxBytes: number): Uint8Array | undefined {
     if (maxBytes < RULES_HEADER_BYTES) return undefined;
     const ahead = this.#gossip.ahead(nowMs);
-    const writer = new SectionWriter(maxBytes, this.#learning, this.#table.digest(), ahead);
+    const writer = new SectionWriter(maxBytes, this.learning, this.#table.digest(), ahead);
     this.#gossip.write(writer, this.#peers.size + 1);
     return writer.finish();
   }
@@ -281,7 +261,7 @@ export class RulesSync {
       if (this.#take(nowMs, from, entry, wallMs)) this.#gossip.enqueue(entry);
     }
     if (section.pull) this.#server.request(peer.address, section.pull, bytes.length);
-    const pull = this.#pull?.peer.toString() === key ? this.#pull : undefined;
+    const pull = this.#transfers.from(key);
     if (section.page && pull) {
       for (const entry of section.page.entries) {
         this.#take(nowMs, from, entry, wallMs);
@@ -289,12 +269,9 @@ export class RulesSync {
       pull.arrived(section.page);
     }
     const mine = this.#table.digest();
-    hear(peer, nowMs, section, mine, this.#learning);
-    // A background transfer is over once the tables agree, wherever it is in the peer's table.
-    if (pull && (pull.done || (!pull.learning && sameDigest(peer.digest, mine)))) {
-      this.#finish(nowMs, pull);
-    } else if (section.page && pull?.answered) this.#ask(nowMs, pull);
-    this.#server.answer(this.#table, this.#learning, mine, (send) => this.#sends.push(send));
+    hear(peer, nowMs, section, mine, this.learning);
+    this.#transfers.heard(nowMs, peer, section.page !== undefined);
+    this.#server.answer(this.#table, this.learning, mine, (send) => this.#sends.push(send));
   }
 
   /**
@@ -306,62 +283,14 @@ export class RulesSync {
    * @param joining Whether membership is still joining (no peer reached yet).
    */
   tick(nowMs: number, joining: boolean): void {
-    const periodMs = this.#options.protocolPeriodMs;
     this.#table.expire(this.#wallMs(nowMs));
-    if (this.#pull?.failed) {
-      // Its answers are not reaching here (withheld until this address is
-      // proven there, say): the next transfer tries another peer first.
-      const peer = this.#peers.get(this.#pull.peer.toString());
-      if (peer) peer.failedAtMs = nowMs;
-      this.#pull = undefined;
-    }
     if (this.#nudgeDue) this.#nudge();
-    if (joining) this.#joinedAtMs = undefined;
-    else this.#joinedAtMs ??= nowMs;
-    // Learning ends on a peer that knows the fleet's rules, one that is not
-    // learning itself: a learner's table is as empty as this one. With none
-    // (alone, among members that share no rules in a rollout, or among
-    // learners only, as when the whole fleet restarts), past the time a
-    // probe round takes to hear one, there is nobody who knows more.
-    const knowing = (p: PeerState) => p.speaks && !p.learning;
-    const joinedMs = nowMs - (this.#joinedAtMs ?? nowMs);
-    const none = !this.#pickPeer(knowing);
-    const alone = none && joinedMs >= SILENT_PERIODS * periodMs;
-    // Among learners only, one must go first: the lowest ID heard, once a
-    // probe round has had time to bring in a member that knows more.
-    const first = none && joinedMs >= LEARNERS_PERIODS * periodMs &&
-      lowestHeard(this.#options.self, this.#peers.values());
-    if (this.#learning && !joining && (this.#peers.size === 0 || alone || first)) {
-      this.#learning = false;
-    }
-    if (!this.#pull && this.#learning) {
-      const peer = this.#pickPeer(knowing);
-      if (peer) this.#pull = new Pull(peer.address, true);
-    }
+    this.#transfers.learn(nowMs, joining);
     const mine = this.#table.digest();
-    const window = DISAGREE_PERIODS * periodMs;
-    // Agreement with every live peer ends any back-off: the next
-    // disagreement is a new one, pulled after five periods again.
-    if (this.#step.update(nowMs, this.#peers.values(), mine, this.#learning)) {
-      this.#backoffPeriods = BACKOFF_PERIODS;
+    if (this.#step.update(nowMs, this.#peers.values(), mine, this.learning)) {
+      this.#transfers.agreed();
     }
-    if (this.#pull && !this.#pull.learning) {
-      // Gossip may have brought the rest: nothing left to pull.
-      const peer = this.#peers.get(this.#pull.peer.toString());
-      if (peer && sameDigest(peer.digest, mine)) this.#finish(nowMs, this.#pull);
-    }
-    if (!this.#pull && !this.#learning && nowMs >= this.#nextBackgroundMs) {
-      let peer: PeerState | undefined;
-      // Of those it differs from by fresh evidence, the one holding the most
-      // rules: after a bulk change, likely the one that made it.
-      for (const p of this.#peers.values()) {
-        if (differs(p, nowMs, mine, window) && (!peer || p.digest.live > peer.digest.live)) {
-          peer = p;
-        }
-      }
-      if (peer) this.#pull = new Pull(peer.address, false);
-    }
-    if (this.#pull) this.#ask(nowMs, this.#pull);
+    this.#transfers.pull(nowMs, mine);
   }
 
   /**
@@ -390,38 +319,15 @@ export class RulesSync {
    * @param nowMs The time, ms: how long the digests have disagreed is counted to it.
    */
   stats(nowMs: number): FleetRulesStats {
-    const d = this.#table.digest();
-    const c = this.#counts;
-    return {
-      shared: true,
-      learning: this.#learning,
+    return rulesStats({
+      table: this.#table,
+      counts: this.#counts,
+      step: this.#step,
+      learning: this.learning,
       version: this.#newest,
-      digest: digestHex(d),
-      outOfStep: this.#step.outOfStep(nowMs),
-      apartMs: this.#step.apartMs(nowMs),
-      outOfStepReason: this.#step.reason(nowMs, d),
-      live: d.live,
-      removed: this.#table.size - d.live,
-      applied: c.applied,
-      refused: c.refused,
-      malformed: c.malformedCount,
-      strangers: c.strangers,
-      skippedParts: c.skippedParts,
       unproven: this.#server.unproven,
-      full: c.full,
-      unshared: c.unshared,
-      entries: this.#table.size,
-      bound: this.#table.bound,
-      reserved: this.#table.reserved,
-      own: this.#table.own,
-      peers: this.#table.size - this.#table.own,
-      strangerEntries: this.#table.strangers,
-      tableFull: this.#table.full,
-      tableFullReason: this.fullReason(),
-      transfers: c.transfers,
-      refusals: c.refusals,
-      lastRefusal: c.lastRefusal,
-    };
+      transfers: this.#transfers.completed,
+    }, nowMs);
   }
 
   /** The wall clock in whole ms: a version's clock is a whole number, as the wire carries it. */
@@ -475,52 +381,9 @@ export class RulesSync {
     const digest = this.#table.digest();
     for (const peer of this.#peers.values()) {
       if (!peer.speaks) continue;
-      const writer = new SectionWriter(RULES_HEADER_BYTES, this.#learning, digest, true);
+      const writer = new SectionWriter(RULES_HEADER_BYTES, this.learning, digest, true);
       this.#sends.push({ to: peer.address, bytes: writer.finish(), bare: false });
     }
-  }
-
-  /** The peer that fits whose last transfer failed longest ago (or never did). */
-  #pickPeer(fits: (peer: PeerState) => boolean): PeerState | undefined {
-    let best: PeerState | undefined;
-    for (const peer of this.#peers.values()) {
-      if (!fits(peer)) continue;
-      if (peer.failedAtMs === undefined) return peer;
-      if (!best || peer.failedAtMs < best.failedAtMs!) best = peer;
-    }
-    return best;
-  }
-
-  #ask(nowMs: number, pull: Pull): void {
-    const from = pull.due(nowMs, 2 * this.#options.protocolPeriodMs);
-    if (from === undefined) return;
-    // Without the peer's ticket yet, the request pays for its one-page answer (`serve.ts`).
-    const ticketed = pull.ticket !== NO_TICKET;
-    const writer = new SectionWriter(
-      ticketed ? RULES_HEADER_BYTES + PULL_BYTES : RULES_DATAGRAM_BYTES,
-      this.#learning,
-      this.#table.digest(),
-    );
-    writer.pull(from, pull.ticket);
-    if (!ticketed) writer.pad();
-    this.#sends.push({ to: pull.peer, bytes: writer.finish(), bare: false });
-  }
-
-  #finish(nowMs: number, pull: Pull): void {
-    this.#pull = undefined;
-    this.#counts.transfers++;
-    const peer = this.#peers.get(pull.peer.toString());
-    if (pull.learning) {
-      // A peer that restarted meanwhile, learning now, taught nothing: ask another.
-      if (peer && !peer.learning) this.#learning = false;
-      return;
-    }
-    const stillApart = peer !== undefined && !sameDigest(peer.digest, this.#table.digest());
-    this.#backoffPeriods = stillApart
-      ? Math.min(this.#backoffPeriods * 2, TOMBSTONE_MS / 4 / this.#options.protocolPeriodMs)
-      : BACKOFF_PERIODS;
-    if (peer) peer.disagreeSinceMs = undefined;
-    this.#nextBackgroundMs = nowMs + this.#backoffPeriods * this.#options.protocolPeriodMs;
   }
 }
 

@@ -34,6 +34,15 @@
  * pushes out a rule set here. A refusal for room leaves the table full,
  * which it says ({@link RuleTable.full}) until a slot is freed.
  *
+ * Why this file is over 400 lines: it is one table. Its slots are columns
+ * private to {@link RuleTable}, and every method keeps the same invariants
+ * over them at once: the digest (the XOR of live slots' hashes), the count
+ * of entries by side, the tombstone queues, the heap of blocks and the map
+ * of keys, which compaction renumbers together. Merging, expiry, room and
+ * paging each move several of these; split apart, each part would write
+ * columns another owns. What stands apart from the slots, the queues in
+ * time order, is `table_queues.ts`; an entry's bytes are `entry_wire.ts`'s.
+ *
  * @module
  */
 
@@ -51,7 +60,8 @@ import {
   type RuleValue,
   type Version,
 } from "./entry.ts";
-import { type Digest, entrySize, type Page } from "./wire.ts";
+import { entrySize } from "./entry_wire.ts";
+import type { Digest, Page } from "./wire.ts";
 import { popMin, pushMin, SlotQueue } from "./table_queues.ts";
 
 /**
