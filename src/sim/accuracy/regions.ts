@@ -116,8 +116,9 @@ export function healSettleS(n: number): number {
 
 /**
  * A cut row: region C is cut off at the event for 30 s under `policy`, at
- * most `cutBound` R in every second while cut off and at most `lastBound`
- * R over its last 10 s, then R within {@link healSettleS} of the heal.
+ * most `bounds.cut` R in every second while cut off and at most
+ * `bounds.last` R over its last 10 s, then R within {@link healSettleS} of
+ * the heal.
  */
 function cutRow(
   n: number,
