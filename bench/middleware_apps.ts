@@ -109,7 +109,10 @@ export function fetchHandler(
   };
 }
 
-/** One Express app with a route for each limiter. */
+/**
+ * One Express app with a route for each limiter, and `/empty` behind a
+ * middleware that only calls `next()` (what any Express middleware costs).
+ */
 export function expressApp(guard: Guard): express.Express {
   const app = express();
   app.set("etag", false);
@@ -118,6 +121,7 @@ export function expressApp(guard: Guard): express.Express {
     res.type("text/plain").send("hello\n");
   };
   app.get(pathOf("bare"), hello);
+  app.get(pathOf("empty"), (_req, _res, next) => next(), hello);
   app.get(pathOf("ours"), expressRateLimit({ guard, key: (req) => req.get("x-key") }), hello);
   app.get(
     pathOf("peer"),
