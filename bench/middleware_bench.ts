@@ -10,8 +10,8 @@
 // The cases run in interleaved rounds (BENCH_ROUNDS, default 15, of
 // BENCH_REQUESTS requests each, default 20,000) and each figure is its
 // median: on a shared machine others' load drifts, and interleaving spreads
-// it over every case alike. Through a real server and for Express, see
-// bench/middleware_wrk.ts.
+// it over every case alike. Express in process is bench/express_bench.ts;
+// through a real server, bench/middleware_wrk.ts.
 //
 // `--against DIR` adds another tree's apps (an earlier commit's
 // checkout, sharing this node_modules) to the same rounds: before and after
