@@ -16,9 +16,9 @@
 // the rounds. wrk through a real server swings twofold on a shared
 // machine; this is the steadier figure to compare changes by.
 //
-// `--against DIR` adds another tree's sidecar (an earlier commit's
-// checkout, sharing this node_modules) to the same rounds: before and
-// after in one process, as the machine's load drifts over both alike.
+// `--against DIR` adds another tree's sidecar and wrapper (an earlier
+// commit's checkout, sharing this node_modules) to the same rounds: before
+// and after in one process, as the machine's load drifts over both alike.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
@@ -69,9 +69,19 @@ async function time(c: Case, reqs: Request[]): Promise<number> {
   return (performance.now() - t) * 1e3 / reqs.length;
 }
 
-/** `fetch` inside the native servers' wrapper, as `Deno.serve` and `Bun.serve` call it. */
-function wrapped(fetch: (request: Request) => Response | Promise<Response>): Fetch {
-  const answering = new Answering((r) => fetch(r), HTTP_BOUNDS.requestTimeoutMs.default);
+/** The wrappers made, drained at the end: a wrapper's sweep would keep the process running. */
+const wrappers: Answering[] = [];
+
+/**
+ * `fetch` inside a native servers' wrapper (`Answering` from this tree or
+ * the one given), as `Deno.serve` and `Bun.serve` call it.
+ */
+function wrapped(
+  fetch: (request: Request) => Response | Promise<Response>,
+  Wrapper: typeof Answering = Answering,
+): Fetch {
+  const answering = new Wrapper((r) => fetch(r), HTTP_BOUNDS.requestTimeoutMs.default);
+  wrappers.push(answering);
   const info = { remoteAddr: { hostname: "127.0.0.1", port: 1 }, completed: Promise.resolve() };
   return (request) => answering.answer(request, info);
 }
@@ -83,9 +93,11 @@ const guard = await Guard.builder().defaultLimit(Limit.perSecond(1e9)).trackedKe
 const bare = bareCheck(new Hono());
 const sidecar = sidecarApp(guard);
 let earlier: Hono | undefined;
+let EarlierAnswering: typeof Answering | undefined;
 if (values.against !== undefined) {
-  const from = pathToFileURL(resolve(values.against, "src/http/sidecar.ts")).href;
-  earlier = (await import(from)).sidecarApp(guard);
+  const from = (file: string) => pathToFileURL(resolve(values.against!, file)).href;
+  earlier = (await import(from("src/http/sidecar.ts"))).sidecarApp(guard);
+  EarlierAnswering = (await import(from("src/http/serve_native.ts"))).Answering;
 }
 const cases: Case[] = [];
 for (const keys of [1, 10_000]) {
@@ -94,7 +106,12 @@ for (const keys of [1, 10_000]) {
   add("sidecar", (r) => sidecar.fetch(r));
   if (earlier) add("sidecar (--against)", (r) => earlier.fetch(r));
   add("sidecar in the native wrapper", wrapped((r) => sidecar.fetch(r)));
-  if (earlier) add("sidecar (--against) in the native wrapper", wrapped((r) => earlier.fetch(r)));
+  if (earlier) {
+    add(
+      "sidecar (--against) in the native wrapper",
+      wrapped((r) => earlier.fetch(r), EarlierAnswering),
+    );
+  }
 }
 
 // Warm up every case (the JIT, every key in the guard), then the rounds.
@@ -118,4 +135,5 @@ for (const c of cases) {
     }% |`,
   );
 }
+for (const w of wrappers) await w.drain(0);
 await guard.leave();
