@@ -235,28 +235,10 @@ function printTable(figures: Figures, before: number[], after: number[]): void {
         load1(after)
       } after:\n`,
   );
-  console.log(
-    "| runtime | connections, keys | bare Hono | sidecar | Hono + RateLimiterRedis | sidecar / bare | sidecar / Redis |",
-  );
-  console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
-  const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
-  const median = (xs: number[]) => sorted(xs)[Math.floor(xs.length / 2)];
-  const runtimes = [...new Set([...figures.keys()].map((k) => k.split(" ")[0]))];
-  for (const runtime of runtimes) {
-    for (const load of LOADS) {
-      const [bare, side, redis] = SERVERS.map((s) => figures.get(cell(runtime, s, load)) ?? [0]);
-      const show = (xs: number[]) => {
-        const s = sorted(xs);
-        return `${fmt(median(xs))} (${fmt(s[0])}–${fmt(s[s.length - 1])})`;
-      };
-      const label = `${load.connections}, ${load.keys === 1 ? "1 key" : `${fmt(load.keys)} keys`}`;
-      console.log(
-        `| ${runtime} | ${label} | ${show(bare)} | ${show(side)} | ${show(redis)} | ${
-          (median(side) / median(bare) * 100).toFixed(0)
-        }% | ${(median(side) / median(redis)).toFixed(2)}× |`,
-      );
-    }
-  }
+  printRows(figures, fmt, ["sidecar / bare", "sidecar / Redis"], (bare, side, redis) => [
+    `${(side / bare * 100).toFixed(0)}%`,
+    `${(side / redis).toFixed(2)}×`,
+  ]);
 }
 
 /** The CPU figures: µs a request, median (min to max), and the ratios as throughput on one core. */
@@ -264,8 +246,25 @@ function printCpuTable(figures: Figures): void {
   console.log(
     "\nCPU µs a request of the server's processes (redis-server's too for the Redis endpoint), median (min to max):\n",
   );
+  printRows(figures, (n) => n.toFixed(1), ["bare / sidecar", "Redis / sidecar"], (
+    bare,
+    side,
+    redis,
+  ) => [`${(bare / side * 100).toFixed(0)}%`, `${(redis / side).toFixed(2)}×`]);
+}
+
+/**
+ * One row a runtime and load of `figures`: each server's median (min to
+ * max) as `show` writes a figure, then the two ratios of the medians.
+ */
+function printRows(
+  figures: Figures,
+  show: (n: number) => string,
+  ratioHeads: [string, string],
+  ratios: (bare: number, side: number, redis: number) => [string, string],
+): void {
   console.log(
-    "| runtime | connections, keys | bare Hono | sidecar | Hono + RateLimiterRedis | bare / sidecar | Redis / sidecar |",
+    `| runtime | connections, keys | ${SERVERS.join(" | ")} | ${ratioHeads.join(" | ")} |`,
   );
   console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -273,16 +272,17 @@ function printCpuTable(figures: Figures): void {
   const runtimes = [...new Set([...figures.keys()].map((k) => k.split(" ")[0]))];
   for (const runtime of runtimes) {
     for (const load of LOADS) {
-      const [bare, side, redis] = SERVERS.map((s) => figures.get(cell(runtime, s, load)) ?? [NaN]);
-      const show = (xs: number[]) => {
+      const rounds = SERVERS.map((s) => figures.get(cell(runtime, s, load)) ?? [NaN]);
+      const cells = rounds.map((xs) => {
         const s = sorted(xs);
-        return `${median(xs).toFixed(1)} (${s[0].toFixed(1)}–${s[s.length - 1].toFixed(1)})`;
-      };
+        return `${show(median(xs))} (${show(s[0])}–${show(s[s.length - 1])})`;
+      });
+      const [bare, side, redis] = rounds.map(median);
       const label = `${load.connections}, ${load.keys === 1 ? "1 key" : `${fmt(load.keys)} keys`}`;
       console.log(
-        `| ${runtime} | ${label} | ${show(bare)} | ${show(side)} | ${show(redis)} | ${
-          (median(bare) / median(side) * 100).toFixed(0)
-        }% | ${(median(redis) / median(side)).toFixed(2)}× |`,
+        `| ${runtime} | ${label} | ${cells.join(" | ")} | ${
+          ratios(bare, side, redis).join(" | ")
+        } |`,
       );
     }
   }
