@@ -15,7 +15,9 @@
 //
 // `--against DIR` adds another tree's apps (an earlier commit's
 // checkout, sharing this node_modules) to the same rounds: before and after
-// in one process, as the machine's load drifts over both alike.
+// in one process, as the machine's load drifts over both alike. `--cases
+// REGEX` keeps only the cases whose name matches (each still beside its
+// bare case), for a longer run of the few a change is about.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
@@ -57,7 +59,10 @@ async function time(c: Case, n: number): Promise<number> {
   return (performance.now() - t) * 1e3 / n;
 }
 
-const { values } = parseArgs({ options: { against: { type: "string" } } });
+const { values } = parseArgs({
+  options: { against: { type: "string" }, cases: { type: "string" } },
+});
+const only = values.cases === undefined ? undefined : new RegExp(values.cases);
 const guard = await benchGuard();
 const hono = honoApp(guard);
 const handler = fetchHandler(guard);
@@ -77,7 +82,7 @@ const cases: Case[] = [];
 for (const keys of [1, 10_000]) {
   const k = keys === 1 ? "1 key" : "10k keys";
   const add = (name: string, limiter: LimiterName, call: Call) =>
-    cases.push({
+    (only === undefined || only.test(name) || limiter === "bare") && cases.push({
       name: `${name}, ${k}`,
       base: `${name.split(" ")[0]} ${k}`,
       call,

@@ -75,6 +75,7 @@ export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandl
   const limiting = new RequestLimiter<[Request, Response]>(
     options,
     "expressRateLimit",
+    2,
   );
   const onDenied = options.onDenied ?? sendProblem;
   if (typeof onDenied !== "function") {

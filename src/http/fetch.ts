@@ -76,6 +76,7 @@ export function withRateLimit<I = unknown>(
   const limiting = new RequestLimiter<[Request, I]>(
     options,
     "withRateLimit",
+    2,
   );
   const onDenied = options.onDenied ?? ((_info, response) => response);
   if (typeof onDenied !== "function" || typeof handler !== "function") {

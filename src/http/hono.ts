@@ -113,7 +113,7 @@ export interface RateLimitEnv {
  * @throws {RangeError} when `headers` is not one of its values.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimitEnv> {
-  const limiting = new RequestLimiter<[Context]>(options, "rateLimit");
+  const limiting = new RequestLimiter<[Context]>(options, "rateLimit", 1);
   return async function rateLimitMiddleware(c, next) {
     // Awaited only when something on the way answered a promise: a
     // synchronous key function and a Guard decide with no turn of the

@@ -160,14 +160,43 @@ for (const adapter of ADAPTERS) {
 describe("what every adapter shares", () => {
   it("checks a class name too long for the guard by its hash: an unknown class, no 500", async () => {
     const guard = await Guard.builder().limit(10).spawn();
-    const limiting = new RequestLimiter<[string]>({
-      guard,
-      key: (plan) => ({ key: "tenant:7", class: plan }),
-    }, "test");
+    const limiting = new RequestLimiter<[string]>(
+      {
+        guard,
+        key: (plan) => ({ key: "tenant:7", class: plan }),
+      },
+      "test",
+      1,
+    );
     const info = await limiting.decide("p".repeat(5_000));
     assert.equal(info?.decision.allowed, true);
     assert.match(info!.class, /^.sha256:[0-9a-f]{64}$/);
     assert.equal(guard.stats().unknownClass, 1, "held to the default limit, and counted");
     assert.equal((await limiting.decide(""))?.class, "", "the default class stays itself");
+  });
+
+  it("hands each option function as many arguments as the adapter has, no more", async () => {
+    const guard = await Guard.builder().limit(10).spawn();
+    for (const arity of [1, 2] as const) {
+      const counts: number[] = [];
+      const count = <R>(r: R) =>
+        function (this: unknown, ...args: unknown[]) {
+          counts.push(args.length);
+          return r;
+        };
+      const limiting = new RequestLimiter<[string, string?]>(
+        {
+          guard,
+          key: count("tenant:7"),
+          cost: count(1),
+          skip: count(false),
+        },
+        "test",
+        arity,
+      );
+      const info = await limiting.decide("a", arity === 2 ? "b" : undefined);
+      assert.equal(info?.key, "tenant:7");
+      assert.deepEqual(counts, [arity, arity, arity], `skip, key and cost, of ${arity}`);
+    }
   });
 });
