@@ -93,12 +93,18 @@ for (const keys of [1, 10_000]) {
   add("Hono + an empty middleware", "empty", (r) => hono.fetch(r));
   add("Hono + check and two fixed fields", "floor", (r) => hono.fetch(r));
   add("Hono + rateguard sending no fields", "silent", (r) => hono.fetch(r));
+  if (earlier) {
+    add("Hono + rateguard sending no fields (--against)", "silent", (r) => earlier.hono.fetch(r));
+  }
   add("Hono + rateguard", "ours", (r) => hono.fetch(r));
   if (earlier) add("Hono + rateguard (--against)", "ours", (r) => earlier.hono.fetch(r));
   add("Hono + hono-rate-limiter", "peer", (r) => hono.fetch(r));
   add("fetch bare", "bare", handler);
   add("fetch + two fixed fields", "fields", handler);
   add("fetch + withRateLimit sending no fields", "silent", handler);
+  if (earlier) {
+    add("fetch + withRateLimit sending no fields (--against)", "silent", earlier.handler);
+  }
   add("fetch + withRateLimit", "ours", handler);
   if (earlier) add("fetch + withRateLimit (--against)", "ours", earlier.handler);
 }

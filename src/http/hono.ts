@@ -127,6 +127,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimi
       throw new HTTPException(429, { res, message: "rate limited", cause: info });
     }
     await next();
+    if (!limiting.admissionFields) return;
     // Into the response's own headers, as Hono's middleware guide does,
     // not through c.header: after next() that rebuilds the response from
     // its body stream, and a stream has no type, so Bun.serve sent a

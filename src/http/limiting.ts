@@ -191,6 +191,13 @@ export class RequestLimiter<A extends unknown[]> {
   readonly #texts = new Map<string, { limit: Limit | undefined; text: PolicyText }>();
   /** Which fields go. */
   readonly headers: HeaderSet;
+  /**
+   * Whether an admitted request's response gets any field: not with
+   * `headers: "none"`, whose adapters then leave the response's headers
+   * untouched (on Bun and Deno a response's `headers` is an object made
+   * when first read). A denial's `Retry-After` goes either way.
+   */
+  readonly admissionFields: boolean;
 
   /**
    * Reads and checks the options.
@@ -223,6 +230,7 @@ export class RequestLimiter<A extends unknown[]> {
     this.#skip = options.skip as unknown as OptionCall<boolean | Promise<boolean>> | undefined;
     this.#pair = arity === 2;
     this.headers = headerSet(options.headers, who);
+    this.admissionFields = this.headers.draft !== undefined || this.headers.legacy;
     this.#maxKeyBytes = typeof limiter.maxKeyBytes === "function"
       ? limiter.maxKeyBytes()
       : GUARD_BOUNDS.maxKeyBytes.default;

@@ -120,6 +120,23 @@ for (const adapter of ADAPTERS) {
       }
     });
 
+    it("sends no field with headers none, but Retry-After with a denial", async () => {
+      const guard = await limiter(Limit.perMinute(1).burst(1));
+      await withApp({ guard, key: tenant, headers: "none" }, async (app) => {
+        const admitted = await app.ask("/", as("7"));
+        assert.equal(admitted.status, 200);
+        assert.equal(await admitted.text(), "7|0");
+        const denied = await app.ask("/", as("7"));
+        assert.equal(denied.status, 429);
+        assert.equal(denied.headers.get("Retry-After"), "60");
+        for (const res of [admitted, denied]) {
+          for (const name of ["RateLimit", "RateLimit-Policy", "X-RateLimit-Remaining"]) {
+            assert.equal(res.headers.get(name), null, name);
+          }
+        }
+      });
+    });
+
     it("sends no field saying nothing is left when the limiter failed open", async () => {
       const failing: Limiter = {
         check: () => ({
