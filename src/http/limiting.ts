@@ -313,7 +313,7 @@ export class RequestLimiter<A extends unknown[]> {
     return this.#checkedWith(key, check);
   }
 
-  #checkedWith(key: string, check: { readonly class: string; readonly cost: number }): Decided {
+  #checkedWith(key: string, check: Check): Decided {
     const decision = this.#limiter.check(key, check);
     if (isThenable(decision)) {
       return Promise.resolve(decision).then((d) => this.#info(key, check, d));
@@ -321,11 +321,7 @@ export class RequestLimiter<A extends unknown[]> {
     return this.#info(key, check, decision);
   }
 
-  #info(
-    key: string,
-    check: { readonly class: string; readonly cost: number },
-    decision: DecisionLike,
-  ): RateLimitInfo {
+  #info(key: string, check: Check, decision: DecisionLike): RateLimitInfo {
     return {
       key,
       class: check.class,
@@ -388,11 +384,11 @@ export type Decided = RateLimitInfo | undefined | Promise<RateLimitInfo | undefi
 /** An option function as {@link RequestLimiter} holds it: of the adapter's one or two arguments. */
 type OptionCall<R> = (a: unknown, b: unknown) => R;
 
+/** What a request is checked with: its class and its cost. */
+type Check = { readonly class: string; readonly cost: number };
+
 /** The options of a check of the default class at cost 1, shared by every such check. */
-const DEFAULT_CHECK: { readonly class: string; readonly cost: number } = Object.freeze({
-  class: "",
-  cost: 1,
-});
+const DEFAULT_CHECK: Check = Object.freeze({ class: "", cost: 1 });
 
 /** Policies whose text a {@link RequestLimiter} keeps at most. */
 const POLICY_TEXTS_MAX = 256;
