@@ -38,6 +38,7 @@ import { sidecarApp } from "../src/http/sidecar.ts";
 import { serveHttp } from "../src/http/serve.ts";
 import { bareCheck } from "./http_apps.ts";
 import { runtimeName } from "./runtime.ts";
+import { interleave, median } from "./rounds.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -195,16 +196,12 @@ for (const keys of [1, 10_000]) {
 }
 
 // Warm up every case (the JIT, every key in the guard), then the rounds.
-for (const c of cases) await time(c, requests(c.keys, Math.max(REQUESTS, c.keys), 0));
-for (const c of cases) c.us.length = c.cpuUs.length = 0;
-for (let r = 0; r < ROUNDS; r++) {
-  for (let i = 0; i < cases.length; i++) {
-    const c = cases[(i + r) % cases.length];
-    await time(c, requests(c.keys, REQUESTS, r + 1));
-  }
-}
+await interleave(
+  cases,
+  ROUNDS,
+  (c, r) => time(c, requests(c.keys, r === 0 ? Math.max(REQUESTS, c.keys) : REQUESTS, r)),
+);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `${runtimeName()}, node:http over loopback, ${CONNECTIONS} connections, POST /v1/check, ` +
     `the median of ${ROUNDS} interleaved rounds of ${REQUESTS} requests (client and server in one process):\n`,

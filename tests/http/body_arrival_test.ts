@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { Guard, Limit } from "../../mod.ts";
 import { MAX_BODY_BYTES, sidecarApp } from "../../src/http/sidecar.ts";
-import { serveHttp } from "../../src/http/serve.ts";
+import { type HttpServerKind, serveHttp } from "../../src/http/serve.ts";
 import { HTTP_SERVERS } from "./support.ts";
 
 /**
@@ -72,17 +72,29 @@ const head = (length: number | "chunked") =>
 const status = (answer: string) => Number(answer.slice(9, 12));
 const json = (answer: string) => JSON.parse(bodyOf(answer) ?? "");
 
+/** Runs `body` against a sidecar on `kind` at 100 an hour, burst 100, on a free port. */
+async function withSidecar(
+  kind: HttpServerKind,
+  body: (port: number, guard: Guard) => Promise<void>,
+): Promise<void> {
+  const guard = await Guard.builder().defaultLimit(Limit.perHour(100).burst(100)).spawn();
+  const server = await serveHttp(sidecarApp(guard).fetch, {
+    hostname: "127.0.0.1",
+    port: 0,
+    server: kind,
+  });
+  try {
+    await body(Number(server.address.split(":").pop()), guard);
+  } finally {
+    await server.close();
+    await guard.leave();
+  }
+}
+
 for (const kind of HTTP_SERVERS) {
   describe(`a check's body as it arrives, ${kind}`, () => {
     it("is read whole whether it comes with its headers, after them or in chunks", async () => {
-      const guard = await Guard.builder().defaultLimit(Limit.perHour(100).burst(100)).spawn();
-      const server = await serveHttp(sidecarApp(guard).fetch, {
-        hostname: "127.0.0.1",
-        port: 0,
-        server: kind,
-      });
-      const port = Number(server.address.split(":").pop());
-      try {
+      await withSidecar(kind, async (port, guard) => {
         const body = '{"key": "k", "cost": 3}';
         const withHeaders = await exchange(port, [head(body.length) + body]);
         assert.equal(status(withHeaders), 200, withHeaders);
@@ -102,21 +114,11 @@ for (const kind of HTTP_SERVERS) {
         ], 30);
         assert.equal(status(chunked), 200, chunked);
         assert.equal(json(chunked).remaining, 91);
-      } finally {
-        await server.close();
-        await guard.leave();
-      }
+      });
     });
 
     it("refuses a body over the bound, one not UTF-8 and an empty one, as it would from the Request", async () => {
-      const guard = await Guard.builder().defaultLimit(Limit.perHour(100).burst(100)).spawn();
-      const server = await serveHttp(sidecarApp(guard).fetch, {
-        hostname: "127.0.0.1",
-        port: 0,
-        server: kind,
-      });
-      const port = Number(server.address.split(":").pop());
-      try {
+      await withSidecar(kind, async (port, guard) => {
         const big = `{"key": "${"k".repeat(MAX_BODY_BYTES)}"}`;
         assert.equal(status(await exchange(port, [head(big.length) + big])), 413);
         const bad = new Uint8Array([...new TextEncoder().encode('{"key": "'), 0xff, 0x22, 0x7d]);
@@ -133,10 +135,7 @@ for (const kind of HTTP_SERVERS) {
           99,
           "nothing was checked (peek counts the next check)",
         );
-      } finally {
-        await server.close();
-        await guard.leave();
-      }
+      });
     });
   });
 }
