@@ -94,7 +94,7 @@ async function withSidecar(
 for (const kind of HTTP_SERVERS) {
   describe(`a check's body as it arrives, ${kind}`, () => {
     it("is read whole whether it comes with its headers, after them or in chunks", async () => {
-      await withSidecar(kind, async (port, guard) => {
+      await withSidecar(kind, async (port) => {
         const body = '{"key": "k", "cost": 3}';
         const withHeaders = await exchange(port, [head(body.length) + body]);
         assert.equal(status(withHeaders), 200, withHeaders);
