@@ -28,7 +28,7 @@ import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import type { LimitBook } from "../rules.ts";
 import { ruleOf } from "../rule.ts";
-import { demandIn, HeardReports } from "./heard.ts";
+import { demandIn, type HeardReport, HeardReports } from "./heard.ts";
 import { CountedMembers, type Headcount } from "./members.ts";
 import { split } from "./split.ts";
 import { phaseOf, spreadPhase, watchPhase } from "./phase.ts";
@@ -375,6 +375,15 @@ export class Allocator implements MembershipExtension {
       views.push({ className: hot.slot.className, key: hot.slot.key, limitPerSec, members });
     }
     return views;
+  }
+
+  /**
+   * The demand reports held, by origin ID, as `heard.ts` holds them (changed
+   * in place as newer ones come): for the simulator's figure of how fresh
+   * the relay keeps them (`src/sim/figures/relay_room.ts`).
+   */
+  heardReports(): IterableIterator<[string, HeardReport]> {
+    return this.#reports.entries();
   }
 
   #ownGroup(): DemandGroup {
