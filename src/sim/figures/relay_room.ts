@@ -65,6 +65,8 @@ export interface RelayRoom {
   readonly ageP90: number;
   /** Looks at a pair that found no report believed (none held, or past belief), of all looks. */
   readonly unbelieved: number;
+  /** Looks at a pair that found no report held at all, of all looks. */
+  readonly unheld: number;
 }
 
 /** Histograms count to a millisecond up to this; anything longer counts here. */
@@ -98,7 +100,7 @@ export function relayRoom(members: number, options: RelayRoomOptions = {}): Rela
   const received = new Float64Array(pairs);
   const intervals = new Uint32Array(HISTOGRAM_MS + 1);
   const ages = new Uint32Array(HISTOGRAM_MS + 1);
-  let looks = 0, believed = 0;
+  let looks = 0, held = 0, believed = 0;
   for (let nowMs = settleMs; nowMs <= endMs; nowMs += periodMs) {
     fleet.runUntil(nowMs);
     for (let holder = 0; holder < members; holder++) {
@@ -109,6 +111,7 @@ export function relayRoom(members: number, options: RelayRoomOptions = {}): Rela
         let origin = originOf.get(id);
         if (origin === undefined) originOf.set(id, origin = originOf.size);
         const pair = holder * members + origin;
+        held++;
         const ageMs = report.ageMs + nowMs - report.receivedMs;
         ages[Math.min(HISTOGRAM_MS, Math.round(ageMs))]++;
         if (ageMs <= believedMs) believed++;
@@ -132,6 +135,7 @@ export function relayRoom(members: number, options: RelayRoomOptions = {}): Rela
     ageMedian: periods(quantile(ages, 0.5)),
     ageP90: periods(quantile(ages, 0.9)),
     unbelieved: 1 - believed / looks,
+    unheld: 1 - held / looks,
   };
 }
 
@@ -153,7 +157,7 @@ const HEADER = [
   "Members",
   "Refresh interval, median / p90 / longest",
   "Report age, median / p90",
-  "Looks with no report believed",
+  "Looks with no report believed (none held)",
   "Measured at",
 ];
 
@@ -168,13 +172,14 @@ export function relayRoomTable(
   previous = "",
 ): string {
   const p = (x: number) => `${x.toFixed(1)}`;
+  const percent = (x: number) => `${(100 * x).toFixed(2)}%`;
   const rows = new Map<number, string[]>(keptRows(previous));
   for (const r of runs) {
     rows.set(r.members, [
       `${r.members}`,
       `${p(r.intervalMedian)} / ${p(r.intervalP90)} / ${p(r.intervalMax)} periods`,
       `${p(r.ageMedian)} / ${p(r.ageP90)} periods`,
-      `${(100 * r.unbelieved).toFixed(2)}%`,
+      `${percent(r.unbelieved)} (${percent(r.unheld)})`,
       commit,
     ]);
   }
