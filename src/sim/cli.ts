@@ -9,7 +9,8 @@
  *     sim swarm [--runs N] [--seed N]  N chaos runs from consecutive seeds
  *     sim figures [--write F]   the figures of docs/membership.md, written into F
  *     sim figures --large [--sizes 200,1000] [--write F]   at large sizes (minutes)
- *     sim relay-room [--sizes 200,1000,2000] [--write F]   how fresh the relay keeps reports (an hour)
+ *     sim relay-room [--sizes 200,1000,2000] [--settle S] [--window S] [--write F]
+ *                               how fresh the relay keeps reports (an hour)
  *
  * Exits with 1 when a run fails, after printing the command that replays it.
  *
@@ -54,6 +55,8 @@ function main(args: string[]): number {
       runs: { type: "string" },
       write: { type: "string" },
       large: { type: "boolean" },
+      settle: { type: "string" },
+      window: { type: "string" },
       sizes: { type: "string" },
     },
   });
@@ -83,7 +86,13 @@ function main(args: string[]): number {
       // Taken first: the sources may change while the runs take their hour.
       const commit = commitOfHead();
       const runs = sizes.map((n) => {
-        const run = relayRoom(n, { seed });
+        const run = relayRoom(n, {
+          seed,
+          settleMs: seconds(values.settle),
+          windowMs: seconds(values.window),
+          trace: (ms, unbelieved) =>
+            console.error(`  ${ms / 1000} s: ${(100 * unbelieved).toFixed(2)}% with none believed`),
+        });
         console.error(`relay-room: ${n} members measured`);
         return run;
       });
@@ -121,6 +130,14 @@ function main(args: string[]): number {
     return 0;
   }
   return results.every((r) => r.ok) ? 0 : 1;
+}
+
+/** `--settle` or `--window`, seconds, in ms; undefined for the default when not given. */
+function seconds(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const s = Number(value);
+  if (!(s >= 0)) throw new RangeError(`--settle and --window take seconds, got ${value}`);
+  return s * 1_000;
 }
 
 /** The commit the figures were measured at, `+` after it when the sources differ from it. */

@@ -25,6 +25,7 @@ describe("relay room", () => {
   it("rewrites the rows it measured and keeps the others", () => {
     const run = (members: number, median: number) => ({
       members,
+      watchedMs: [20_000, 40_000] as const,
       refreshes: 1,
       intervalMedian: median,
       intervalP90: median,
@@ -38,7 +39,7 @@ describe("relay room", () => {
     const block = `${RELAY_ROOM_MARKERS.begin} -->\n\n${first}\n\n${RELAY_ROOM_MARKERS.end}`;
     const lines = relayRoomTable([run(200, 3)], "bbbbbbb", `text\n${block}\n`).split("\n");
     assert.equal(lines.length, 4, lines.join("\n"));
-    assert.match(lines[2], /^\| 200 .*3\.0 \/ 3\.0 \/ 3\.0 periods.*bbbbbbb/);
+    assert.match(lines[2], /^\| 200 .*3\.0 \/ 3\.0 \/ 3\.0 periods.*bbbbbbb, 20–40 s/);
     assert.match(lines[3], /^\| 1000 .*9\.0 \/ 9\.0 \/ 9\.0 periods.*aaaaaaa/);
   });
 });

@@ -47,12 +47,16 @@ export interface RelayRoomOptions {
   readonly settleMs?: number;
   /** How long it lasts, ms (default 20 s). */
   readonly windowMs?: number;
+  /** Told, every second of the watch, the share of that second's looks with no report believed. */
+  readonly trace?: (nowMs: number, unbelieved: number) => void;
 }
 
 /** What one run measured: intervals and ages in protocol periods. */
 export interface RelayRoom {
   /** Members in the fleet. */
   readonly members: number;
+  /** The watch, [from, to] ms from the start. */
+  readonly watchedMs: readonly [number, number];
   /** Refresh intervals seen whole within the window. */
   readonly refreshes: number;
   /** Their median and 90th percentile, periods. */
@@ -101,6 +105,7 @@ export function relayRoom(members: number, options: RelayRoomOptions = {}): Rela
   const intervals = new Uint32Array(HISTOGRAM_MS + 1);
   const ages = new Uint32Array(HISTOGRAM_MS + 1);
   let looks = 0, held = 0, believed = 0;
+  let secondLooks = 0, secondBelieved = 0;
   for (let nowMs = settleMs; nowMs <= endMs; nowMs += periodMs) {
     fleet.runUntil(nowMs);
     for (let holder = 0; holder < members; holder++) {
@@ -124,10 +129,16 @@ export function relayRoom(members: number, options: RelayRoomOptions = {}): Rela
         received[pair] = report.receivedMs;
       }
     }
+    if (options.trace && nowMs % 1_000 === 0 && nowMs > settleMs) {
+      options.trace(nowMs, 1 - (believed - secondBelieved) / (looks - secondLooks));
+      secondLooks = looks;
+      secondBelieved = believed;
+    }
   }
   const periods = (ms: number) => ms / periodMs;
   return {
     members,
+    watchedMs: [settleMs, endMs],
     refreshes: intervals.reduce((sum, n) => sum + n, 0),
     intervalMedian: periods(quantile(intervals, 0.5)),
     intervalP90: periods(quantile(intervals, 0.9)),
@@ -158,7 +169,7 @@ const HEADER = [
   "Refresh interval, median / p90 / longest",
   "Report age, median / p90",
   "Looks with no report believed (none held)",
-  "Measured at",
+  "Measured at, watched",
 ];
 
 /**
@@ -180,7 +191,7 @@ export function relayRoomTable(
       `${p(r.intervalMedian)} / ${p(r.intervalP90)} / ${p(r.intervalMax)} periods`,
       `${p(r.ageMedian)} / ${p(r.ageP90)} periods`,
       `${percent(r.unbelieved)} (${percent(r.unheld)})`,
-      commit,
+      `${commit}, ${r.watchedMs.map((ms) => ms / 1_000).join("–")} s`,
     ]);
   }
   const sorted = [...rows.keys()].sort((a, b) => a - b).map((n) => rows.get(n)!);
