@@ -389,14 +389,8 @@ export class Allocator implements MembershipExtension {
     return views;
   }
 
-  /**
-   * The demand reports held, by origin ID, as `heard.ts` holds them (changed
-   * in place as newer ones come): for the simulator's figure of how fresh
-   * the relay keeps them (`src/sim/figures/relay_room.ts`).
-   */
-  heardReports(): IterableIterator<[string, HeardReport]> {
-    return this.#reports.entries();
-  }
+  /** The demand reports held, by origin ID, changed in place (`heard.ts`): for `relay_room.ts`. */
+  readonly heardReports = (): IterableIterator<[string, HeardReport]> => this.#reports.entries();
 
   #ownGroup(): DemandGroup {
     const records = [];
