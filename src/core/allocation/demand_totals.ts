@@ -28,16 +28,6 @@ export interface Total {
    * large fleet scatters over its heap.
    */
   madeAtMs: Float64Array<ArrayBuffer>;
-  /**
-   * By place in `named`, the report's stretch of own demand among
-   * `stretchesOf` (see {@link DemandTotals.ownSum}), but for the places in
-   * `unplaced`, whose times changed since.
-   */
-  stretches: Uint8Array<ArrayBuffer>;
-  /** The breaks `stretches` are of; undefined while they are of none. */
-  stretchesOf: Float64Array<ArrayBuffer> | undefined;
-  /** Places in `named` whose stretch is not in `stretches` (some maybe twice, or past the end). */
-  readonly unplaced: number[];
 }
 
 /** One report's demand of one key, as counted in the key's total. */
@@ -118,26 +108,13 @@ export class DemandTotals {
       } else {
         let total = this.#totals.get(id);
         if (total === undefined) {
-          total = {
-            id,
-            sum: 0,
-            reports: 0,
-            named: [],
-            madeAtMs: new Float64Array(8),
-            stretches: new Uint8Array(8),
-            stretchesOf: undefined,
-            unplaced: [],
-          };
+          total = { id, sum: 0, reports: 0, named: [], madeAtMs: new Float64Array(8) };
           this.#totals.set(id, total);
         }
         d = { id, demand: value, madeMs, stamp, total, at: total.named.length };
         total.named.push(d);
-        if (d.at >= total.madeAtMs.length) {
-          total.madeAtMs = grown(total.madeAtMs);
-          total.stretches = grown(total.stretches);
-        }
+        if (d.at >= total.madeAtMs.length) total.madeAtMs = grown(total.madeAtMs);
         total.madeAtMs[d.at] = madeMs;
-        unplace(total, d.at);
         total.reports++;
         total.sum += value;
       }
@@ -164,22 +141,10 @@ export class DemandTotals {
    * linear between breaks, so its sum over the times between two is their
    * count times its value at their mean: asked for each report, it was a
    * tenth of a 1000-node fleet's time.
-   *
-   * Finding each report's stretch (the first break at or before it) was
-   * most of what was left: three quarters of 10 to 30 µs a call over 1000
-   * reports, at 1000 nodes. So each report's stretch is kept
-   * (`total.stretches`) with the breaks it is of. The breaks move on by a
-   * round start at a time, latest first: moved on by `s`, a report made
-   * before the latest `s` of them is `s` stretches further (or in the
-   * last), and only the others and those taken since (`total.unplaced`) are
-   * walked. The stretches are those of the walk, summed in the same order,
-   * so the sums are the same to the bit. Breaks out of order, or not moved
-   * on from the last ones, are walked for every report.
    */
   ownSum(total: Total, own: OwnDemandAt, sinceMs: number, ownSum: number): number {
     const breaks = own.breaksMs ?? NO_BREAKS;
-    const last = breaks.length;
-    const segments = last + 1;
+    const segments = breaks.length + 1;
     if (this.#segmentN.length < segments) {
       this.#segmentN = new Float64Array(segments);
       this.#segmentSum = new Float64Array(segments);
@@ -187,33 +152,20 @@ export class DemandTotals {
     const segN = this.#segmentN.fill(0, 0, segments);
     const segSum = this.#segmentSum.fill(0, 0, segments);
     const namedAtMs = total.madeAtMs;
-    const stretches = total.stretches;
-    const reports = total.reports;
-    // A stretch kept must fit its byte, and be found from where it was only on breaks in order.
-    const kept = last < 256 && latestFirst(breaks);
-    const shift = kept ? shiftSince(total.stretchesOf, breaks) : -1;
-    if (shift >= 0) {
-      // Those taken since, among the breaks the others are of.
-      const then = total.stretchesOf!;
-      for (const at of total.unplaced) {
-        if (at < reports) stretches[at] = stretchOf(then, namedAtMs[at]);
-      }
-    }
-    total.unplaced.length = 0;
-    const latestNew = shift > 0 ? breaks[shift - 1] : -Infinity;
+    // A report's stretch is the first break at or before its time. Walked
+    // from the first break, that took several steps a report (the breaks
+    // are a round apart, and reports are relayed for rounds); the walk
+    // starts instead below the stretch: never past it, as no two breaks
+    // are further apart than `widest`, so the same stretch.
+    const skip = skipRate(breaks);
+    const first = breaks[0];
     let before = 0;
-    for (let i = 0; i < reports; i++) {
+    for (let i = 0; i < total.reports; i++) {
       const made = namedAtMs[i];
-      let k: number;
-      if (shift === 0) k = stretches[i];
-      else if (shift > 0 && made < latestNew) {
-        k = stretches[i] + shift;
-        if (k > last) k = last;
-        stretches[i] = k;
-      } else {
-        k = stretchOf(breaks, made);
-        stretches[i] = k;
-      }
+      let k = 0;
+      const behind = (first - made) * skip.perMs;
+      if (behind >= 2) k = Math.min(Math.floor(behind) - 1, skip.finite);
+      while (k < breaks.length && !(breaks[k] <= made)) k++;
       segN[k]++;
       segSum[k] += made;
       if (made < sinceMs) before++;
@@ -221,10 +173,6 @@ export class DemandTotals {
     for (let k = 0; k < segments; k++) {
       if (segN[k] > 0) ownSum += segN[k] * own.ownAt(segSum[k] / segN[k]);
     }
-    if (kept) {
-      if (total.stretchesOf?.length !== last) total.stretchesOf = new Float64Array(last);
-      total.stretchesOf.set(breaks);
-    } else total.stretchesOf = undefined;
     this.madeBefore = before;
     return ownSum;
   }
@@ -236,9 +184,6 @@ export class DemandTotals {
     if (last !== d) {
       total.named[d.at] = last;
       total.madeAtMs[d.at] = last.madeMs;
-      total.stretches[d.at] = total.stretches[last.at];
-      // It may have been unplaced at its old place.
-      unplace(total, d.at);
       last.at = d.at;
     }
     total.reports--;
@@ -257,12 +202,30 @@ function sameKeys(held: readonly Demand[], group: GroupReader): boolean {
 }
 
 /**
- * Whether `breaks` go from latest to earliest (equal neighbours allowed, no
- * NaN), as {@link DemandTotals.ownSum}'s walk from a kept stretch needs.
+ * How far to start the walk for a report's stretch in `breaks`: `perMs`, the
+ * breaks a millisecond before the first that may be passed over, and
+ * `finite`, how many breaks are times (the rest are -Infinity). `perMs` is
+ * 0, so that every walk starts at the first break, unless the breaks are
+ * times, latest first, then -Infinity, and some two of them differ: then
+ * no stretch between two breaks is wider than `1 / perMs`, and a report
+ * `m` ms before the first break is past at least `m × perMs - 1` of them
+ * (one less for the rounding of the product).
  */
-function latestFirst(breaks: ArrayLike<number>): boolean {
-  for (let k = 1; k < breaks.length; k++) if (!(breaks[k - 1] >= breaks[k])) return false;
-  return breaks.length === 0 || breaks[0] === breaks[0];
+function skipRate(breaks: ArrayLike<number>): { perMs: number; finite: number } {
+  let finite = 0;
+  let widest = 0;
+  while (finite < breaks.length && breaks[finite] > -Infinity) {
+    if (finite > 0) {
+      const gap = breaks[finite - 1] - breaks[finite];
+      if (!(gap >= 0 && gap < Infinity)) return { perMs: 0, finite };
+      if (gap > widest) widest = gap;
+    }
+    finite++;
+  }
+  for (let j = finite; j < breaks.length; j++) {
+    if (breaks[j] !== -Infinity) return { perMs: 0, finite };
+  }
+  return { perMs: widest > 0 && breaks[0] < Infinity ? 1 / widest : 0, finite };
 }
 
 /** A demand's new figure, of a report made at `madeMs`, in its key's total. */
@@ -271,48 +234,11 @@ function recount(d: Demand, demand: number, madeMs: number): void {
   d.demand = demand;
   d.madeMs = madeMs;
   d.total.madeAtMs[d.at] = madeMs;
-  unplace(d.total, d.at);
 }
 
-/**
- * Marks the stretch at `at` in `total` as not known. While more are unplaced
- * than held (a key summed rarely or never here), none are: the next sum walks
- * them all.
- */
-function unplace(total: Total, at: number): void {
-  if (total.stretchesOf === undefined) return;
-  if (total.unplaced.length < total.reports) total.unplaced.push(at);
-  else {
-    total.stretchesOf = undefined;
-    total.unplaced.length = 0;
-  }
-}
-
-/**
- * How many breaks `now` has moved on from `then` (each later round's start
- * put first, the earliest dropped), 0 if they are the same; -1 if neither.
- */
-function shiftSince(then: ArrayLike<number> | undefined, now: ArrayLike<number>): number {
-  if (then === undefined || then.length !== now.length) return -1;
-  const n = now.length;
-  for (let s = 0; s < n; s++) {
-    let same = true;
-    for (let j = 0; j + s < n && same; j++) same = now[j + s] === then[j];
-    if (same) return s;
-  }
-  return n === 0 ? 0 : -1;
-}
-
-/** The first of `breaks` at or before `made`, or their count if none is. */
-function stretchOf(breaks: ArrayLike<number>, made: number): number {
-  let k = 0;
-  while (k < breaks.length && !(breaks[k] <= made)) k++;
-  return k;
-}
-
-/** `a` in an array of its kind twice its length. */
-export function grown<A extends Float64Array<ArrayBuffer> | Uint8Array<ArrayBuffer>>(a: A): A {
-  const b = new (a.constructor as new (length: number) => A)(2 * a.length);
+/** `a` in an array twice its length. */
+export function grown(a: Float64Array<ArrayBuffer>): Float64Array<ArrayBuffer> {
+  const b = new Float64Array(2 * a.length);
   b.set(a);
   return b;
 }
