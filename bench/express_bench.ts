@@ -15,7 +15,14 @@
 // in interleaved rounds (BENCH_ROUNDS, default 15, of BENCH_REQUESTS
 // requests each, default 10,000) and each figure is its median. Through a
 // real server, see bench/middleware_wrk.ts.
+//
+// `--against DIR` adds another tree's expressRateLimit (an earlier commit's
+// checkout, sharing this node_modules), on that tree's own guard, to the
+// same rounds, as bench/middleware_bench.ts does for Hono and fetch.
 import process from "node:process";
+import { parseArgs } from "node:util";
+import { pathToFileURL } from "node:url";
+import { resolve } from "node:path";
 import { IncomingMessage, ServerResponse } from "node:http";
 import { Duplex } from "node:stream";
 import type { Socket } from "node:net";
@@ -57,6 +64,7 @@ function serve(app: App, url: string, headers: Record<string, string>): Promise<
 
 interface Case {
   readonly name: string;
+  readonly app: App;
   readonly keys: number;
   readonly url: string;
   readonly headers: Record<string, string>[];
@@ -64,7 +72,8 @@ interface Case {
 }
 
 /** Microseconds a request over `n` requests. */
-async function time(app: App, c: Case, n: number): Promise<number> {
+async function time(c: Case, n: number): Promise<number> {
+  const app = c.app;
   const t = performance.now();
   for (let i = 0; i < n; i++) {
     const status = await serve(app, c.url, c.headers[i % c.headers.length]);
@@ -73,26 +82,37 @@ async function time(app: App, c: Case, n: number): Promise<number> {
   return (performance.now() - t) * 1e3 / n;
 }
 
+const { values } = parseArgs({ options: { against: { type: "string" } } });
 const guard = await benchGuard();
 const app = expressApp(guard) as unknown as App;
-const NAMES: [string, LimiterName][] = [
-  ["bare", "bare"],
-  ["an empty middleware", "empty"],
-  ["rateguard's expressRateLimit", "ours"],
-  ["express-rate-limit, memory store", "peer"],
+const NAMES: [string, LimiterName, App][] = [
+  ["bare", "bare", app],
+  ["an empty middleware", "empty", app],
+  ["rateguard's expressRateLimit", "ours", app],
 ];
+let earlierGuard: Awaited<ReturnType<typeof benchGuard>> | undefined;
+if (values.against !== undefined) {
+  // On the other tree's own guard, whose Limit its adapter knows.
+  const apps: typeof import("./middleware_apps.ts") = await import(
+    pathToFileURL(resolve(values.against, "bench/middleware_apps.ts")).href
+  );
+  earlierGuard = await apps.benchGuard();
+  const earlier = apps.expressApp(earlierGuard) as unknown as App;
+  NAMES.push(["rateguard's expressRateLimit (--against)", "ours", earlier]);
+}
+NAMES.push(["express-rate-limit, memory store", "peer", app]);
 const cases: Case[] = [];
 for (const keys of [1, 10_000]) {
   const headers = Array.from({ length: keys }, (_, i) => ({ "x-key": `tenant:${i}` }));
-  for (const [name, limiter] of NAMES) {
-    cases.push({ name, keys, url: pathOf(limiter), headers, us: [] });
+  for (const [name, limiter, app] of NAMES) {
+    cases.push({ name, app, keys, url: pathOf(limiter), headers, us: [] });
   }
 }
 
 // Warm up every case (the JIT, every key in every store), then the rounds.
-for (const c of cases) await time(app, c, Math.max(REQUESTS, c.keys));
+for (const c of cases) await time(c, Math.max(REQUESTS, c.keys));
 for (let r = 0; r < ROUNDS; r++) {
-  for (const c of cases) c.us.push(await time(app, c, REQUESTS));
+  for (const c of cases) c.us.push(await time(c, REQUESTS));
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -111,3 +131,4 @@ for (const c of cases) {
   );
 }
 await guard.leave();
+await earlierGuard?.leave();

@@ -16,11 +16,19 @@
 // shared machine the ratios within one run are what count: the load of
 // others drifts, and interleaving spreads it over every server alike.
 //
+// Beside requests a second, each round reads the CPU time the server's
+// processes spent (Linux's /proc; the Redis endpoint's round counts
+// redis-server's too): CPU microseconds a request, what a saturated core
+// pays for one, and on a machine that other work loads far steadier than
+// requests a second, which swing with what the scheduler gives the server.
+// Its table's ratios are bare over sidecar, the throughput a core would
+// give, so that they read as the first table's.
+//
 // Every server runs at a limit no request reaches, so all three answer the
 // same allowed decision and the difference is the cost of deciding.
 import process from "node:process";
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { Redis } from "ioredis";
@@ -47,6 +55,8 @@ interface Served {
   readonly server: (typeof SERVERS)[number];
   readonly process: Started;
   readonly url: string;
+  /** The processes whose CPU time is the server's: its own, and redis-server for the Redis endpoint. */
+  readonly pids: readonly number[];
 }
 
 const dir = mkdtempSync(join(tmpdir(), "rateguard-bench-"));
@@ -63,6 +73,39 @@ for (const keys of [1, 10_000]) {
   for (const connections of [16, 64]) LOADS.push({ connections, keys, script });
 }
 
+/**
+ * CPU seconds `pid` and every process under it have spent (user and
+ * system): tsx runs a script in a child of its own. NaN where /proc is
+ * missing.
+ */
+function cpuSeconds(pid: number): number {
+  const stat = `/proc/${pid}/stat`;
+  if (!existsSync(stat)) return NaN;
+  let ticks = 0;
+  try {
+    // The fields after the command's name (which may hold spaces), utime and stime 14th and 15th.
+    const fields = readFileSync(stat, "utf8").split(") ")[1].split(" ");
+    ticks = Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0; // It ended meanwhile.
+  }
+  let seconds = ticks / CLOCK_TICKS;
+  const tasks = `/proc/${pid}/task`;
+  for (const tid of existsSync(tasks) ? readdirSync(tasks) : []) {
+    let children = "";
+    try {
+      children = readFileSync(`${tasks}/${tid}/children`, "utf8");
+    } catch {
+      continue;
+    }
+    for (const child of children.split(" ").filter(Boolean)) seconds += cpuSeconds(Number(child));
+  }
+  return seconds;
+}
+
+/** The kernel's clock ticks a second, in which /proc gives CPU time. */
+const CLOCK_TICKS = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }));
+
 const redis = spawn("redis-server", [
   "--port",
   String(REDIS_PORT),
@@ -77,13 +120,16 @@ try {
   await new Promise((resolve) => setTimeout(resolve, 300));
   const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",") as RuntimeName[];
   const before = loadavg();
-  const figures = await measure(runtimes);
+  const cpu: Figures = new Map();
+  const figures = await measure(runtimes, cpu);
   printTable(figures, before, loadavg());
+  printCpuTable(cpu);
   await sharedCounterRow();
 } finally {
   redis.kill();
 }
 
+/** Per cell, every round's figure. */
 type Figures = Map<string, number[]>;
 function cell(runtime: string, server: string, load: Load): string {
   return `${runtime} ${server} ${load.connections} ${load.keys}`;
@@ -91,9 +137,10 @@ function cell(runtime: string, server: string, load: Load): string {
 
 /**
  * Starts every server of every runtime, then loads each in turn, load
- * after load, round after round, keeping every round's requests a second.
+ * after load, round after round, keeping every round's requests a second
+ * (returned) and its CPU µs a request (into `cpuFigures`).
  */
-async function measure(runtimes: RuntimeName[]): Promise<Figures> {
+async function measure(runtimes: RuntimeName[], cpuFigures: Figures): Promise<Figures> {
   const served: Served[] = [];
   const figures: Figures = new Map();
   try {
@@ -102,7 +149,9 @@ async function measure(runtimes: RuntimeName[]): Promise<Figures> {
         const [p, url] = name === "sidecar"
           ? await sidecar(runtime)
           : await server(runtime, name === "bare Hono" ? "bare" : "redis");
-        served.push({ runtime, server: name, process: p, url });
+        const pids = [p.child.pid!];
+        if (name === "Hono + RateLimiterRedis") pids.push(redis.pid!);
+        served.push({ runtime, server: name, process: p, url, pids });
       }
     }
     // Warm up: the JIT, the connections, Redis's script cache.
@@ -111,8 +160,13 @@ async function measure(runtimes: RuntimeName[]): Promise<Figures> {
       for (const load of LOADS) {
         for (const s of served) {
           const key = cell(s.runtime, s.server, load);
-          const rps = parseWrk(wrk(s.url, load, DURATION_S));
+          const cpu = () => s.pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+          const cpuBefore = cpu();
+          const out = wrk(s.url, load, DURATION_S);
+          const cpuUs = (cpu() - cpuBefore) * 1e6 / parseRequests(out);
+          const rps = parseWrk(out);
           figures.set(key, [...figures.get(key) ?? [], rps]);
+          cpuFigures.set(key, [...cpuFigures.get(key) ?? [], cpuUs]);
           console.error(`round ${r + 1}: ${key}: ${Math.round(rps)}`);
         }
       }
@@ -168,6 +222,11 @@ function parseWrk(out: string): number {
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
 }
 
+/** How many requests wrk's output says were answered. */
+function parseRequests(out: string): number {
+  return Number(/(\d+) requests in/.exec(out)?.[1]);
+}
+
 function printTable(figures: Figures, before: number[], after: number[]): void {
   const load1 = (l: number[]) => l.map((x) => x.toFixed(2)).join(" ");
   console.log(
@@ -176,8 +235,36 @@ function printTable(figures: Figures, before: number[], after: number[]): void {
         load1(after)
       } after:\n`,
   );
+  printRows(figures, fmt, ["sidecar / bare", "sidecar / Redis"], (bare, side, redis) => [
+    `${(side / bare * 100).toFixed(0)}%`,
+    `${(side / redis).toFixed(2)}×`,
+  ]);
+}
+
+/** The CPU figures: µs a request, median (min to max), and the ratios as throughput on one core. */
+function printCpuTable(figures: Figures): void {
   console.log(
-    "| runtime | connections, keys | bare Hono | sidecar | Hono + RateLimiterRedis | sidecar / bare | sidecar / Redis |",
+    "\nCPU µs a request of the server's processes (redis-server's too for the Redis endpoint), median (min to max):\n",
+  );
+  printRows(figures, (n) => n.toFixed(1), ["bare / sidecar", "Redis / sidecar"], (
+    bare,
+    side,
+    redis,
+  ) => [`${(bare / side * 100).toFixed(0)}%`, `${(redis / side).toFixed(2)}×`]);
+}
+
+/**
+ * One row a runtime and load of `figures`: each server's median (min to
+ * max) as `show` writes a figure, then the two ratios of the medians.
+ */
+function printRows(
+  figures: Figures,
+  show: (n: number) => string,
+  ratioHeads: [string, string],
+  ratios: (bare: number, side: number, redis: number) => [string, string],
+): void {
+  console.log(
+    `| runtime | connections, keys | ${SERVERS.join(" | ")} | ${ratioHeads.join(" | ")} |`,
   );
   console.log("| --- | --- | ---: | ---: | ---: | ---: | ---: |");
   const sorted = (xs: number[]) => [...xs].sort((a, b) => a - b);
@@ -185,16 +272,17 @@ function printTable(figures: Figures, before: number[], after: number[]): void {
   const runtimes = [...new Set([...figures.keys()].map((k) => k.split(" ")[0]))];
   for (const runtime of runtimes) {
     for (const load of LOADS) {
-      const [bare, side, redis] = SERVERS.map((s) => figures.get(cell(runtime, s, load)) ?? [0]);
-      const show = (xs: number[]) => {
+      const rounds = SERVERS.map((s) => figures.get(cell(runtime, s, load)) ?? [NaN]);
+      const cells = rounds.map((xs) => {
         const s = sorted(xs);
-        return `${fmt(median(xs))} (${fmt(s[0])}–${fmt(s[s.length - 1])})`;
-      };
+        return `${show(median(xs))} (${show(s[0])}–${show(s[s.length - 1])})`;
+      });
+      const [bare, side, redis] = rounds.map(median);
       const label = `${load.connections}, ${load.keys === 1 ? "1 key" : `${fmt(load.keys)} keys`}`;
       console.log(
-        `| ${runtime} | ${label} | ${show(bare)} | ${show(side)} | ${show(redis)} | ${
-          (median(side) / median(bare) * 100).toFixed(0)
-        }% | ${(median(side) / median(redis)).toFixed(2)}× |`,
+        `| ${runtime} | ${label} | ${cells.join(" | ")} | ${
+          ratios(bare, side, redis).join(" | ")
+        } |`,
       );
     }
   }

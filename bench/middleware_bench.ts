@@ -15,7 +15,9 @@
 //
 // `--against DIR` adds another tree's apps (an earlier commit's
 // checkout, sharing this node_modules) to the same rounds: before and after
-// in one process, as the machine's load drifts over both alike.
+// in one process, as the machine's load drifts over both alike. `--cases
+// REGEX` keeps only the cases whose name matches (each still beside its
+// bare case), for a longer run of the few a change is about.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
@@ -57,7 +59,10 @@ async function time(c: Case, n: number): Promise<number> {
   return (performance.now() - t) * 1e3 / n;
 }
 
-const { values } = parseArgs({ options: { against: { type: "string" } } });
+const { values } = parseArgs({
+  options: { against: { type: "string" }, cases: { type: "string" } },
+});
+const only = values.cases === undefined ? undefined : new RegExp(values.cases);
 const guard = await benchGuard();
 const hono = honoApp(guard);
 const handler = fetchHandler(guard);
@@ -77,7 +82,7 @@ const cases: Case[] = [];
 for (const keys of [1, 10_000]) {
   const k = keys === 1 ? "1 key" : "10k keys";
   const add = (name: string, limiter: LimiterName, call: Call) =>
-    cases.push({
+    (only === undefined || only.test(name) || limiter === "bare") && cases.push({
       name: `${name}, ${k}`,
       base: `${name.split(" ")[0]} ${k}`,
       call,
@@ -88,12 +93,18 @@ for (const keys of [1, 10_000]) {
   add("Hono + an empty middleware", "empty", (r) => hono.fetch(r));
   add("Hono + check and two fixed fields", "floor", (r) => hono.fetch(r));
   add("Hono + rateguard sending no fields", "silent", (r) => hono.fetch(r));
+  if (earlier) {
+    add("Hono + rateguard sending no fields (--against)", "silent", (r) => earlier.hono.fetch(r));
+  }
   add("Hono + rateguard", "ours", (r) => hono.fetch(r));
   if (earlier) add("Hono + rateguard (--against)", "ours", (r) => earlier.hono.fetch(r));
   add("Hono + hono-rate-limiter", "peer", (r) => hono.fetch(r));
   add("fetch bare", "bare", handler);
   add("fetch + two fixed fields", "fields", handler);
   add("fetch + withRateLimit sending no fields", "silent", handler);
+  if (earlier) {
+    add("fetch + withRateLimit sending no fields (--against)", "silent", earlier.handler);
+  }
   add("fetch + withRateLimit", "ours", handler);
   if (earlier) add("fetch + withRateLimit (--against)", "ours", earlier.handler);
 }

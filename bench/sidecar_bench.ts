@@ -13,12 +13,14 @@
 // The cases run in interleaved rounds (BENCH_ROUNDS, default 15, of
 // BENCH_REQUESTS requests each, default 20,000), each request built before
 // its round and awaited as a server would; each figure is the median of
-// the rounds. wrk through a real server swings twofold on a shared
+// the rounds, in wall-clock time and in the process's CPU time (every
+// thread's, the collector's too: what a saturated server spends a request,
+// and steadier than the wall clock on a machine other work shares). wrk through a real server swings twofold on a shared
 // machine; this is the steadier figure to compare changes by.
 //
-// `--against DIR` adds another tree's sidecar (an earlier commit's
-// checkout, sharing this node_modules) to the same rounds: before and
-// after in one process, as the machine's load drifts over both alike.
+// `--against DIR` adds another tree's sidecar and wrapper (an earlier
+// commit's checkout, sharing this node_modules) to the same rounds: before
+// and after in one process, as the machine's load drifts over both alike.
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { pathToFileURL } from "node:url";
@@ -34,22 +36,33 @@ import { runtimeName } from "./runtime.ts";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
 
+const ENCODER = new TextEncoder();
+
 type Fetch = (request: Request) => Response | Promise<Response>;
 
 interface Case {
   readonly name: string;
   readonly keys: number;
   readonly call: Fetch;
+  /** Wall-clock microseconds a request, one per round. */
   readonly us: number[];
+  /** Microseconds of the process's CPU a request (every thread, the collector's too), one per round. */
+  readonly cpuUs: number[];
 }
 
 /**
  * `n` requests as a server hands them over: a declared length, the body
- * one of `keys` keys in turn.
+ * one of `keys` keys in turn, as bytes. A body given as a string is kept
+ * as one, and Deno's `text()` and `json()` hand it back with no decode,
+ * which no request from a socket has: with string bodies the bare
+ * endpoint's `json()` cost a fifth of the sidecar's byte read (0.8 and
+ * 2.8 µs of CPU), with bytes about the same (3.2 and 3.6).
  */
 function requests(keys: number, n: number, round: number): Request[] {
   return Array.from({ length: n }, (_, i) => {
-    const body = `{"key": "tenant:${keys === 1 ? 42 : (i + round * 7_919) % keys}"}`;
+    const body = ENCODER.encode(
+      `{"key": "tenant:${keys === 1 ? 42 : (i + round * 7_919) % keys}"}`,
+    );
     return new Request("http://127.0.0.1/v1/check", {
       method: "POST",
       headers: { "content-type": "application/json", "content-length": String(body.length) },
@@ -58,20 +71,33 @@ function requests(keys: number, n: number, round: number): Request[] {
   });
 }
 
-/** Microseconds a request over `reqs`, each awaited as a server would. */
-async function time(c: Case, reqs: Request[]): Promise<number> {
+/** Runs `reqs`, each awaited as a server would, and adds the round's figures to `c`. */
+async function time(c: Case, reqs: Request[]): Promise<void> {
   const { call } = c;
+  const cpu = process.cpuUsage();
   const t = performance.now();
   for (let i = 0; i < reqs.length; i++) {
     const res = await call(reqs[i]);
     if (res.status !== 200) throw new Error(`${c.name}: status ${res.status}`);
   }
-  return (performance.now() - t) * 1e3 / reqs.length;
+  c.us.push((performance.now() - t) * 1e3 / reqs.length);
+  const spent = process.cpuUsage(cpu);
+  c.cpuUs.push((spent.user + spent.system) / reqs.length);
 }
 
-/** `fetch` inside the native servers' wrapper, as `Deno.serve` and `Bun.serve` call it. */
-function wrapped(fetch: (request: Request) => Response | Promise<Response>): Fetch {
-  const answering = new Answering((r) => fetch(r), HTTP_BOUNDS.requestTimeoutMs.default);
+/** The wrappers made, drained at the end: a wrapper's sweep would keep the process running. */
+const wrappers: Answering[] = [];
+
+/**
+ * `fetch` inside a native servers' wrapper (`Answering` from this tree or
+ * the one given), as `Deno.serve` and `Bun.serve` call it.
+ */
+function wrapped(
+  fetch: (request: Request) => Response | Promise<Response>,
+  Wrapper: typeof Answering = Answering,
+): Fetch {
+  const answering = new Wrapper((r) => fetch(r), HTTP_BOUNDS.requestTimeoutMs.default);
+  wrappers.push(answering);
   const info = { remoteAddr: { hostname: "127.0.0.1", port: 1 }, completed: Promise.resolve() };
   return (request) => answering.answer(request, info);
 }
@@ -83,39 +109,56 @@ const guard = await Guard.builder().defaultLimit(Limit.perSecond(1e9)).trackedKe
 const bare = bareCheck(new Hono());
 const sidecar = sidecarApp(guard);
 let earlier: Hono | undefined;
+let EarlierAnswering: typeof Answering | undefined;
 if (values.against !== undefined) {
-  const from = pathToFileURL(resolve(values.against, "src/http/sidecar.ts")).href;
-  earlier = (await import(from)).sidecarApp(guard);
+  const from = (file: string) => pathToFileURL(resolve(values.against!, file)).href;
+  earlier = (await import(from("src/http/sidecar.ts"))).sidecarApp(guard);
+  EarlierAnswering = (await import(from("src/http/serve_native.ts"))).Answering;
 }
 const cases: Case[] = [];
 for (const keys of [1, 10_000]) {
-  const add = (name: string, call: Fetch) => cases.push({ name, keys, call, us: [] });
+  const add = (name: string, call: Fetch) => cases.push({ name, keys, call, us: [], cpuUs: [] });
   add("bare Hono", (r) => bare.fetch(r));
   add("sidecar", (r) => sidecar.fetch(r));
   if (earlier) add("sidecar (--against)", (r) => earlier.fetch(r));
   add("sidecar in the native wrapper", wrapped((r) => sidecar.fetch(r)));
-  if (earlier) add("sidecar (--against) in the native wrapper", wrapped((r) => earlier.fetch(r)));
+  if (earlier) {
+    add(
+      "sidecar (--against) in the native wrapper",
+      wrapped((r) => earlier.fetch(r), EarlierAnswering),
+    );
+  }
 }
 
 // Warm up every case (the JIT, every key in the guard), then the rounds.
 for (const c of cases) await time(c, requests(c.keys, Math.max(REQUESTS, c.keys), 0));
+for (const c of cases) c.us.length = c.cpuUs.length = 0;
+// Each round starts one case further on: a case's garbage is collected
+// partly during the next one, and no case should always follow the same.
 for (let r = 0; r < ROUNDS; r++) {
-  for (const c of cases) c.us.push(await time(c, requests(c.keys, REQUESTS, r + 1)));
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[(i + r) % cases.length];
+    await time(c, requests(c.keys, REQUESTS, r + 1));
+  }
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `${runtimeName()}, in process, POST /v1/check, the median of ${ROUNDS} interleaved rounds of ${REQUESTS} requests:\n`,
 );
-console.log("| case | keys | µs/request | vs bare Hono |");
-console.log("| --- | ---: | ---: | ---: |");
+console.log("| case | keys | µs/request | vs bare Hono | CPU µs/request | vs bare Hono |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
 for (const c of cases) {
-  const bareUs = median(cases.find((b) => b.keys === c.keys && b.name === "bare Hono")!.us);
-  const us = median(c.us);
+  const bare = cases.find((b) => b.keys === c.keys && b.name === "bare Hono")!;
+  const cell = (of: (c: Case) => number[]) => {
+    const us = median(of(c));
+    return `${us.toFixed(2)} | ${(median(of(bare)) / us * 100).toFixed(0)}%`;
+  };
   console.log(
-    `| ${c.name} | ${c.keys.toLocaleString("en-US")} | ${us.toFixed(2)} | ${
-      (bareUs / us * 100).toFixed(0)
-    }% |`,
+    `| ${c.name} | ${c.keys.toLocaleString("en-US")} | ${cell((c) => c.us)} | ${
+      cell((c) => c.cpuUs)
+    } |`,
   );
 }
+for (const w of wrappers) await w.drain(0);
 await guard.leave();

@@ -97,6 +97,10 @@ export type ClientIpKey<A extends unknown[]> = ((...args: A) => KeyOf) & {
 /** A client's hops, read from the right, examined at most: a header longer than this is cut on its left. */
 const MAX_HOPS = 64;
 
+/** Dotted IPv4 with no leading zeros: an address, which {@link formatGrouped} writes as it is. */
+const DOTTED_V4 =
+  /^(?:(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)\.){3}(?:25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)$/;
+
 /** An address as 16 bytes: IPv4 as `::ffff:a.b.c.d`. */
 type Bytes = Uint8Array;
 
@@ -162,33 +166,38 @@ function addressFinder(options: ClientIpOptions, who: string): AddressFinder {
   }
   const trusted = trustOf(trustProxy, who);
   return (peer, get) => {
-    const chain: string[] = [];
     const unix = peer === undefined && trustUnix;
-    if (trusted !== 0 || unix) {
-      const value = get(header);
-      if (value) chain.push(...hopsOf(value, header).slice(-MAX_HOPS));
-    }
+    const value = trusted !== 0 || unix ? get(header) : undefined;
+    // The peer alone, the most common request, with no array made.
+    if (!value && peer !== undefined && DOTTED_V4.test(peer)) return peer;
+    const chain = value ? hopsOf(value, header).slice(-MAX_HOPS) : [];
     chain.push(peer ?? "");
-    const bytes = chain.map((hop) => parseAddress(hop));
+    // Hops are parsed only when looked at, and a dotted IPv4 hop, as proxies
+    // and servers write them, is an address and its own text unparsed:
+    // parsing and writing every hop cost more than the check.
+    const bytes: (Bytes | undefined | null)[] = new Array(chain.length).fill(null);
+    const at = (i: number) => bytes[i] === null ? bytes[i] = parseAddress(chain[i]) : bytes[i];
+    const isAddress = (i: number) => DOTTED_V4.test(chain[i]) || at(i) !== undefined;
     const last = chain.length - 1;
     let i = last;
     if (unix) {
       // The socket is the nearest proxy: the hop it names is where to start.
       if (--i < 0) return undefined;
       if (typeof trusted === "number") i = Math.max(0, i - Math.max(0, trusted - 1));
-    } else if (bytes[i] === undefined) {
+    } else if (!isAddress(i)) {
       return undefined;
     } else if (typeof trusted === "number") {
       i = Math.max(0, i - trusted);
     }
     if (typeof trusted !== "number") {
-      while (i > 0 && bytes[i] !== undefined && trusted.some((r) => inRange(bytes[i]!, r))) i--;
+      while (i > 0 && at(i) !== undefined && trusted.some((r) => inRange(at(i)!, r))) i--;
     }
     // What a trusted proxy wrote but is no address (`unknown`, an obfuscated
     // name): the proxy that wrote it stands for the client, never the text;
     // a Unix socket stands for no one.
-    while (i < last && bytes[i] === undefined) i++;
-    const found = bytes[i];
+    while (i < last && !isAddress(i)) i++;
+    if (DOTTED_V4.test(chain[i])) return chain[i];
+    const found = at(i);
     return found === undefined ? undefined : formatGrouped(found, ipv6Prefix);
   };
 }

@@ -75,6 +75,7 @@ export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandl
   const limiting = new RequestLimiter<[Request, Response]>(
     options,
     "expressRateLimit",
+    2,
   );
   const onDenied = options.onDenied ?? sendProblem;
   if (typeof onDenied !== "function") {
@@ -88,8 +89,9 @@ export function expressRateLimit(options: ExpressRateLimitOptions): RequestHandl
   ) => {
     if (info === undefined) return next();
     res.locals.rateLimit = info;
-    limiting.write(new ExpressFields(res), info);
-    if (info.decision.allowed) next();
+    const allowed = info.decision.allowed;
+    if (!allowed || limiting.admissionFields) limiting.write(new ExpressFields(res), info);
+    if (allowed) next();
     else onDenied(info, req, res, next);
   };
   return function rateLimitMiddleware(req, res, next) {

@@ -76,6 +76,7 @@ export function withRateLimit<I = unknown>(
   const limiting = new RequestLimiter<[Request, I]>(
     options,
     "withRateLimit",
+    2,
   );
   const onDenied = options.onDenied ?? ((_info, response) => response);
   if (typeof onDenied !== "function" || typeof handler !== "function") {
@@ -83,6 +84,7 @@ export function withRateLimit<I = unknown>(
   }
   /** The fields on an admitted response: a response with immutable headers is copied once. */
   const withFields = (response: Response, decided: RateLimitInfo): Response => {
+    if (!limiting.admissionFields) return response;
     try {
       limiting.write(response.headers, decided);
     } catch (e) {

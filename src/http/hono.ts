@@ -113,7 +113,7 @@ export interface RateLimitEnv {
  * @throws {RangeError} when `headers` is not one of its values.
  */
 export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimitEnv> {
-  const limiting = new RequestLimiter<[Context]>(options, "rateLimit");
+  const limiting = new RequestLimiter<[Context]>(options, "rateLimit", 1);
   return async function rateLimitMiddleware(c, next) {
     // Awaited only when something on the way answered a promise: a
     // synchronous key function and a Guard decide with no turn of the
@@ -127,6 +127,7 @@ export function rateLimit(options: RateLimitOptions): MiddlewareHandler<RateLimi
       throw new HTTPException(429, { res, message: "rate limited", cause: info });
     }
     await next();
+    if (!limiting.admissionFields) return;
     // Into the response's own headers, as Hono's middleware guide does,
     // not through c.header: after next() that rebuilds the response from
     // its body stream, and a stream has no type, so Bun.serve sent a

@@ -179,24 +179,36 @@ export interface LimitingOptions<A extends unknown[]> {
  * (`write`).
  */
 export class RequestLimiter<A extends unknown[]> {
-  readonly #options: LimitingOptions<A>;
   readonly #limiter: Limiter;
+  readonly #key: OptionCall<KeyOf | Promise<KeyOf>>;
+  readonly #cost: OptionCall<number | Promise<number>> | undefined;
+  readonly #skip: OptionCall<boolean | Promise<boolean>> | undefined;
+  /** Whether the option functions are handed two arguments (Express, fetch) or one (Hono). */
+  readonly #pair: boolean;
   readonly #maxKeyBytes: number;
   readonly #policyOf: (className: string) => string;
   readonly #limitOf: (key: string, options: { readonly class: string }) => Limit | undefined;
   readonly #texts = new Map<string, { limit: Limit | undefined; text: PolicyText }>();
   /** Which fields go. */
   readonly headers: HeaderSet;
+  /**
+   * Whether an admitted request's response gets any field: not with
+   * `headers: "none"`, whose adapters then leave the response's headers
+   * untouched (on Bun and Deno a response's `headers` is an object made
+   * when first read). A denial's `Retry-After` goes either way.
+   */
+  readonly admissionFields: boolean;
 
   /**
    * Reads and checks the options.
    *
    * @param options The adapter's options.
    * @param who The adapter's name, for messages.
+   * @param arity How many arguments the adapter hands the option functions: `A`'s length.
    * @throws {TypeError} when `guard` has no `check`, or `key`, `cost`, `skip` is not a function.
    * @throws {RangeError} when `headers` is not one of its values.
    */
-  constructor(options: LimitingOptions<A>, who: string) {
+  constructor(options: LimitingOptions<A>, who: string, arity: A["length"] & (1 | 2)) {
     const limiter = options?.guard as Limiter;
     if (limiter === null || typeof limiter !== "object" || typeof limiter.check !== "function") {
       throw new TypeError(`${who}: guard must be a Guard, a Client, or have check()`);
@@ -209,9 +221,16 @@ export class RequestLimiter<A extends unknown[]> {
         throw new TypeError(`${who}: ${name} must be a function when given`);
       }
     }
-    this.#options = options;
     this.#limiter = limiter;
+    // Held as functions of two arguments and called with as many as the
+    // adapter hands them (see #call): a fixed call, not a rest parameter
+    // spread into each, which Bun allocated an array for on every request.
+    this.#key = options.key as unknown as OptionCall<KeyOf | Promise<KeyOf>>;
+    this.#cost = options.cost as unknown as OptionCall<number | Promise<number>> | undefined;
+    this.#skip = options.skip as unknown as OptionCall<boolean | Promise<boolean>> | undefined;
+    this.#pair = arity === 2;
     this.headers = headerSet(options.headers, who);
+    this.admissionFields = this.headers.draft !== undefined || this.headers.legacy;
     this.#maxKeyBytes = typeof limiter.maxKeyBytes === "function"
       ? limiter.maxKeyBytes()
       : GUARD_BOUNDS.maxKeyBytes.default;
@@ -228,30 +247,36 @@ export class RequestLimiter<A extends unknown[]> {
    * only where one of them returned one, as every await costs a turn of
    * the event loop's microtasks on each request.
    *
-   * @param args What the adapter hands the option functions.
+   * @param a The first of what the adapter hands the option functions.
+   * @param b The second, for an adapter that hands them two.
    * @returns What was decided, or undefined for a request let through
    *   unchecked; a promise of it when something on the way was one. A
    *   function that throws throws here, or rejects the promise.
    */
-  decide(...args: A): Decided {
-    const skip = this.#options.skip;
+  decide(a: A[0], b?: A[1]): Decided {
+    const skip = this.#skip;
     if (skip !== undefined) {
-      const skipped = skip(...args);
+      const skipped = this.#call(skip, a, b);
       if (isThenable(skipped)) {
-        return Promise.resolve(skipped).then((s) => s ? undefined : this.#keyed(args));
+        return Promise.resolve(skipped).then((s) => s ? undefined : this.#keyed(a, b));
       }
       if (skipped) return undefined;
     }
-    return this.#keyed(args);
+    return this.#keyed(a, b);
   }
 
-  #keyed(args: A): Decided {
-    const found = this.#options.key(...args);
-    if (isThenable(found)) return Promise.resolve(found).then((f) => this.#checked(f, args));
-    return this.#checked(found, args);
+  /** An option function called with the adapter's one or two arguments, no more. */
+  #call<R>(f: OptionCall<R>, a: unknown, b: unknown): R {
+    return this.#pair ? f(a, b) : (f as (a: unknown) => R)(a);
   }
 
-  #checked(found: KeyOf, args: A): Decided {
+  #keyed(a: unknown, b: unknown): Decided {
+    const found = this.#call(this.#key, a, b);
+    if (isThenable(found)) return Promise.resolve(found).then((f) => this.#checked(f, a, b));
+    return this.#checked(found, a, b);
+  }
+
+  #checked(found: KeyOf, a: unknown, b: unknown): Decided {
     if (found === undefined) return undefined;
     if (found === UNKNOWN_CLIENT) return unknownClientDenial(this.#policyOf(""));
     const raw = typeof found === "string" ? found : found?.key;
@@ -264,16 +289,19 @@ export class RequestLimiter<A extends unknown[]> {
       : rawClass;
     const key = typeof raw === "string" ? this.#safeKey(raw) : raw;
     if (typeof className !== "string" || typeof key !== "string") {
-      return Promise.all([className, key]).then(([c, k]) => this.#costed(k, c, args));
+      return Promise.all([className, key]).then(([c, k]) => this.#costed(k, c, a, b));
     }
-    return this.#costed(key, className, args);
+    return this.#costed(key, className, a, b);
   }
 
-  #costed(key: string, className: string, args: A): Decided {
+  #costed(key: string, className: string, a: unknown, b: unknown): Decided {
+    const cost = this.#cost;
+    // The default class at the default cost, the most common check, takes
+    // one options object for every request rather than a new one each.
+    if (cost === undefined && className === "") return this.#checkedWith(key, DEFAULT_CHECK);
     const check = { class: className, cost: 1 };
-    const cost = this.#options.cost;
     if (cost !== undefined) {
-      const found = cost(...args);
+      const found = this.#call(cost, a, b);
       if (isThenable(found)) {
         return Promise.resolve(found).then((n) => {
           check.cost = n;
@@ -285,7 +313,7 @@ export class RequestLimiter<A extends unknown[]> {
     return this.#checkedWith(key, check);
   }
 
-  #checkedWith(key: string, check: { class: string; cost: number }): Decided {
+  #checkedWith(key: string, check: Check): Decided {
     const decision = this.#limiter.check(key, check);
     if (isThenable(decision)) {
       return Promise.resolve(decision).then((d) => this.#info(key, check, d));
@@ -293,11 +321,7 @@ export class RequestLimiter<A extends unknown[]> {
     return this.#info(key, check, decision);
   }
 
-  #info(
-    key: string,
-    check: { class: string; cost: number },
-    decision: DecisionLike,
-  ): RateLimitInfo {
+  #info(key: string, check: Check, decision: DecisionLike): RateLimitInfo {
     return {
       key,
       class: check.class,
@@ -356,6 +380,15 @@ export class RequestLimiter<A extends unknown[]> {
 
 /** What {@link RequestLimiter.decide} answers: at once when it can, else a promise. */
 export type Decided = RateLimitInfo | undefined | Promise<RateLimitInfo | undefined>;
+
+/** An option function as {@link RequestLimiter} holds it: of the adapter's one or two arguments. */
+type OptionCall<R> = (a: unknown, b: unknown) => R;
+
+/** What a request is checked with: its class and its cost. */
+type Check = { readonly class: string; readonly cost: number };
+
+/** The options of a check of the default class at cost 1, shared by every such check. */
+const DEFAULT_CHECK: Check = Object.freeze({ class: "", cost: 1 });
 
 /** Policies whose text a {@link RequestLimiter} keeps at most. */
 const POLICY_TEXTS_MAX = 256;

@@ -122,19 +122,14 @@ function ownResponse(response: Response | Promise<Response>): Response | Promise
   return new OWN_RESPONSE(response.body, response);
 }
 
-/** A request whose answer waits, maybe for its body. */
-interface Waiting {
-  /** Answers it now, whatever its handler does later. */
-  readonly answer: (response: Response) => void;
-  /** Whether it is answered. */
-  done: boolean;
-}
+/** How a request still waiting is answered, whatever its handler does later. */
+type Answer = (response: Response) => void;
 
-/** The requests begun in one tick of the sweep, those still waiting once it ended. */
+/** The requests begun in one tick of the sweep that still wait, once it ended. */
 interface Tick {
   /** When the tick ended, ms on the monotonic clock. */
   readonly endMs: number;
-  readonly waiting: Waiting[];
+  readonly waiting: Set<Answer>;
 }
 
 /**
@@ -146,16 +141,21 @@ interface Tick {
  * answered at most two ticks after it (a tick is a quarter of the
  * timeout, at most a second).
  * A handler that answers at once (not a promise) costs nothing more; one
- * that awaits is pushed onto the tick's list, with no clock read: at the
- * end of each tick one timer keeps those still waiting, and answers those
- * of ticks that ended a timeout ago.
+ * that awaits joins the tick's set, with no clock read, and leaves it when
+ * answered: at the end of each tick one timer keeps that set of those
+ * still waiting, and answers those of ticks that ended a timeout ago.
+ * A request leaves its set as it is answered, rather than being marked
+ * and dropped at the tick's end, so that nothing of it outlives its
+ * answer: a list of every request of the tick held their answers alive
+ * for up to a second, into the collector's old space, which cost more
+ * than the rest of the wrapper.
  */
 export class Answering {
   closing = false;
   readonly #fetch: Fetch;
   readonly #timeoutMs: number;
-  /** Requests begun in this tick. */
-  #current: Waiting[] = [];
+  /** Requests begun in this tick and still waiting. */
+  #current = new Set<Answer>();
   /** Earlier ticks, the oldest first. */
   readonly #ticks: Tick[] = [];
   /** Handlers that have not answered. */
@@ -180,14 +180,14 @@ export class Answering {
       Math.max(25, Math.min(1_000, this.#timeoutMs / 4)),
     );
     this.#active++;
+    const tick = this.#current;
     return new Promise<Response>((resolve, reject) => {
-      const wait: Waiting = { answer: resolve, done: false };
-      this.#current.push(wait);
+      tick.add(resolve);
       response.then((r) => {
-        this.#done(wait);
+        this.#done(tick, resolve);
         resolve(r);
       }, (e) => {
-        this.#done(wait);
+        this.#done(tick, resolve);
         reject(e);
       });
     });
@@ -211,23 +211,23 @@ export class Answering {
     return inTime;
   }
 
-  #done(wait: Waiting): void {
-    if (wait.done) return;
-    wait.done = true;
-    if (--this.#active === 0) this.#drained?.();
+  /** Takes `answer` out of `tick`, once: by its handler's answer or by the 408. */
+  #done(tick: Set<Answer>, answer: Answer): void {
+    if (tick.delete(answer) && --this.#active === 0) this.#drained?.();
   }
 
   /** Ends a tick: keeps its requests still waiting, answers 408 to those of ticks a timeout old. */
   #tick(): void {
     const nowMs = performance.now();
-    const waiting = this.#current.filter((w) => !w.done);
-    this.#current = [];
-    if (waiting.length > 0) this.#ticks.push({ endMs: nowMs, waiting });
+    if (this.#current.size > 0) {
+      this.#ticks.push({ endMs: nowMs, waiting: this.#current });
+      this.#current = new Set();
+    }
     while (this.#ticks.length > 0 && nowMs - this.#ticks[0].endMs >= this.#timeoutMs) {
-      for (const wait of this.#ticks.shift()!.waiting) {
-        if (wait.done) continue;
-        this.#done(wait);
-        wait.answer(lateResponse());
+      const { waiting } = this.#ticks.shift()!;
+      for (const answer of waiting) {
+        this.#done(waiting, answer);
+        answer(lateResponse());
       }
     }
   }

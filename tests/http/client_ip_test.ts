@@ -32,6 +32,26 @@ describe("the client's address", () => {
     assert.equal(resolve("not an address", headers({})), UNKNOWN_ADDRESS);
   });
 
+  it("takes a dotted IPv4 hop as its own text, and parses any other", () => {
+    const direct = clientIpResolver(), one = clientIpResolver({ trustProxy: 1 });
+    const listed = clientIpResolver({ trustProxy: ["10.0.0.0/8"] });
+    const xff = (v: string) => headers({ "x-forwarded-for": v });
+    assert.equal(direct("1.2.3.4", headers({})), "1.2.3.4");
+    assert.equal(direct("01.2.3.4", headers({})), UNKNOWN_ADDRESS, "a leading zero: no address");
+    assert.equal(direct(" 1.2.3.4", headers({})), "1.2.3.4", "parsed, as before");
+    assert.equal(direct("1.2.3.4:80", headers({})), "1.2.3.4");
+    assert.equal(one("10.0.0.2", xff("unknown, 203.0.113.7")), "203.0.113.7");
+    assert.equal(one("10.0.0.2", xff("203.0.113.7:443")), "203.0.113.7");
+    assert.equal(one("10.0.0.2", xff("256.1.1.1")), "10.0.0.2", "no address: the proxy stands in");
+    assert.equal(listed("10.0.0.2", xff("203.0.113.7, 10.0.0.9")), "203.0.113.7");
+    assert.equal(
+      listed("10.0.0.2", xff("10.1.1.1, 10.0.0.9")),
+      "10.1.1.1",
+      "all trusted: the first",
+    );
+    assert.equal(listed("10.0.0.2", xff("::ffff:203.0.113.7, 10.0.0.9")), "203.0.113.7");
+  });
+
   it("counts trusted hops from the right, so what a client prepends is never read", () => {
     const resolve = clientIpResolver({ trustProxy: 1 });
     // The proxy appends the client it saw; the client forged the rest.

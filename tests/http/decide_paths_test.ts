@@ -150,7 +150,11 @@ describe("deciding at once and through promises", () => {
     const f = functions(false), g = functions(true);
     const h: Header = (n) => n === "x-tenant" ? "7" : null;
     const at = (l: Limiter, fs: ReturnType<typeof functions>) =>
-      new RequestLimiter<[Header]>({ guard: l, key: fs.key, skip: fs.skip, cost: fs.cost }, "test");
+      new RequestLimiter<[Header]>(
+        { guard: l, key: fs.key, skip: fs.skip, cost: fs.cost },
+        "test",
+        1,
+      );
     const sync = at(now, f).decide(h);
     assert(!(sync instanceof Promise), "a Guard and plain functions decide at once");
     assert.equal(sync?.decision.remaining, 4);

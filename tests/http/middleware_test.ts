@@ -120,6 +120,23 @@ for (const adapter of ADAPTERS) {
       }
     });
 
+    it("sends no field with headers none, but Retry-After with a denial", async () => {
+      const guard = await limiter(Limit.perMinute(1).burst(1));
+      await withApp({ guard, key: tenant, headers: "none" }, async (app) => {
+        const admitted = await app.ask("/", as("7"));
+        assert.equal(admitted.status, 200);
+        assert.equal(await admitted.text(), "7|0");
+        const denied = await app.ask("/", as("7"));
+        assert.equal(denied.status, 429);
+        assert.equal(denied.headers.get("Retry-After"), "60");
+        for (const res of [admitted, denied]) {
+          for (const name of ["RateLimit", "RateLimit-Policy", "X-RateLimit-Remaining"]) {
+            assert.equal(res.headers.get(name), null, name);
+          }
+        }
+      });
+    });
+
     it("sends no field saying nothing is left when the limiter failed open", async () => {
       const failing: Limiter = {
         check: () => ({
@@ -160,14 +177,43 @@ for (const adapter of ADAPTERS) {
 describe("what every adapter shares", () => {
   it("checks a class name too long for the guard by its hash: an unknown class, no 500", async () => {
     const guard = await Guard.builder().limit(10).spawn();
-    const limiting = new RequestLimiter<[string]>({
-      guard,
-      key: (plan) => ({ key: "tenant:7", class: plan }),
-    }, "test");
+    const limiting = new RequestLimiter<[string]>(
+      {
+        guard,
+        key: (plan) => ({ key: "tenant:7", class: plan }),
+      },
+      "test",
+      1,
+    );
     const info = await limiting.decide("p".repeat(5_000));
     assert.equal(info?.decision.allowed, true);
     assert.match(info!.class, /^.sha256:[0-9a-f]{64}$/);
     assert.equal(guard.stats().unknownClass, 1, "held to the default limit, and counted");
     assert.equal((await limiting.decide(""))?.class, "", "the default class stays itself");
+  });
+
+  it("hands each option function as many arguments as the adapter has, no more", async () => {
+    const guard = await Guard.builder().limit(10).spawn();
+    for (const arity of [1, 2] as const) {
+      const counts: number[] = [];
+      const count = <R>(r: R) =>
+        function (this: unknown, ...args: unknown[]) {
+          counts.push(args.length);
+          return r;
+        };
+      const limiting = new RequestLimiter<[string, string?]>(
+        {
+          guard,
+          key: count("tenant:7"),
+          cost: count(1),
+          skip: count(false),
+        },
+        "test",
+        arity,
+      );
+      const info = await limiting.decide("a", arity === 2 ? "b" : undefined);
+      assert.equal(info?.key, "tenant:7");
+      assert.deepEqual(counts, [arity, arity, arity], `skip, key and cost, of ${arity}`);
+    }
   });
 });
