@@ -28,7 +28,7 @@ import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import type { LimitBook } from "../rules.ts";
 import { ruleOf } from "../rule.ts";
-import { demandIn, HeardReports } from "./heard.ts";
+import { demandIn, type HeardReport, HeardReports } from "./heard.ts";
 import { CountedMembers, type Headcount } from "./members.ts";
 import { split } from "./split.ts";
 import { phaseOf, spreadPhase, watchPhase } from "./phase.ts";
@@ -388,6 +388,9 @@ export class Allocator implements MembershipExtension {
     }
     return views;
   }
+
+  /** The demand reports held, by origin ID, changed in place (`heard.ts`): for `relay_room.ts`. */
+  readonly heardReports = (): IterableIterator<[string, HeardReport]> => this.#reports.entries();
 
   #ownGroup(): DemandGroup {
     const records = [];
