@@ -9,7 +9,7 @@
  * are made and share membership's extension, `fleet_parts.ts`'s.
  *
  * Why this file is over 400 lines: it is one class, the face of one state
- * machine, whose 28 public members (its I/O and timers, the request path,
+ * machine, whose 29 public members (its I/O and timers, the request path,
  * rule sharing, observation) each pass to a part in a few lines, under the
  * JSDoc `deno doc --lint` asks of every public member; what they pass to
  * lives in the parts.
@@ -46,6 +46,18 @@ import {
 export interface FleetStats extends EnforcerStats, AllocationStats, MembershipStats {
   /** The fleet's rules as this node holds them: `shared` false, and every figure 0, when it shares none. */
   readonly rules: FleetRulesStats;
+}
+
+/** What {@link FleetNode.heardReports} shows of one demand report held. */
+export interface HeldReport {
+  /** Which life of the origin made it. */
+  readonly life: number;
+  /** Its round in that life: the origin makes one a protocol period. */
+  readonly round: number;
+  /** Its age when it came, ms. */
+  readonly ageMs: number;
+  /** When it came, in the node's time, ms. */
+  readonly receivedMs: number;
 }
 
 /** A change of one rule, as {@link FleetNode.shareRule} takes it. */
@@ -399,6 +411,20 @@ export class FleetNode {
    */
   hotKeys(): HotKeyView[] {
     return this.#allocator.hotKeys();
+  }
+
+  /**
+   * The demand reports this node holds of its peers, by origin ID: each
+   * one's life and round, its age when it came and when it came (this
+   * node's time). They change in place as newer ones come: read them
+   * between the node's calls, not across them.
+   *
+   * @returns One entry per origin held.
+   *
+   * @internal For the simulator's figure of the relay's room (`src/sim/figures/relay_room.ts`).
+   */
+  heardReports(): IterableIterator<[string, HeldReport]> {
+    return this.#allocator.heardReports();
   }
 
   /**

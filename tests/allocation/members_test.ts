@@ -57,3 +57,19 @@ describe("members counted by partition policy", () => {
     assert.equal(majority.view(600_000).countedSize, 3);
   });
 });
+
+describe("members that have just joined", () => {
+  const idOf = (i: number) => Address.parse(`10.0.0.${i}:7946`).id.toString();
+
+  it("are those first heard of alive since a time; a death or a refuted suspicion is no join", () => {
+    const m = cluster(PartitionPolicy.holdDown(10_000));
+    m.apply(change(6, "alive", 1_000));
+    m.apply(change(7, "alive", 2_000));
+    m.apply(change(4, "suspect", 2_100));
+    m.apply(change(4, "alive", 2_200));
+    m.apply(change(7, "dead", 2_300));
+    assert.deepEqual([...m.joinedSince(0)], [2, 3, 4, 5, 6].map(idOf), "7 died");
+    assert.deepEqual([...m.joinedSince(500)], [idOf(6)], "4 joined at 0, not again at 2200");
+    assert.deepEqual([...m.joinedSince(1_500)], []);
+  });
+});

@@ -84,7 +84,7 @@ it("Broadcasts takes what the plain rules say, in their order, over any pushes a
         } else {
           const skip = o.skip === undefined ? undefined : addresses[o.skip].toString();
           assert.deepEqual(
-            real.take(o.take, { limit: o.limit, skip }),
+            real.take(o.take, { limit: o.limit, skip: skip === undefined ? undefined : [skip] }),
             model.take(o.take, o.limit, skip),
           );
         }

@@ -37,6 +37,7 @@ describe("Prober", () => {
       reachable: () => true,
       helperRank: () => 1,
       provenCount: () => 4,
+      dueLook: () => undefined,
     });
     // The first probe is answered in 3 ms: the round trip.
     prober.probeNext(0, 200);

@@ -28,7 +28,7 @@ import type { Peer, Sender } from "../../proto/mod.ts";
 import type { PartitionPolicy } from "../partition.ts";
 import type { LimitBook } from "../rules.ts";
 import { ruleOf } from "../rule.ts";
-import { demandIn, HeardReports } from "./heard.ts";
+import { demandIn, type HeardReport, HeardReports } from "./heard.ts";
 import { CountedMembers, type Headcount } from "./members.ts";
 import { split } from "./split.ts";
 import { phaseOf, spreadPhase, watchPhase } from "./phase.ts";
@@ -40,7 +40,15 @@ import {
   newHotKey,
   OwnDemand,
 } from "./hot_key.ts";
-import { type Holds, NodeHolds, settleTimeMs, settlingShare, wake } from "./settling.ts";
+import {
+  type Holds,
+  joiners,
+  NO_JOINERS,
+  NodeHolds,
+  settleTimeMs,
+  settlingShare,
+  wake,
+} from "./settling.ts";
 import {
   checkHotKeys,
   checkReports,
@@ -318,15 +326,24 @@ export class Allocator implements MembershipExtension {
     // the figure, the lower of the two took the low side of it, and a
     // fleet of 1000 offered 2 requests a second an instance admitted 0.94 R.
     const own = Math.min(hot.demand + this.#own.halfStep, heard.own ?? hot.demand);
+    // Members that have just joined take R/N, not their demand, while they
+    // settle: the rest is split among the others (settling.ts, joiners).
+    const shared = this.#book.sharesBurst(resolved.limit);
+    const held = this.#holds.held;
+    const joined = shared && !held
+      ? joiners(this.#members, this.#reports, id, { nowMs, periodMs: this.#periodMs, settleMs })
+      : NO_JOINERS;
+    const named = heard.others - joined.demand;
     // Peers of whom nothing is known of the key count for the mean of those
     // whose reports say something (heard.ts, demandOf).
-    const others = heard.others + (heard.unknown * heard.others) / Math.max(1, heard.known);
+    const others = named + (heard.unknown * named) / Math.max(1, heard.known - joined.named);
     const total = own + others;
-    let share = this.#holds.held ? floor : this.#split(limitPerSec, floor, own, total, n);
+    const spare = limitPerSec * (1 - this.#beta) - joined.count * (limitPerSec / n - floor);
+    const splitN = n - joined.count;
+    let share = held ? floor : split(spare, floor, own, total, splitN);
     // Until the peers' reports of a new hot key have had time to arrive, its
     // sums say little (alone in them, it would take nearly all), and it runs
     // at a settling share instead (settling.ts).
-    const shared = this.#book.sharesBurst(resolved.limit);
     if (nowMs < hot.settlingUntilMs) {
       share = settlingShare(hot, share, limitPerSec, n, shared, this.#alpha);
     }
@@ -337,7 +354,7 @@ export class Allocator implements MembershipExtension {
       slot.epoch = -1; // resolve the cold rule on the next check
       return;
     }
-    hot.last = { share, limitPerSec, floor, total, n };
+    hot.last = { share, spare, floor, total, n: splitN, limitPerSec };
     const scale = share / limitPerSec;
     const shadow = resolved.shadow &&
       ruleOf(
@@ -353,11 +370,6 @@ export class Allocator implements MembershipExtension {
     spreadPhase(hot.phase, slot, this.#enforcer, nowMs, shared && nowMs < hot.settlingUntilMs);
   }
 
-  /** This node's split of a key's limit, or a peer's by the same rule (split.ts). */
-  #split(limitPerSec: number, floor: number, demand: number, total: number, n: number): number {
-    return split(limitPerSec * (1 - this.#beta), floor, demand, total, n);
-  }
-
   /**
    * The hot keys, each with this node's demand and share and those of the
    * counted peers that report it: the picture of shares following demand.
@@ -365,17 +377,20 @@ export class Allocator implements MembershipExtension {
   hotKeys(): HotKeyView[] {
     const views: HotKeyView[] = [];
     for (const [id, hot] of this.#hot) {
-      const { share, limitPerSec, floor, total, n } = hot.last;
+      const { share, spare, limitPerSec, floor, total, n } = hot.last;
       const members: MemberShare[] = [{ id: this.#selfKey, demand: hot.demand, share }];
       for (const [key, o] of this.#reports.entries()) {
         const demand = demandIn(o, id);
         if (demand === undefined || !this.#view.counts(key)) continue;
-        members.push({ id: key, demand, share: this.#split(limitPerSec, floor, demand, total, n) });
+        members.push({ id: key, demand, share: split(spare, floor, demand, total, n) });
       }
       views.push({ className: hot.slot.className, key: hot.slot.key, limitPerSec, members });
     }
     return views;
   }
+
+  /** The demand reports held, by origin ID, changed in place (`heard.ts`): for `relay_room.ts`. */
+  readonly heardReports = (): IterableIterator<[string, HeardReport]> => this.#reports.entries();
 
   #ownGroup(): DemandGroup {
     const records = [];

@@ -131,6 +131,11 @@ export class HeardReports {
     return this.#reports.entries();
   }
 
+  /** The report held of the origin `key`, if any. */
+  get(key: string): HeardReport | undefined {
+    return this.#reports.get(key);
+  }
+
   /** Forgets what `key`'s origin said: it left, was forgotten, or started a new life. */
   forget(key: string): void {
     const known = this.#reports.get(key);
@@ -324,7 +329,7 @@ export class HeardReports {
 }
 
 /** When a report held was made, in this node's time: when it came, less its age then. */
-function madeMsOf(o: HeardReport): number {
+export function madeMsOf(o: HeardReport): number {
   return o.receivedMs - o.ageMs;
 }
 

@@ -34,8 +34,15 @@ export interface HotKey extends HotShare {
   quiet: boolean;
   /** Whether the key settles having woken here, rather than having just turned hot. */
   woke: boolean;
-  /** The last reshare's figures, for `Allocator.hotKeys`: share, and the split's inputs. */
-  last: { share: number; limitPerSec: number; floor: number; total: number; n: number };
+  /** The last reshare's figures, for `Allocator.hotKeys`: share, limit, and the split's inputs. */
+  last: {
+    share: number;
+    limitPerSec: number;
+    spare: number;
+    floor: number;
+    total: number;
+    n: number;
+  };
   /** Since when the key has been cool everywhere; undefined while busy. */
   coolSinceMs: number | undefined;
   /** Where this node's admissions of the key fall among its peers' (phase.ts). */
@@ -104,7 +111,7 @@ export function newHotKey(
     woke: false,
     coolSinceMs: undefined,
     phase,
-    last: { share: 0, limitPerSec: 0, floor: 0, total: 0, n: 1 },
+    last: { share: 0, limitPerSec: 0, spare: 0, floor: 0, total: 0, n: 1 },
   };
 }
 

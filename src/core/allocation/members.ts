@@ -1,7 +1,9 @@
 /**
  * The members as allocation counts them: who shares the limit (N), whose
  * demand is summed, and whether this node sees a quorum. The partition
- * policy decides what a member lost from sight still counts for.
+ * policy decides what a member lost from sight still counts for. Also
+ * here: the members that have just joined, which settle at R/N while they
+ * learn and are reckoned so by the others (settling.ts, `joiners`).
  *
  * @module
  */
@@ -53,6 +55,12 @@ export class CountedMembers {
    * tick of a thousand-node fleet.
    */
   readonly #notAlive = new Set<string>();
+  /**
+   * Members that have just joined as this node sees them (first heard of
+   * alive, or alive in a new life), with when: a few, but for a mass join,
+   * each forgotten here once past its settling ({@link joinedSince}).
+   */
+  readonly #joined = new Map<string, number>();
   #alive = 0;
   #suspect = 0;
   #left = 0;
@@ -75,11 +83,17 @@ export class CountedMembers {
     if (state === "forgotten") {
       if (known) this.#count(id, known.state, -1);
       this.#peers.delete(id);
+      this.#joined.delete(id);
       return false;
     }
     const life = change.member.life ?? known?.life ?? 0;
     const renewed = known !== undefined && known.life !== 0 && life !== known.life;
     if (known) known.life = life;
+    if (state === "alive" && (known === undefined || renewed)) {
+      // Kept in the order they joined, so that those past are found first.
+      this.#joined.delete(id);
+      this.#joined.set(id, change.nowMs);
+    } else if (state !== "alive" && state !== "suspect") this.#joined.delete(id);
     if (known?.state === state) return renewed;
     if (known) this.#count(id, known.state, -1);
     this.#count(id, state, 1);
@@ -112,6 +126,18 @@ export class CountedMembers {
    */
   liveLife(id: string): number | undefined {
     return lifeIfLive(this.#peers.get(id));
+  }
+
+  /**
+   * The members that joined, as this node heard, since `sinceMs`, by ID
+   * string; those that joined earlier are forgotten here for good.
+   */
+  joinedSince(sinceMs: number): IterableIterator<string> {
+    for (const [id, atMs] of this.#joined) {
+      if (atMs >= sinceMs) break;
+      this.#joined.delete(id);
+    }
+    return this.#joined.keys();
   }
 
   /** The peers that are not alive, by ID string: the only ones a view may not count. */

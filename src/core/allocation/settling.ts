@@ -6,13 +6,16 @@
  * as it does while joining, without quorum, with its member table full or
  * failed ({@link NodeHolds}). A key that has just turned hot here, or woken
  * here, runs at a settling share until its peers' reports of it have had
- * time to arrive ({@link settlingShare}, {@link wake}).
+ * time to arrive ({@link settlingShare}, {@link wake}), and with a shared
+ * burst the others reckon a member that has just joined at that share, not
+ * at its demand ({@link joiners}).
  *
  * @module
  */
 
 import { COOL_FRACTION, type HotKey } from "./hot_key.ts";
-import type { Headcount } from "./members.ts";
+import { demandIn, type HeardReport, madeMsOf } from "./heard.ts";
+import type { CountedMembers, Headcount } from "./members.ts";
 
 /** Why every key is held at the floor, if it is. */
 export interface Holds {
@@ -139,4 +142,63 @@ export function wake(hot: HotKey, coldShare: number, nowMs: number, settleMs: nu
     hot.woke = true;
     hot.settlingUntilMs = Math.max(hot.settlingUntilMs, nowMs + settleMs);
   }
+}
+
+/** The members reckoned at their settling share R/N for a key ({@link joiners}). */
+export interface Joiners {
+  /** How many are reckoned at R/N. */
+  readonly count: number;
+  /** Those of them whose reports name the key: counted in the sums, to take out. */
+  readonly named: number;
+  /** Their demand in those reports. */
+  readonly demand: number;
+}
+
+/** No member reckoned at its settling share. */
+export const NO_JOINERS: Joiners = { count: 0, named: 0, demand: 0 };
+
+/**
+ * The members that have just joined (as membership told this node) and run
+ * the key hot at their settling share, R/N with a shared burst: a newcomer
+ * is held while it learns, and its hot key settles at R/N whatever its
+ * demand. Summed at their demand instead, which rises from nothing in their
+ * first reports (or at none, while no report of theirs has come), they left
+ * the others their whole shares: a hundred joining a fleet of a hundred
+ * took R/N each beside the old members' R, and the fleet admitted 1.45 R
+ * for a second, 1.24 R the next. Reckoned at R/N, they leave the others R
+ * less their part, to split by demand as before.
+ *
+ * A newcomer learns for `settleMs` from its first tick after its join was
+ * answered, and a key that turns hot there a tick or two later settles
+ * until `settleMs` after that: reckoned so from when this node heard of it,
+ * for `settleMs` and two periods more. It counts while it has run fewer
+ * rounds than that, too (its reports say its round): a member this node
+ * heard of late, once past its own join, is no newcomer. A newcomer whose
+ * report does not name the key made it, most likely, before its first
+ * request of it (a node joins before its traffic comes): it is reckoned at
+ * R/N too, as one of which no report has come. Counted at its report's
+ * nothing, or at the mean of the others, it left the old members shares
+ * above their part, and a fleet of 200 admitted 1.05 R for the second
+ * second; one that has no demand of the key leaves its R/N unused for as
+ * long as it learns.
+ */
+export function joiners(
+  members: CountedMembers,
+  reports: { get(key: string): HeardReport | undefined },
+  id: number,
+  at: { readonly nowMs: number; readonly periodMs: number; readonly settleMs: number },
+): Joiners {
+  const { nowMs, periodMs } = at;
+  const learnsMs = at.settleMs + 2 * periodMs;
+  let count = 0, named = 0, demand = 0;
+  for (const key of members.joinedSince(nowMs - learnsMs)) {
+    const report = reports.get(key);
+    if (report && report.round * periodMs + (nowMs - madeMsOf(report)) >= learnsMs) continue;
+    count++;
+    const d = report && demandIn(report, id);
+    if (d === undefined) continue;
+    named++;
+    demand += d;
+  }
+  return { count, named, demand };
 }

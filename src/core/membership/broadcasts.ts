@@ -82,13 +82,13 @@ export class Broadcasts {
    * transmission for each; drops those sent `limit` times.
    *
    * @param budgetBytes Room left in the datagram.
-   * @param options `limit` of transmissions; `skip`, a member whose record is
-   *   already in; `uncounted`, to send them without counting a transmission
+   * @param options `limit` of transmissions; `skip`, the members whose records
+   *   are already in (one or two); `uncounted`, to send them without counting a transmission
    *   (to a seed: see `compose.ts`).
    */
   take(
     budgetBytes: number,
-    options: { limit: number; skip?: string; uncounted?: boolean },
+    options: { limit: number; skip?: readonly string[]; uncounted?: boolean },
   ): MemberRecord[] {
     const counted = options.uncounted ? 0 : 1;
     const taken: MemberRecord[] = [];
@@ -100,7 +100,7 @@ export class Broadcasts {
       for (let i = head; i < bucket.length && budgetBytes >= this.#leastSize; i++) {
         const entry = bucket[i];
         const queued = entry.ticket === tickets[i];
-        if (queued && (entry.key === options.skip || entry.size > budgetBytes)) continue;
+        if (queued && (entry.size > budgetBytes || options.skip?.includes(entry.key))) continue;
         if (queued) {
           budgetBytes -= entry.size;
           taken.push(entry.record);

@@ -121,13 +121,8 @@ export class Node {
     );
     this.#gate = new Gate(this.#config.maxMembers);
     this.#prober = new Prober(this.#config, this.#prng, {
-      send: (nowMs, to, fields, relayFor) =>
-        this.#outbox.send(
-          nowMs,
-          to,
-          fields,
-          relayFor === undefined ? {} : { paidBytes: relayFor, relayed: true },
-        ),
+      send: (nowMs, to, fields, relay) =>
+        this.#outbox.send(nowMs, to, fields, relay && { ...relay, relayed: true }),
       suspect: (nowMs, member) => this.#news.suspect(nowMs, member),
       live: () => this.#table.values(),
       proven: () => this.#news.proven(),
@@ -136,6 +131,7 @@ export class Node {
       reachable: (member) => this.#outbox.reachable(member),
       helperRank: (member) => this.#outbox.helperRank(member),
       provenCount: () => this.#gate.provenCount,
+      dueLook: (nowMs, withinMs) => this.#table.dueLook(nowMs, withinMs),
     });
     this.#composer = new Composer({
       config: this.#config,

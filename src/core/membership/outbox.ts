@@ -41,6 +41,11 @@ export interface SendOptions {
    * not what a request in someone else's name may buy.
    */
   readonly relayed?: boolean;
+  /**
+   * A member whose record goes first, after `to`'s own: the target of the
+   * probe a relayed ack answers for (see `Prober.acked`).
+   */
+  readonly target?: Address;
 }
 
 /** What the outbox reads from its node. */
@@ -77,7 +82,7 @@ export class Outbox {
    */
   send(nowMs: number, to: Address, fields: SendFields, options: SendOptions = {}): void {
     const { gate, composer } = this.#parts;
-    const { peer, paidBytes } = options;
+    const { peer, paidBytes, target } = options;
     const padTo = options.padTo ?? this.#padTo(fields.type);
     const key = to.toString();
     const open = this.#open(to, key);
@@ -86,8 +91,8 @@ export class Outbox {
       (open && !options.relayed && gate.firstAnswer(key));
     const answerBytes = inFull ? Infinity : ANSWER_FACTOR * paidBytes;
     const limits = open
-      ? { peer, padTo, maxBytes: answerBytes }
-      : { peer, padTo, maxBytes: Math.min(gate.room(key), answerBytes), lean: true };
+      ? { peer, padTo, maxBytes: answerBytes, target }
+      : { peer, padTo, maxBytes: Math.min(gate.room(key), answerBytes), lean: true, target };
     const bytes = composer.compose(nowMs, to, fields, limits);
     if (!bytes) {
       gate.withhold(composer.bareSize(fields));

@@ -84,9 +84,19 @@ export class Receiver {
     gate.credit(sender.address.toString(), bytes.length);
     // The sender's word of itself first (its ID was checked above), then its news.
     let refuted = news.apply(aliveRecord(sender), nowMs, true) === "refuted";
+    // One correction a datagram at most: a sender behind on several
+    // members sends more, and hears of the others then.
+    let corrected = false;
     for (const record of message.records) {
-      if (!record.id.equals(record.address.id)) this.#mismatched++;
-      else if (news.apply(record, nowMs) === "refuted") refuted = true;
+      if (!record.id.equals(record.address.id)) {
+        this.#mismatched++;
+        continue;
+      }
+      const applied = news.apply(record, nowMs);
+      if (applied === "refuted") refuted = true;
+      else if (applied === "stale" && !corrected) {
+        corrected = news.correct(nowMs, record, sender.address);
+      }
     }
     if (message.extension) extension?.incoming?.(nowMs, sender, message.extension);
     if (message.rules) extension?.incomingRules?.(nowMs, sender, message.rules);

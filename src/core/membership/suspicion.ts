@@ -48,6 +48,7 @@ export class Suspicion {
   readonly #bounds: { minMs: number; maxMs: number; expected: number };
   /** IDs (as hex) of the members that suspected this incarnation, the first one included. */
   readonly #witnesses = new Set<string>();
+  #looked = false;
 
   /**
    * A suspicion with its first witness.
@@ -69,9 +70,24 @@ export class Suspicion {
     return this.#witnesses.size - 1;
   }
 
+  /** Whether every confirmation it waits for is in: its timeout is the least. */
+  get full(): boolean {
+    return this.confirmations >= this.#bounds.expected;
+  }
+
   /** When the suspicion turns into death, unless refuted first. */
   get deadlineMs(): number {
     return this.#startedAtMs + suspicionTimeoutMs(this.confirmations, this.#bounds);
+  }
+
+  /** Whether this node has probed the suspect itself since the suspicion began (see `MemberTable.dueLook`). */
+  get looked(): boolean {
+    return this.#looked;
+  }
+
+  /** This node probes the suspect itself: once a suspicion. */
+  look(): void {
+    this.#looked = true;
   }
 
   /** Counts `from` as a witness; returns whether it is a new one. */

@@ -94,7 +94,7 @@ export function largeRows(n: number): Scenario[] {
     {
       id: `scale-up-${n}`,
       label: `${n} nodes: 100 join at once, 10 s late`,
-      ...joinsHold(n),
+      ...joinsHold(n, JOIN_SECONDS_OVER),
       nodes: n - 100,
       demand: even,
       eventAtMs: EVENT_AT_MS,

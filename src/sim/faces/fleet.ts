@@ -23,7 +23,7 @@ import type { Address } from "../../proto/mod.ts";
 import type { MemberChange } from "../../core/membership/mod.ts";
 import { FalseDeaths } from "./deaths.ts";
 import type { SimOptions } from "../driver/face.ts";
-import { Offered, type Served } from "./offered.ts";
+import { decided, Offered, type Served } from "./offered.ts";
 import { type FleetWaitOptions, type Lines, linesOn } from "./lines.ts";
 import type { Decision } from "../../core/decision.ts";
 import { guardNode, type Rejected, Signing } from "./parts.ts";
@@ -384,7 +384,7 @@ export class Fleet extends Simulation<FleetNode> {
     if (this.driver.isPaused(index)) return "paused";
     const { decision, shadow } = node.checkTraced("", KEY, 1, this.driver.localMs(index));
     this.driver.flush(index);
-    return { allowed: decision.allowed, shadowDenied: shadow !== undefined && !shadow.allowed };
+    return decided(decision.allowed, shadow !== undefined && !shadow.allowed);
   }
 
   /** Node `index` before it first starts. */
