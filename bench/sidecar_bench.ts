@@ -32,6 +32,7 @@ import { Answering } from "../src/http/serve_native.ts";
 import { HTTP_BOUNDS } from "../src/core/options.ts";
 import { bareCheck } from "./http_apps.ts";
 import { runtimeName } from "./runtime.ts";
+import { interleave, median } from "./rounds.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -131,18 +132,12 @@ for (const keys of [1, 10_000]) {
 }
 
 // Warm up every case (the JIT, every key in the guard), then the rounds.
-for (const c of cases) await time(c, requests(c.keys, Math.max(REQUESTS, c.keys), 0));
-for (const c of cases) c.us.length = c.cpuUs.length = 0;
-// Each round starts one case further on: a case's garbage is collected
-// partly during the next one, and no case should always follow the same.
-for (let r = 0; r < ROUNDS; r++) {
-  for (let i = 0; i < cases.length; i++) {
-    const c = cases[(i + r) % cases.length];
-    await time(c, requests(c.keys, REQUESTS, r + 1));
-  }
-}
+await interleave(
+  cases,
+  ROUNDS,
+  (c, r) => time(c, requests(c.keys, r === 0 ? Math.max(REQUESTS, c.keys) : REQUESTS, r)),
+);
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 console.log(
   `${runtimeName()}, in process, POST /v1/check, the median of ${ROUNDS} interleaved rounds of ${REQUESTS} requests:\n`,
 );

@@ -20,6 +20,7 @@ import { KeyBytesError } from "../core/key_bytes.ts";
 import { DuplicateItemError } from "../core/batch.ts";
 import { BadRequest, BodyCut, ContentTooLarge } from "./problem.ts";
 import { messageOf } from "../core/errors.ts";
+import { receivedBody } from "./serve_node.ts";
 
 /** The largest request body the sidecar reads. */
 export const MAX_BODY_BYTES = 64 * 1024;
@@ -42,17 +43,14 @@ type Json = Record<string, unknown>;
  * A declared length is checked before reading; a chunked body is read up
  * to the bound and no further. A body cut off (the client hung up, or the
  * server's request timeout closed it) is a {@link BodyCut}.
+ *
+ * @param bindings What the server handed the handler beside `req` (a Hono
+ *   app's `c.env`): on `node:http`, a body already received whole is taken
+ *   as the server holds it, with no copy (see `serve_node.ts`).
  */
-export async function readJson(req: Request): Promise<unknown> {
-  const declared = req.headers.get("content-length");
-  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
-  let bytes: Uint8Array;
-  try {
-    bytes = declared !== null ? await wholeBody(req) : await readBounded(req);
-  } catch (e) {
-    if (e instanceof ContentTooLarge) throw e;
-    throw new BodyCut(`the request body was cut off: ${messageOf(e)}`);
-  }
+export async function readJson(req: Request, bindings?: unknown): Promise<unknown> {
+  const received = receivedBody(bindings, MAX_BODY_BYTES);
+  const bytes = (received && await received) ?? await readBody(req);
   // Decoded leniently, distinct invalid bytes would all become U+FFFD, and
   // different keys one key: a text with one is decoded again, strictly.
   // (The lenient decoder is the runtimes' fast path; the strict one is not.)
@@ -65,6 +63,18 @@ export async function readJson(req: Request): Promise<unknown> {
   } catch {
     if (text.trim() === "") throw new BadRequest("the body is empty: expected a JSON object");
     throw new BadRequest("the body is not valid JSON");
+  }
+}
+
+/** The body from the Request, at most {@link MAX_BODY_BYTES}, as it arrives. */
+async function readBody(req: Request): Promise<Uint8Array> {
+  const declared = req.headers.get("content-length");
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge();
+  try {
+    return declared !== null ? await wholeBody(req) : await readBounded(req);
+  } catch (e) {
+    if (e instanceof ContentTooLarge) throw e;
+    throw new BodyCut(`the request body was cut off: ${messageOf(e)}`);
   }
 }
 

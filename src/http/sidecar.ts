@@ -112,8 +112,8 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     for (const path of ADMIN_PATHS) app.use(path, auth).use(`${path}/*`, auth);
   }
   // The guard checks a key's length, once; keyFault names the field it refused.
-  const check = async (request: Request): Promise<Response> => {
-    const req = parseCheck(await readJson(request));
+  const check = async (request: Request, bindings: unknown): Promise<Response> => {
+    const req = parseCheck(await readJson(request, bindings));
     let decision: Decision;
     try {
       decision = guard.check(req.key, { class: req.className, cost: req.cost });
@@ -122,9 +122,9 @@ export function sidecarApp(guard: Guard, options: SidecarOptions = {}): Hono {
     }
     return new Response(JSON.stringify(decisionBody(decision)), JSON_INIT);
   };
-  app.post("/v1/check", (c) => check(c.req.raw));
+  app.post("/v1/check", (c) => check(c.req.raw, c.env));
   app.post("/v1/check-all", async (c) => {
-    const items = parseBatch(await readJson(c.req.raw));
+    const items = parseBatch(await readJson(c.req.raw, c.env));
     let batch: BatchDecision;
     try {
       batch = guard.checkAll(items);
