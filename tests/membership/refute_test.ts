@@ -61,6 +61,29 @@ describe("a refutation this node missed", () => {
     assert.deepEqual([three?.state, three?.incarnation], ["alive", 1]);
   });
 
+  it("is not looked for at a suspicion another member has confirmed", () => {
+    // The same node and seed as above, but a second member confirms the
+    // suspicion: that member failed to reach the suspect too, which a lone
+    // missed refutation does not explain, and looks at such suspicions kept
+    // a healed region's members suspect (region-cut-optimistic-200).
+    const node = nodeKnowing(201, 2);
+    node.handleDatagram(0, addr(2), gossip(2, [suspect(3, 2)]));
+    node.handleDatagram(1, addr(4), gossip(4, [suspect(3, 4)]));
+    const { maxMs } = suspicionBoundsMs(resolveConfig({}), 201);
+    const pingsTo3: number[] = [];
+    for (let nowMs = 0; nowMs < maxMs; nowMs += 10) {
+      if ((node.pollTimeout() ?? Infinity) <= nowMs) node.handleTimeout(nowMs);
+      for (const { to, message } of sent(node)) {
+        if (message.type !== "ping") continue;
+        const who = Number(to.split(":")[0].split(".")[3]);
+        if (who === 3) pingsTo3.push(nowMs);
+        const ack = encode({ type: "ack", seq: message.seq, sender: sender(who, 0), records: [] });
+        node.handleDatagram(nowMs + 2, addr(who), ack);
+      }
+    }
+    assert.deepEqual(pingsTo3, [], "node 1 looked at a confirmed suspicion");
+  });
+
   it("rides first on a helper's ack and nack to the requester, from incarnation 1 on", () => {
     const node = nodeKnowing(4);
     const target = { id: addr(3).id, address: addr(3) };

@@ -70,11 +70,6 @@ export class Suspicion {
     return this.#witnesses.size - 1;
   }
 
-  /** Whether every confirmation it waits for is in: its timeout is the least. */
-  get full(): boolean {
-    return this.confirmations >= this.#bounds.expected;
-  }
-
   /** When the suspicion turns into death, unless refuted first. */
   get deadlineMs(): number {
     return this.#startedAtMs + suspicionTimeoutMs(this.confirmations, this.#bounds);
