@@ -2,8 +2,8 @@
 // or a seed's address into a datagram, and the fleet answers there. What
 // forged joins, pings and requests to probe (ping-reqs) in an address's name
 // make the fleet send it, beyond what it would have sent anyway, must stay
-// within their bytes (joins) and `ANSWER_FACTOR` times their bytes (pings
-// and ping-reqs).
+// within their bytes (joins) and `ANSWER_FACTOR` times their bytes (pings,
+// ping-reqs, and news a member corrects).
 import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { type Address, encode, type Message } from "../../src/core/membership/mod.ts";
@@ -28,9 +28,20 @@ const WINDOW_MS = 5_000;
  * probe it ("probe of", as if from member `PROBED`), one from it to probe
  * member `PROBED` ("probe for"), or one from it to probe itself ("probe of
  * itself"); or news that the member it goes to is suspect at the highest
- * incarnation ("suspicion"), which it refutes, telling the victim first.
+ * incarnation ("suspicion"), which it refutes, telling the victim first;
+ * or a stale suspicion of member `PROBED`, which refuted it long ago, on a
+ * gossip ("stale suspicion") or a ping ("stale ping"): every member that
+ * knows better corrects the victim (`MemberNews.correct`).
  */
-type Kind = "join" | "ping" | "probe of" | "probe for" | "probe of itself" | "suspicion";
+type Kind =
+  | "join"
+  | "ping"
+  | "probe of"
+  | "probe for"
+  | "probe of itself"
+  | "suspicion"
+  | "stale suspicion"
+  | "stale ping";
 
 const peer = (address: Address) => ({ id: address.id, address });
 const as = (address: Address) => ({ ...peer(address), incarnation: 0 });
@@ -45,12 +56,17 @@ function forged(kind: Kind, victim: number, seq: number, to: number): Uint8Array
     incarnation: MAX_INCARNATION,
     from: address.id,
   };
+  const stale = { state: "suspect", ...peer(Cluster.addressOf(PROBED)), incarnation: 0 } as const;
   const message: Message = kind === "join"
     ? { type: "join", page: 0, sender, records: [] }
     : kind === "ping"
     ? { type: "ping", seq, sender, records: [] }
     : kind === "suspicion"
     ? { type: "gossip", sender, records: [{ state: "suspect", ...suspect }] }
+    : kind === "stale suspicion"
+    ? { type: "gossip", sender, records: [{ ...stale, from: address.id }] }
+    : kind === "stale ping"
+    ? { type: "ping", seq, sender, records: [{ ...stale, from: address.id }] }
     : { type: "pingReq", seq, sender, target, records: [] };
   return encode(message);
 }
@@ -91,9 +107,25 @@ function report(fleet: string, kind: Kind, victim: number, sent: number, extra: 
   console.log(`${fleet}: ${FORGED} forged ${kind} ${name}, ${sent} B: ${extra} B more, ${factor}`);
 }
 
+/**
+ * Has member `PROBED` refute a suspicion (node 1 tells it it is suspect),
+ * so that every member holds it at incarnation 1 and a suspicion at 0 is stale.
+ */
+function refuteProbed(inject: (to: number, from: Address, bytes: Uint8Array) => void): void {
+  const one = Cluster.addressOf(1);
+  const suspicion = {
+    state: "suspect",
+    ...peer(Cluster.addressOf(PROBED)),
+    incarnation: 0,
+    from: one.id,
+  } as const;
+  inject(PROBED, one, encode({ type: "gossip", sender: as(one), records: [suspicion] }));
+}
+
 function settledCluster(size: number): Cluster {
   const cluster = new Cluster({ seed: 31, size });
   assert.notEqual(waitFor(cluster, () => cluster.converged(), 20_000), undefined, "never formed");
+  refuteProbed((to, from, bytes) => cluster.inject(to, from, bytes));
   cluster.runFor(3_000);
   cluster.resetTraffic();
   return cluster;
@@ -134,6 +166,8 @@ function checkFleet(size: number, attacks: readonly { kind: Kind; victim: number
   const settled = () => {
     const fleet = new Fleet({ seed: 5, size, limit: Limit.perSecond(1_000).burst(50) });
     for (let i = 0; i < size; i++) fleet.setDemand(i, 10 * (1 + (i % 3)));
+    fleet.runUntil(7_000);
+    refuteProbed((to, from, bytes) => fleet.inject(to, from, bytes));
     fleet.runUntil(10_000);
     return fleet;
   };
@@ -187,6 +221,20 @@ describe("no amplification towards members", () => {
     // first: at the highest incarnation, however often it is told.
     checkCluster(40, [{ kind: "suspicion", victim: MEMBER }]);
     checkFleet(40, [{ kind: "suspicion", victim: MEMBER }]);
+  });
+
+  it(`stale suspicions a member corrects, in a seed's or a member's name, get it at most ${ANSWER_FACTOR}x`, () => {
+    // Every member holds member PROBED at a newer incarnation, and answers
+    // each forged datagram with its record: on a gossip of its own, or on
+    // the ack a ping gets anyway.
+    checkCluster(40, [
+      { kind: "stale suspicion", victim: SEED },
+      { kind: "stale ping", victim: MEMBER },
+    ]);
+    checkFleet(40, [
+      { kind: "stale suspicion", victim: MEMBER },
+      { kind: "stale ping", victim: SEED },
+    ]);
   });
 
   it(`with demand riding on acks, forged pings and joins get a member at most ${ANSWER_FACTOR}x and 1x`, () => {

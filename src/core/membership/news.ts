@@ -28,7 +28,7 @@ import type { Applied, Member, MemberTable } from "./table.ts";
 
 /**
  * Periods after this node learns a member's newer incarnation before it
- * corrects a sender of older news of it (see `MemberNews.correct`): a
+ * corrects a sender of older news of it (see `MemberNews.correction`): a
  * refutation reached nearly every member of 200 within a second.
  */
 const CORRECT_AFTER_PERIODS = 5;
@@ -76,30 +76,31 @@ export class MemberNews {
   }
 
   /**
-   * `record`, which the table found stale, came from `sender`: if it is a
+   * `record`, which the table found stale, came from a sender: if it is a
    * suspicion or death of a member this node has held at a newer
-   * incarnation for a while, `sender` missed the refutation that went round,
-   * and is told at once, on a datagram of its own. Under 30% loss at 200
-   * members, one node in a suspicion's wave now and then missed its
-   * refutation and, alone in holding it, declared the member dead when
-   * its suspicion ran out (15 pairs a minute on seed 1), while spreading the
-   * stale suspicion to several members that knew better. Within the first
-   * `CORRECT_AFTER_PERIODS` of this node learning the refutation, a sender
-   * behind is most likely still in the wave and hears it anyway: corrected
-   * too, a fleet of 200 would send some 30 times as many (a stale record
-   * came 170,000 times a minute, a late one 640 times).
+   * incarnation for a while, the sender missed the refutation that went
+   * round, and is told at once (the receiver sends it, see `receive.ts`).
+   * Under 30% loss at 200 members, one node in a suspicion's wave now and
+   * then missed its refutation and, alone in holding it, declared the
+   * member dead when its suspicion ran out (15 pairs a minute on seed 1),
+   * while spreading the stale suspicion to several members that knew
+   * better. Within the first `CORRECT_AFTER_PERIODS` of this node learning
+   * the refutation, a sender behind is most likely still in the wave and
+   * hears it anyway: corrected too, a fleet of 200 would send some 30 times
+   * as many (a stale record came 170,000 times a minute, a late one 640 times).
    *
-   * @returns Whether a correction went.
+   * @returns The address of the member whose record corrects the sender, if one does.
    */
-  correct(nowMs: number, record: MemberRecord, sender: Address): boolean {
-    const { table, outbox, config } = this.#parts;
-    if (record.state === "alive") return false;
+  correction(nowMs: number, record: MemberRecord): Address | undefined {
+    const { table, config } = this.#parts;
+    if (record.state === "alive") return undefined;
     const member = table.get(record.address.toString());
-    if (!member || (member.state !== "alive" && member.state !== "suspect")) return false;
-    if (member.incarnation <= record.incarnation) return false;
-    if (nowMs - member.changedAtMs < CORRECT_AFTER_PERIODS * config.protocolPeriodMs) return false;
-    outbox.send(nowMs, sender, { type: "gossip" }, { target: member.address });
-    return true;
+    if (!member || (member.state !== "alive" && member.state !== "suspect")) return undefined;
+    if (member.incarnation <= record.incarnation) return undefined;
+    if (nowMs - member.changedAtMs < CORRECT_AFTER_PERIODS * config.protocolPeriodMs) {
+      return undefined;
+    }
+    return member.address;
   }
 
   /** The probe of `member` failed: this node suspects it, unless it is a newcomer nobody could reach. */

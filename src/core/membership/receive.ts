@@ -45,6 +45,7 @@ export class Receiver {
   #malformed = 0;
   #mismatched = 0;
   #skippedSections = 0;
+  #corrections = 0;
 
   /** @param parts The node's state the receiver reads and drives. */
   constructor(parts: ReceiverParts) {
@@ -64,6 +65,11 @@ export class Receiver {
   /** Sections of kinds this version does not know, skipped. */
   get skippedSections(): number {
     return this.#skippedSections;
+  }
+
+  /** Stale suspicions and deaths whose sender was told the member's newer record. */
+  get corrections(): number {
+    return this.#corrections;
   }
 
   /** Takes a datagram: its news, then its answer. */
@@ -86,7 +92,7 @@ export class Receiver {
     let refuted = news.apply(aliveRecord(sender), nowMs, true) === "refuted";
     // One correction a datagram at most: a sender behind on several
     // members sends more, and hears of the others then.
-    let corrected = false;
+    let correction: Address | undefined;
     for (const record of message.records) {
       if (!record.id.equals(record.address.id)) {
         this.#mismatched++;
@@ -94,15 +100,13 @@ export class Receiver {
       }
       const applied = news.apply(record, nowMs);
       if (applied === "refuted") refuted = true;
-      else if (applied === "stale" && !corrected) {
-        corrected = news.correct(nowMs, record, sender.address);
-      }
+      else if (applied === "stale" && !correction) correction = news.correction(nowMs, record);
     }
     if (message.extension) extension?.incoming?.(nowMs, sender, message.extension);
     if (message.rules) extension?.incomingRules?.(nowMs, sender, message.rules);
     const requester = this.#requesterOf(message);
     if (requester) gate.credit(requester.toString(), bytes.length);
-    this.#dispatch(nowMs, message, bytes.length);
+    this.#dispatch(nowMs, message, bytes.length, correction);
     outbox.challenge(nowMs, sender.address);
     if (requester) outbox.challenge(nowMs, requester);
     if (refuted) self.spread(nowMs, message);
@@ -126,14 +130,36 @@ export class Receiver {
     return address;
   }
 
-  #dispatch(nowMs: number, message: Message, size: number): void {
+  /**
+   * Answers `message`, and tells its sender of the member `correction`
+   * names (`MemberNews.correction`), as an answer too, since its sender
+   * may be forged (`gate.ts`): on the ack a ping gets anyway, or on a
+   * gossip of its own of at most `ANSWER_FACTOR` times the datagram; never
+   * on a request to probe or a join, whose answers take what they paid
+   * for. On a gossip of its own after a ping, 2,000 forged pings carrying
+   * a stale suspicion in a member's name got it 2.8 times their bytes
+   * (`tests/sim/amplification_test.ts`).
+   */
+  #dispatch(nowMs: number, message: Message, size: number, correction?: Address): void {
     const { gate, prober, outbox, composer, join } = this.#parts;
     const to = message.sender.address;
     const peer = message.sender;
+    if (correction && message.type !== "pingReq" && message.type !== "join") {
+      this.#corrections++;
+      if (message.type !== "ping") {
+        outbox.send(nowMs, to, { type: "gossip" }, { paidBytes: size, target: correction });
+      }
+    }
     switch (message.type) {
-      case "ping":
-        outbox.send(nowMs, to, { type: "ack", seq: message.seq }, { peer, paidBytes: size });
+      case "ping": {
+        const target = correction;
+        outbox.send(nowMs, to, { type: "ack", seq: message.seq }, {
+          peer,
+          paidBytes: size,
+          target,
+        });
         return;
+      }
       case "ack": {
         gate.acked(message.seq, to.toString());
         const target = prober.acked(nowMs, message.seq);
