@@ -85,4 +85,35 @@ describe("metrics", () => {
     assert.equal(auth.type, "GAUGE");
     assert.equal(auth.metrics.filter((m) => m.value === "1").length, 1);
   });
+
+  it("each membership counter is its own stats() field's", async () => {
+    // A standalone guard's counters are all 0: distinct values show a
+    // metric reading another field.
+    const guard = await busyGuard();
+    const counters = {
+      identityConflicts: 2,
+      suspectLooks: 3,
+      corrections: 5,
+      membersRefused: 7,
+      withheldDatagrams: 11,
+      withheldBytes: 13,
+    };
+    const text = prometheusText({ ...guard.stats(), ...counters }, { guard: "a" });
+    const families = parsePrometheusTextFormat(text) as Array<{
+      name: string;
+      metrics: Array<{ value: string }>;
+    }>;
+    const value = (name: string) => Number(families.find((f) => f.name === name)!.metrics[0].value);
+    assert.deepEqual(
+      [
+        "rateguard_identity_conflicts_total",
+        "rateguard_suspect_looks_total",
+        "rateguard_corrections_total",
+        "rateguard_members_refused_total",
+        "rateguard_withheld_datagrams_total",
+        "rateguard_withheld_bytes_total",
+      ].map(value),
+      Object.values(counters),
+    );
+  });
 });

@@ -126,6 +126,8 @@ describe("stats", () => {
       hotKeys: 3,
       sinceLastRoundMs: 42,
       identityConflicts: 2,
+      suspectLooks: 15,
+      corrections: 16,
       membersRefused: 7,
       withheldDatagrams: 13,
       withheldBytes: 14,

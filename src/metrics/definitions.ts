@@ -64,6 +64,19 @@ export const METRICS: readonly MetricDefinition[] = [
     series: (s) => one(s.identityConflicts),
   },
   {
+    name: "rateguard_suspect_looks_total",
+    kind: "counter",
+    help:
+      "Suspects probed out of turn as a suspicion no other member confirmed was about to run out.",
+    series: (s) => one(s.suspectLooks),
+  },
+  {
+    name: "rateguard_corrections_total",
+    kind: "counter",
+    help: "Stale suspicions and deaths whose sender was told the member's newer record.",
+    series: (s) => one(s.corrections),
+  },
+  {
     name: "rateguard_members_refused_total",
     kind: "counter",
     help: "News of newcomers refused for a full member table.",

@@ -88,6 +88,16 @@ export interface Stats {
   /** News of newcomers refused because the member table was full. */
   readonly membersRefused: number;
   /**
+   * Suspects probed out of turn, as their suspicion, confirmed by no other
+   * member, was about to run out: each a chance this instance missed a refutation.
+   */
+  readonly suspectLooks: number;
+  /**
+   * Stale suspicions and deaths whose sender this instance told the
+   * member's newer record: each a peer that missed a refutation.
+   */
+  readonly corrections: number;
+  /**
    * Datagrams not sent to an address that has not shown it receives there,
    * for want of bytes received in its name: a stranger named by a forger;
    * and pages larger than the join that asked for them, whoever it named.
@@ -152,6 +162,8 @@ const ALONE: Omit<FleetStats, keyof EnforcerStats> = {
   membersFull: false,
   membersRefused: 0,
   identityConflicts: 0,
+  suspectLooks: 0,
+  corrections: 0,
   mismatchedRecords: 0,
   malformed: 0,
   skippedSections: 0,

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import { encode, type Message, Node } from "../../src/core/membership/mod.ts";
 import { resolveConfig, suspicionBoundsMs } from "../../src/core/membership/config.ts";
-import { addr, gossip, prove, record, sender, sent, suspect } from "./helpers.ts";
+import { addr, drain, gossip, prove, record, sender, sent, suspect } from "./helpers.ts";
 
 /** Node 1, which knows nodes 2 to `upTo`, each proven. */
 function nodeKnowing(upTo: number, seed = 1): Node {
@@ -59,6 +59,7 @@ describe("a refutation this node missed", () => {
     );
     const three = node.members().find((m) => m.address.equals(addr(3)));
     assert.deepEqual([three?.state, three?.incarnation], ["alive", 1]);
+    assert.equal(node.stats(maxMs).suspectLooks, 1, "the look is counted, once");
   });
 
   it("is not looked for at a suspicion another member has confirmed", () => {
@@ -82,6 +83,7 @@ describe("a refutation this node missed", () => {
       }
     }
     assert.deepEqual(pingsTo3, [], "node 1 looked at a confirmed suspicion");
+    assert.equal(node.stats(maxMs).suspectLooks, 0);
   });
 
   it("rides first on a helper's ack and nack to the requester, from incarnation 1 on", () => {
@@ -114,9 +116,68 @@ describe("a refutation this node missed", () => {
     // At first, a sender behind is likely still in the refutation's wave: no correction.
     node.handleDatagram(500, addr(4), gossip(4, [suspect(3, 4, 1)]));
     assert.deepEqual(sent(node).filter((s) => s.to === "10.0.0.4:7946"), []);
+    assert.equal(node.stats(500).corrections, 0);
     node.handleDatagram(1_500, addr(4), gossip(4, [suspect(3, 4, 1)]));
     const told = sent(node).filter((s) => s.to === "10.0.0.4:7946");
     assert.equal(told.length, 1);
     assert.deepEqual(recordsOf(told[0].message)[0], ["10.0.0.3:7946", "alive", 2]);
+    assert.equal(node.stats(1_500).corrections, 1);
+  });
+
+  it("rides on the ack of a ping that carried the stale suspicion, in no datagram of its own", () => {
+    const node = nodeKnowing(5);
+    node.handleDatagram(0, addr(3), gossip(3, [], 2));
+    sent(node);
+    const ping = encode({ type: "ping", seq: 9, sender: sender(4), records: [suspect(3, 4, 1)] });
+    node.handleDatagram(1_500, addr(4), ping);
+    const told = sent(node).filter((s) => s.to === "10.0.0.4:7946");
+    assert.deepEqual(told.map((s) => [s.message.type, seqOf(s.message)]), [["ack", 9]]);
+    assert.deepEqual(recordsOf(told[0].message)[0], ["10.0.0.3:7946", "alive", 2]);
+    assert.equal(node.stats(1_500).corrections, 1);
+  });
+
+  it("goes to a member proven in at most twice the bytes of the datagram it answers, past the first", () => {
+    // Anyone can write a member's address as a sender: a correction is an
+    // answer like an ack (`gate.ts`), whatever news waits to ride along.
+    const node = nodeKnowing(5);
+    node.handleDatagram(0, addr(3), gossip(3, [], 2));
+    // News of 40 newcomers waits, enough to fill a datagram.
+    const newcomers = [];
+    for (let i = 10; i < 50; i++) newcomers.push(record(i, "alive"));
+    node.handleDatagram(1, addr(5), gossip(5, newcomers));
+    sent(node);
+    const stale = gossip(4, [suspect(3, 4, 1)]);
+    const sizes: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      node.handleDatagram(1_500 + i, addr(4), stale);
+      for (const s of drain(node)) {
+        if (s.to.toString() === "10.0.0.4:7946") sizes.push(s.bytes.length);
+      }
+    }
+    assert.equal(sizes.length, 3);
+    assert.ok(sizes[0] > 2 * stale.length, `the first answer goes in full: ${sizes[0]} bytes`);
+    for (const size of sizes.slice(1)) {
+      assert.ok(size <= 2 * stale.length, `${size} bytes for a datagram of ${stale.length}`);
+    }
+    assert.equal(node.stats(1_600).corrections, 3);
+  });
+
+  it("to a stranger, goes within the bytes sent in its name", () => {
+    const node = nodeKnowing(5);
+    node.handleDatagram(0, addr(3), gossip(3, [], 2));
+    sent(node);
+    let received = 0, answered = 0;
+    for (let i = 0; i < 10; i++) {
+      const stale = i % 2 === 0
+        ? gossip(99, [suspect(3, 99, 1)])
+        : encode({ type: "ping", seq: i, sender: sender(99), records: [suspect(3, 99, 1)] });
+      received += stale.length;
+      node.handleDatagram(1_500 + i, addr(99), stale);
+      for (const s of drain(node)) {
+        if (s.to.toString() === "10.0.0.99:7946") answered += s.bytes.length;
+      }
+    }
+    assert.ok(answered > 0, "it was corrected");
+    assert.ok(answered <= received, `${answered} bytes sent for ${received} received`);
   });
 });

@@ -32,6 +32,8 @@ const FIELDS: readonly (keyof Stats)[] = [
   "sinceLastRoundMs",
   "cutRecords",
   "identityConflicts",
+  "suspectLooks",
+  "corrections",
   "membersRefused",
   "withheldDatagrams",
   "withheldBytes",

@@ -34,6 +34,17 @@ function spray(cluster: Cluster, from: Address, messages: Message[]): number {
   return bytes;
 }
 
+/** Runs 20 s, then checks the stranger got at most `spoofedBytes`, and the fleet stayed whole. */
+function gotAtMost(cluster: Cluster, spoofedBytes: number): void {
+  cluster.runFor(20_000);
+  const reflected = cluster.trafficTo(VICTIM);
+  assert.ok(
+    reflected.bytes <= spoofedBytes,
+    `the stranger got ${reflected.datagrams} datagrams, ${reflected.bytes} bytes, for ${spoofedBytes}`,
+  );
+  assert.ok(cluster.converged());
+}
+
 function withheld(cluster: Cluster): { datagrams: number; bytes: number } {
   let datagrams = 0, bytes = 0;
   for (let i = 0; i < cluster.size; i++) {
@@ -108,13 +119,38 @@ describe("no reflection", () => {
       });
     }
     const spoofedBytes = spray(cluster, VICTIM, requests);
-    cluster.runFor(20_000);
-    const reflected = cluster.trafficTo(VICTIM);
-    assert.ok(
-      reflected.bytes <= spoofedBytes,
-      `the stranger got ${reflected.datagrams} datagrams, ${reflected.bytes} bytes, for ${spoofedBytes}`,
-    );
-    assert.ok(cluster.converged());
+    gotAtMost(cluster, spoofedBytes);
+  });
+
+  it("stale suspicions in a stranger's name, which every member corrects, get it no more than they took", () => {
+    // Member 3 refuted a suspicion long ago; a forger sends every member a
+    // suspicion of it at the old incarnation, as the stranger. Each member
+    // answers a sender behind with the newer record (`MemberNews.correction`),
+    // on a gossip of its own or on the ack of a ping: unproven, the
+    // stranger gets only what fits in the bytes sent in its name.
+    const cluster = settledCluster(14, 5);
+    const one = Cluster.addressOf(1), three = Cluster.addressOf(3);
+    const suspicion = (by: Address) => ({ state: "suspect", ...as(three), from: by.id }) as const;
+    cluster.inject(3, one, encode({ type: "gossip", sender: as(one), records: [suspicion(one)] }));
+    cluster.runFor(5_000);
+    for (let i = 0; i < cluster.size; i++) {
+      const held = cluster.node(i)!.members().find((m) => m.address.equals(three));
+      assert.ok(i === 3 || held?.incarnation === 1, `node ${i} holds member 3 refuted`);
+    }
+    cluster.resetTraffic();
+    const stale: Message[] = [];
+    for (let i = 0; i < 40; i++) {
+      const records = [suspicion(VICTIM)];
+      stale.push(
+        i % 2 === 0
+          ? { type: "gossip", sender: as(VICTIM), records }
+          : { type: "ping", seq: i, sender: as(VICTIM), records },
+      );
+    }
+    const before = cluster.node(0)!.stats(cluster.nowMs).corrections;
+    const spoofedBytes = spray(cluster, VICTIM, stale);
+    assert.ok(cluster.node(0)!.stats(cluster.nowMs).corrections > before, "node 0 corrected");
+    gotAtMost(cluster, spoofedBytes);
   });
 });
 

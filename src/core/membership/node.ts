@@ -384,6 +384,8 @@ export class Node {
       membersFull: this.#table.isFull(nowMs),
       membersRefused: this.#table.refused,
       identityConflicts: this.#own.identityConflicts,
+      suspectLooks: this.#table.looks,
+      corrections: this.#receiver.corrections,
       mismatchedRecords: this.#receiver.mismatched,
       malformed: this.#receiver.malformed,
       skippedSections: this.#receiver.skippedSections,

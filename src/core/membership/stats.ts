@@ -36,6 +36,16 @@ export interface MembershipStats {
   readonly membersRefused: number;
   /** Times this node outbid an alive record of itself that it did not make. */
   readonly identityConflicts: number;
+  /**
+   * Suspects probed out of turn, their unconfirmed suspicion about to run
+   * out: each a chance that this node missed a refutation.
+   */
+  readonly suspectLooks: number;
+  /**
+   * Stale suspicions and deaths whose sender this node told the member's
+   * newer record: each a node that missed a refutation.
+   */
+  readonly corrections: number;
   /** Records dropped because their ID is not their address's. */
   readonly mismatchedRecords: number;
   /** Datagrams refused: undecodable, or a sender whose ID is not its address's. */

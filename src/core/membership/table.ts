@@ -75,6 +75,7 @@ export class MemberTable {
   #live = 0;
   #admitted = 0;
   #refused = 0;
+  #looks = 0;
   #lastRefusedAtMs = -Infinity;
 
   /**
@@ -112,6 +113,11 @@ export class MemberTable {
   /** News of newcomers refused because the table was full. */
   get refused(): number {
     return this.#refused;
+  }
+
+  /** Suspects handed out by `dueLook`, to be probed out of turn. */
+  get looks(): number {
+    return this.#looks;
   }
 
   /** Whether a newcomer was refused within the last `tombstoneMs`. */
@@ -197,7 +203,10 @@ export class MemberTable {
       if (suspicion.deadlineMs - nowMs > withinMs) continue;
       if (!due || suspicion.deadlineMs < due.suspicion!.deadlineMs) due = member;
     }
-    if (due) due.suspicion!.look();
+    if (due) {
+      due.suspicion!.look();
+      this.#looks++;
+    }
     return due;
   }
 
