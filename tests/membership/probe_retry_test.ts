@@ -29,6 +29,7 @@ describe("Prober", () => {
     let nowMs = 0;
     const prober = new Prober(resolveConfig({}), new Prng(1), {
       send: (atMs, to, fields) => sent.push({ atMs, to: to.toString(), fields }),
+      look: () => assert.fail("no look here"),
       suspect: () => {},
       live: () => [target],
       proven: () => helpers,

@@ -32,6 +32,7 @@ describe("a refutation this node missed", () => {
     node.handleDatagram(0, addr(2), gossip(2, [suspect(3, 2)]));
     const { maxMs } = suspicionBoundsMs(resolveConfig({}), 201);
     const pingsTo3: number[] = [];
+    let firstLook: ReturnType<typeof recordsOf> = [];
     for (let nowMs = 0; nowMs < maxMs + 1_000; nowMs += 10) {
       if ((node.pollTimeout() ?? Infinity) <= nowMs) node.handleTimeout(nowMs);
       for (const { to, message } of sent(node)) {
@@ -41,6 +42,7 @@ describe("a refutation this node missed", () => {
         const told = message.records.some((r) =>
           r.address.equals(addr(3)) && r.state === "suspect"
         );
+        if (who === 3 && pingsTo3.length === 0) firstLook = recordsOf(message);
         if (who === 3) pingsTo3.push(nowMs);
         const incarnation = who === 3 && (told || pingsTo3.length > 0) ? 1 : 0;
         const ack = encode({
@@ -53,6 +55,11 @@ describe("a refutation this node missed", () => {
       }
     }
     assert.ok(pingsTo3.length > 0, "node 1 never pinged the suspect");
+    assert.deepEqual(
+      firstLook,
+      [["10.0.0.3:7946", "suspect", 0]],
+      "the look carries no other news",
+    );
     assert.ok(
       pingsTo3[0] >= maxMs - 400,
       `it pinged it at ${pingsTo3[0]} ms, not in the last two periods`,

@@ -123,6 +123,7 @@ export class Node {
     this.#prober = new Prober(this.#config, this.#prng, {
       send: (nowMs, to, fields, relay) =>
         this.#outbox.send(nowMs, to, fields, relay && { ...relay, relayed: true }),
+      look: (nowMs, to, seq) => this.#outbox.send(nowMs, to, { type: "ping", seq }, { lean: true }),
       suspect: (nowMs, member) => this.#news.suspect(nowMs, member),
       live: () => this.#table.values(),
       proven: () => this.#news.proven(),

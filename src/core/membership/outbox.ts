@@ -46,6 +46,12 @@ export interface SendOptions {
    * probe a relayed ack answers for (see `Prober.acked`).
    */
   readonly target?: Address;
+  /**
+   * Composed lean whoever `to` is, as to an address not proven: what this
+   * node believes of `to` and of `target`, nothing more: a look's ping
+   * (see `Prober`), which carries the suspicion to a suspect that may well be cut off.
+   */
+  readonly lean?: boolean;
 }
 
 /** What the outbox reads from its node. */
@@ -90,9 +96,8 @@ export class Outbox {
     const inFull = paidBytes === undefined ||
       (open && !options.relayed && gate.firstAnswer(key));
     const answerBytes = inFull ? Infinity : ANSWER_FACTOR * paidBytes;
-    const limits = open
-      ? { peer, padTo, maxBytes: answerBytes, target }
-      : { peer, padTo, maxBytes: Math.min(gate.room(key), answerBytes), lean: true, target };
+    const maxBytes = open ? answerBytes : Math.min(gate.room(key), answerBytes);
+    const limits = { peer, padTo, maxBytes, lean: !open || options.lean, target };
     const bytes = composer.compose(nowMs, to, fields, limits);
     if (!bytes) {
       gate.withhold(composer.bareSize(fields));
