@@ -26,6 +26,11 @@
 //
 // Every server runs at a limit no request reaches, so all three answer the
 // same allowed decision and the difference is the cost of deciding.
+//
+// Then the middleware's table (bench/middleware_wrk.ts): each stack's bare
+// route against the same route behind rateguard and behind the peer users
+// would pick instead. BENCH_TABLES (default sidecar,middleware) says which
+// tables to measure.
 import process from "node:process";
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -36,6 +41,7 @@ import { RateLimiterRedis } from "rate-limiter-flexible";
 import { Guard, Limit } from "../mod.ts";
 import { type RuntimeName, start, type Started } from "../tests/support/process.ts";
 import { waitForStderr } from "../tests/http/support.ts";
+import { middlewareTable } from "./middleware_wrk.ts";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 3);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -116,17 +122,32 @@ const redis = spawn("redis-server", [
 ], {
   stdio: "ignore",
 });
+const TABLES = (process.env.BENCH_TABLES ?? "sidecar,middleware").split(",");
+const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",") as RuntimeName[];
 try {
   await new Promise((resolve) => setTimeout(resolve, 300));
-  const runtimes = (process.env.BENCH_RUNTIMES ?? "deno,bun,node").split(",") as RuntimeName[];
-  const before = loadavg();
-  const cpu: Figures = new Map();
-  const figures = await measure(runtimes, cpu);
-  printTable(figures, before, loadavg());
-  printCpuTable(cpu);
-  await sharedCounterRow();
+  if (TABLES.includes("sidecar")) {
+    const before = loadavg();
+    const cpu: Figures = new Map();
+    const figures = await measure(runtimes, cpu);
+    printTable(figures, before, loadavg());
+    printCpuTable(cpu);
+    await sharedCounterRow();
+  }
 } finally {
   redis.kill();
+}
+if (TABLES.includes("middleware")) {
+  // The middleware's table (bench/middleware_wrk.ts), in rounds of its own:
+  // 26 routes a runtime, so 1 s rounds, as many as the sidecar's.
+  const before = loadavg();
+  console.log("\nThe middleware under wrk:\n");
+  await middlewareTable({ runtimes, rounds: Math.max(ROUNDS, 5), seconds: 1 });
+  console.log(
+    `\nload average ${before.map((x) => x.toFixed(2)).join(" ")} before, ${
+      loadavg().map((x) => x.toFixed(2)).join(" ")
+    } after`,
+  );
 }
 
 /** Per cell, every round's figure. */

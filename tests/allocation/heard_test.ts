@@ -9,6 +9,7 @@ import {
 import { CountedMembers } from "../../src/core/allocation/members.ts";
 import { type DemandGroup, encodeReports, GroupReader } from "../../src/core/allocation/report.ts";
 import { PartitionPolicy } from "../../src/core/partition.ts";
+import { Prng } from "../../src/core/prng.ts";
 import { Address, MemberId } from "../../src/proto/mod.ts";
 
 const PERIOD_MS = 200;
@@ -179,8 +180,10 @@ describe("the summed demand of the counted peers", () => {
       const m = new CountedMembers(policy);
       const heard = new HeardReports(m, PERIOD_MS);
       const peers = Array.from({ length: 12 }, (_, i) => Address.parse(`10.0.1.${i + 1}:7946`));
-      let x = 7;
-      const next = (n: number) => (x = (x * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+      // The core's generator: the low bits of a linear congruential one
+      // repeat within a few draws (and x * 1103515245 is past 2^53 here).
+      const prng = new Prng(7);
+      const next = (n: number) => prng.below(n);
       const round = new Map<number, number>();
       for (let step = 0; step < 2_000; step++) {
         const nowMs = step * 10;
